@@ -1,0 +1,93 @@
+"""The group rules, one function for every framework.
+
+1. A test from an earlier checkpoint's file is REGRESSION, whatever its markers.
+2. `error` marker -> ERROR.  3. `regression` marker -> REGRESSION.
+4. The first custom marker from the problem config -> its group.
+5. `functionality` -> FUNCTIONALITY.  6. Otherwise CORE.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
+
+from runners.records import RawRecord
+from runners.results import GroupType, TestResult
+
+_CHECKPOINT_FILE = re.compile(
+    r"^(?:test_(?P<py>.+)\.py|(?P<js>.+?)\.(?:test|spec)\.[cm]?[jt]sx?)$"
+)
+
+
+def checkpoint_of_file(file: str | None, checkpoints: Iterable[str], current: str) -> str:
+    """The checkpoint a test file belongs to (`test_checkpoint_2.py`, `checkpoint_2.test.ts`).
+
+    Files that name no known checkpoint (helpers, shared suites) belong to the current one.
+    """
+    if not file:
+        return current
+    match = _CHECKPOINT_FILE.match(PurePosixPath(file.replace("\\", "/")).name)
+    if match:
+        name = match.group("py") or match.group("js")
+        if name in set(checkpoints):
+            return name
+    return current
+
+
+def group_for(
+    markers: Sequence[str],
+    test_checkpoint: str,
+    current_checkpoint: str,
+    order: Mapping[str, int],
+    custom_markers: Mapping[str, GroupType],
+) -> GroupType:
+    if order.get(test_checkpoint, 0) < order.get(current_checkpoint, 0):
+        return GroupType.REGRESSION
+    marker_set = set(markers)
+    if "error" in marker_set:
+        return GroupType.ERROR
+    if "regression" in marker_set:
+        return GroupType.REGRESSION
+    for marker in markers:
+        if marker in custom_markers:
+            return custom_markers[marker]
+    if "functionality" in marker_set:
+        return GroupType.FUNCTIONALITY
+    return GroupType.CORE
+
+
+def categorize(
+    records: Iterable[RawRecord],
+    current_checkpoint: str,
+    order: Mapping[str, int],
+    custom_markers: Mapping[str, GroupType],
+) -> list[TestResult]:
+    """Turn parser records into grouped `TestResult`s."""
+    results = []
+    for record in records:
+        checkpoint = checkpoint_of_file(record.file, order, current_checkpoint)
+        results.append(
+            TestResult(
+                id=record.id,
+                name=record.name,
+                checkpoint=checkpoint,
+                group_type=group_for(
+                    record.markers, checkpoint, current_checkpoint, order, custom_markers
+                ),
+                status=record.status,
+                raw_status=record.raw_status,
+                duration_ms=record.duration_ms,
+                file_path=record.file,
+                line=record.line,
+                markers=list(record.markers),
+                failure_message=record.message,
+                traceback=record.traceback,
+                stdout=record.stdout,
+                stderr=record.stderr,
+                attempts=record.attempts,
+                flaky=record.flaky,
+                collection_error=record.collection_error,
+            )
+        )
+    return results

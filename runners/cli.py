@@ -1,0 +1,185 @@
+"""Command line: `python -m runners run|evaluate ...`.
+
+Exit codes: 0 the pass policy is met, 1 it is not, 2 bad input (config, path, option),
+3 infrastructure failure (the tests could not be run or their report cannot be trusted).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from runners.api import make_runner
+from runners.config import load_problem
+from runners.environment import EnvironmentSpec
+from runners.errors import InfrastructureError, UserInputError
+from runners.metrics import CheckpointScore
+from runners.policy import PassPolicy
+from runners.render import evaluation_summary, evaluation_table, render_result
+from runners.results import ExecutionResult
+
+EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
+
+app = typer.Typer(
+    name="runners",
+    help="Run hidden checkpoint test suites against agent submissions, in a sandbox.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto | docker | bubblewrap | none")]
+PolicyOpt = Annotated[PassPolicy, typer.Option("--pass-policy", help="When a checkpoint counts as passed.")]
+OutputOpt = Annotated[Optional[Path], typer.Option("--output", help="Directory for result.json, raw reports and logs (default: runs/<time>-<problem>-<checkpoint>).")]
+WorkersOpt = Annotated[int, typer.Option("--workers", min=1, help="Spread one suite over N processes.")]
+WallOpt = Annotated[Optional[float], typer.Option("--wall-timeout", min=1, help="Seconds for the whole test run.")]
+CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where prepared toolchains are kept.")]
+KeepOpt = Annotated[bool, typer.Option("--keep-workspace", help="Keep the temporary workspace for debugging.")]
+JunitOpt = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the result as JUnit XML.")]
+CtrfOpt = Annotated[Optional[Path], typer.Option("--ctrf", help="Also write the result as CTRF JSON.")]
+
+
+def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
+                 keep: bool) -> EnvironmentSpec:
+    if sandbox not in ("auto", "docker", "bubblewrap", "none"):
+        raise UserInputError(f"option --sandbox: {sandbox!r} is not one of auto, docker, bubblewrap, none")
+    spec = EnvironmentSpec(sandbox=sandbox, workers=workers, keep_workspace=keep)  # type: ignore[arg-type]
+    if wall_timeout:
+        spec.limits = spec.limits.model_copy(update={"wall_timeout": wall_timeout})
+    if cache_dir:
+        spec.cache_dir = cache_dir.resolve()
+    return spec
+
+
+def _default_output(problem: str, checkpoint: str) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    return Path("runs") / f"{stamp}-{_slug(problem)}-{_slug(checkpoint)}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+
+
+def _write_extra(result: ExecutionResult, json_file: Path | None, junit: Path | None, ctrf: Path | None) -> None:
+    if json_file:
+        result.save(json_file)
+    if junit or ctrf:
+        from runners.writers import write_ctrf, write_junit
+
+        if junit:
+            write_junit(result, junit)
+        if ctrf:
+            write_ctrf(result, ctrf)
+
+
+def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
+    if result.infrastructure_failure and policy is not PassPolicy.ANY:
+        return EXIT_INFRA
+    return EXIT_MET if policy.check(result) else EXIT_NOT_MET
+
+
+@app.command()
+def run(
+    problem_dir: Annotated[Path, typer.Argument(help="Problem directory (with config.yaml).")],
+    checkpoint: Annotated[str, typer.Option("--checkpoint", "-c", help="Checkpoint name, e.g. checkpoint_1.")],
+    submission: Annotated[Path, typer.Option("--submission", "-s", help="The agent's code for this checkpoint.")],
+    sandbox: SandboxOpt = "auto",
+    pass_policy: PolicyOpt = PassPolicy.ALL_CASES,
+    json_file: Annotated[Optional[Path], typer.Option("--json", help="Write the result JSON here too.")] = None,
+    output: OutputOpt = None,
+    select: Annotated[Optional[list[str]], typer.Option("--select", help="Run only this test id (repeatable).")] = None,
+    workers: WorkersOpt = 1,
+    wall_timeout: WallOpt = None,
+    cache_dir: CacheOpt = None,
+    keep_workspace: KeepOpt = False,
+    junit_xml: JunitOpt = None,
+    ctrf: CtrfOpt = None,
+) -> None:
+    """Run one checkpoint's hidden tests against a submission and print the result."""
+    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
+    problem = load_problem(problem_dir)
+    runner = make_runner(problem, checkpoint, submission, environment)
+    output = output or _default_output(problem.name, runner.checkpoint.name)
+    with console.status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
+        result = runner.run(select=select or [], output_dir=output)
+    _write_extra(result, json_file, junit_xml, ctrf)
+    render_result(console, result, pass_policy)
+    raise typer.Exit(_exit_code(result, pass_policy))
+
+
+@app.command()
+def evaluate(
+    problem_dir: Annotated[Path, typer.Argument(help="Problem directory (with config.yaml).")],
+    submission: Annotated[Path, typer.Option("--submission", "-s", help="Root with one checkpoint_N/ directory per checkpoint.")],
+    sandbox: SandboxOpt = "auto",
+    pass_policy: PolicyOpt = PassPolicy.ALL_CASES,
+    output: OutputOpt = None,
+    workers: WorkersOpt = 1,
+    wall_timeout: WallOpt = None,
+    cache_dir: CacheOpt = None,
+    keep_workspace: KeepOpt = False,
+    json_file: Annotated[Optional[Path], typer.Option("--json", help="Write all results as one JSON list.")] = None,
+    junit_xml: JunitOpt = None,
+    ctrf: CtrfOpt = None,
+) -> None:
+    """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
+    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
+    problem = load_problem(problem_dir)
+    if not submission.is_dir():
+        raise UserInputError(f"option --submission: {submission} is not a directory")
+    found = [cp for cp in problem.ordered_checkpoints() if (submission / cp.name).is_dir()]
+    if not found:
+        names = ", ".join(problem.checkpoints)
+        raise UserInputError(f"option --submission: {submission} has none of the checkpoint directories ({names})")
+    output = output or _default_output(problem.name, "all")
+    scores: list[CheckpointScore] = []
+    for checkpoint in found:
+        runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
+        with console.status(f"running {problem.name} {checkpoint.name}..."):
+            result = runner.run(output_dir=output / checkpoint.name)
+        scores.append(CheckpointScore(checkpoint.name, result))
+        console.print(f"[bold]{checkpoint.name}[/]: {result.summary}")
+    results = [s.result for s in scores]
+    if json_file:
+        json_file.parent.mkdir(parents=True, exist_ok=True)
+        json_file.write_text("[\n" + ",\n".join(r.model_dump_json(indent=2) for r in results) + "\n]\n")
+    if junit_xml or ctrf:
+        from runners.writers import write_ctrf, write_junit
+
+        if junit_xml:
+            write_junit(results, junit_xml)
+        if ctrf:
+            write_ctrf(results, ctrf)
+    console.print(evaluation_table(problem.name, scores, pass_policy))
+    console.print(evaluation_summary(scores))
+    console.print(f"[dim]artifacts: {output.resolve()}[/]")
+    if any(r.infrastructure_failure for r in results) and pass_policy is not PassPolicy.ANY:
+        raise typer.Exit(EXIT_INFRA)
+    raise typer.Exit(EXIT_MET if all(pass_policy.check(r) for r in results) else EXIT_NOT_MET)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point: maps our errors to exit codes without tracebacks."""
+    try:
+        app(args=argv, prog_name="runners")  # standalone: usage errors exit 2 on their own
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
+    except UserInputError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return EXIT_BAD_INPUT
+    except InfrastructureError as exc:
+        err_console.print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False)
+        return EXIT_INFRA
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

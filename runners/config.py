@@ -1,0 +1,209 @@
+"""The problem format: `config.yaml` of a problem directory, compatible with SCBench.
+
+```
+problems/<name>/
+  config.yaml               ProblemConfig
+  checkpoint_N.md           the spec given to the agent
+  tests/conftest.py         (pytest) registers --entrypoint and --checkpoint
+  tests/test_checkpoint_N.py, or tests/checkpoint_N.test.{js,ts} for vitest/jest
+```
+
+Unknown keys are errors (SCBench silently ignores them at the top level; a typo there would
+silently change a grade). Checkpoints inherit `timeout` and `env` from the problem.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from runners.errors import ConfigError
+from runners.limits import ResourceLimits
+from runners.results import GroupType
+from runners.validation import load_yaml_mapping, validate_model
+
+CONFIG_FILE = "config.yaml"
+BUILTIN_MARKERS: dict[str, tuple[str, GroupType]] = {
+    "error": ("error-handling / edge-case tests", GroupType.ERROR),
+    "functionality": ("non-core / nice-to-have tests", GroupType.FUNCTIONALITY),
+    "regression": ("regression tests from prior checkpoints", GroupType.REGRESSION),
+}
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class MarkerConfig(_Strict):
+    """A custom marker (pytest mark, vitest tag or `@name` in a JS title) and its group."""
+
+    description: str = ""
+    group: GroupType
+
+
+class StaticAssetConfig(_Strict):
+    """A file or directory the tests need, resolved against the problem directory."""
+
+    path: str
+    save_path: str | None = None
+    type: Literal["file", "directory"] | None = None  # accepted for SCBench fixtures; informative
+
+    @field_validator("save_path")
+    @classmethod
+    def _no_escape(cls, value: str | None) -> str | None:
+        if value is not None and (".." in Path(value).parts or Path(value).is_absolute()):
+            raise ValueError("must be a relative path without '..'")
+        return value
+
+
+class CheckpointConfig(_Strict):
+    """One step of a problem. `timeout` and `env` are already merged with the problem's."""
+
+    name: str = ""
+    version: int
+    order: int | None = None
+    state: Literal["Draft", "Core Tests", "Full Tests", "Verified"] = "Draft"
+    include_prior_tests: bool = True
+    timeout: float | None = Field(None, gt=0, description="Per-test timeout in seconds.")
+    env: dict[str, str] = Field(default_factory=dict)
+    spec_override: str | None = Field(None, exclude=True)
+
+
+class ProblemConfig(_Strict):
+    name: str
+    version: int
+    description: str
+    tags: list[str] = Field(min_length=1)
+    entry_file: str = Field(description="Entry file of the submission, with or without extension.")
+    checkpoints: dict[str, CheckpointConfig] = Field(min_length=1)
+    framework: str = "pytest"
+    author: str | None = None
+    inspiration: str | None = None
+    category: str = "NOT_SET"
+    difficulty: Literal["Easy", "Medium", "Hard"] = "Easy"
+    design_doc: str = "design_doc.md"
+    static_assets: dict[str, StaticAssetConfig] = Field(default_factory=dict)
+    markers: dict[str, MarkerConfig] = Field(default_factory=dict)
+    test_dependencies: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    timeout: float | None = Field(None, gt=0, description="Per-test timeout in seconds.")
+    limits: ResourceLimits | None = Field(
+        None, description="Sandbox limits for this problem (defaults: the environment's)."
+    )
+    test_command: list[str] | None = Field(
+        None, description="junit/ctrf frameworks: the command that runs the tests."
+    )
+    report_path: str | None = Field(
+        None, description="junit/ctrf frameworks: where the command writes its report."
+    )
+
+    _path: Path | None = PrivateAttr(None)
+
+    @field_validator("checkpoints", mode="before")
+    @classmethod
+    def _checkpoints_mapping(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            raise ValueError(
+                "must be a mapping of checkpoint name to settings (the legacy list of names "
+                "with per-checkpoint config.yaml files is not supported)"
+            )
+        return value
+
+    @field_validator("markers")
+    @classmethod
+    def _marker_names(cls, value: dict[str, MarkerConfig]) -> dict[str, MarkerConfig]:
+        for name in value:
+            if not name.isidentifier():
+                raise ValueError(f"marker name {name!r} must be a valid identifier")
+            if name in BUILTIN_MARKERS:
+                raise ValueError(f"marker {name!r} is built in and cannot be redefined")
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("may only contain letters, digits, '_', '.' and '-'")
+        return value
+
+    @model_validator(mode="after")
+    def _inherit(self) -> "ProblemConfig":
+        for position, (name, checkpoint) in enumerate(self.checkpoints.items(), start=1):
+            checkpoint.name = name
+            if checkpoint.order is None:
+                checkpoint.order = position
+            if checkpoint.timeout is None:
+                checkpoint.timeout = self.timeout
+            checkpoint.env = {**self.env, **checkpoint.env}
+        return self
+
+    # ---- lookups --------------------------------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            raise ValueError("this ProblemConfig was not loaded from a directory")
+        return self._path
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.path / "tests"
+
+    def ordered_checkpoints(self) -> list[CheckpointConfig]:
+        return sorted(self.checkpoints.values(), key=lambda c: (c.order or 0, c.name))
+
+    def checkpoint(self, name: str) -> CheckpointConfig:
+        try:
+            return self.checkpoints[name]
+        except KeyError:
+            known = ", ".join(self.checkpoints) or "none"
+            raise ConfigError(
+                self.path / CONFIG_FILE,
+                f"field `checkpoints`: no checkpoint named {name!r} (known: {known})",
+            ) from None
+
+    def checkpoints_up_to(self, checkpoint: CheckpointConfig) -> list[CheckpointConfig]:
+        """The checkpoints whose tests run for `checkpoint`, oldest first."""
+        if not checkpoint.include_prior_tests:
+            return [checkpoint]
+        ordered = self.ordered_checkpoints()
+        return ordered[: ordered.index(checkpoint) + 1]
+
+    def marker_groups(self) -> dict[str, GroupType]:
+        return {name: marker.group for name, marker in self.markers.items()}
+
+    def asset_paths(self) -> dict[str, Path]:
+        return {name: (self.path / asset.path) for name, asset in self.static_assets.items()}
+
+    def spec_text(self, checkpoint: str) -> str:
+        spec = self.path / f"{checkpoint}.md"
+        return spec.read_text(encoding="utf-8") if spec.is_file() else ""
+
+
+def load_problem(problem_dir: Path | str) -> ProblemConfig:
+    """Load and check `problem_dir/config.yaml`; raises `ConfigError` with readable reasons."""
+    problem_dir = Path(problem_dir).resolve()
+    if not problem_dir.is_dir():
+        raise ConfigError(problem_dir, "problem directory not found")
+    config_file = problem_dir / CONFIG_FILE
+    problem = validate_model(ProblemConfig, load_yaml_mapping(config_file), config_file)
+    problem._path = problem_dir
+    _check_files(problem, config_file)
+    return problem
+
+
+def _check_files(problem: ProblemConfig, config_file: Path) -> None:
+    problems: list[str] = []
+    if not problem.tests_dir.is_dir():
+        problems.append(f"directory `tests/` is missing next to {CONFIG_FILE}")
+    for name, path in problem.asset_paths().items():
+        if not path.exists():
+            problems.append(f"field `static_assets.{name}.path`: {path} does not exist")
+        elif problem.path not in path.resolve().parents and path.resolve() != problem.path:
+            problems.append(f"field `static_assets.{name}.path`: must stay inside the problem directory")
+    if problems:
+        raise ConfigError(config_file, problems)

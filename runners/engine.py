@@ -1,0 +1,155 @@
+"""One evaluation, end to end: workspace -> prepare -> sandboxed run -> parse -> categorize.
+
+```
+ProblemConfig + CheckpointConfig + submission + EnvironmentSpec
+  -> Workspace (fresh copy; tests beside it)      -> Runner.prepare (toolchains, network on)
+  -> Sandbox.run (network off, limits)            -> Runner.collect (reports -> records)
+  -> categorize -> ExecutionResult                -> artifacts (result.json, raw reports, logs)
+```
+Nothing here knows which framework ran; that is the runner's business.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+from runners.artifacts import save_artifacts
+from runners.categorize import categorize
+from runners.errors import InfrastructureError, UserInputError
+from runners.frameworks.base import Layout, RunContext, Runner, Verdict
+from runners.records import ParsedReport
+from runners.results import ExecutionResult
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
+from runners.sandbox.registry import resolve_sandbox
+from runners.workspace import Workspace
+
+TAIL_CHARS = 16_000
+
+
+def execute(
+    runner: Runner,
+    submission: Path,
+    *,
+    extra_args: list[str],
+    select: list[str],
+    output_dir: Path | None,
+    sandbox: Sandbox | None = None,
+) -> ExecutionResult:
+    problem, checkpoint, environment = runner.problem, runner.checkpoint, runner.environment
+    submission = Path(submission).resolve()
+    if not submission.is_dir():
+        raise UserInputError(f"option --submission: {submission} is not a directory")
+    _refuse_overlap(submission, problem.path)
+    sandbox = sandbox or resolve_sandbox(environment.sandbox)
+    workspace = Workspace.create()
+    run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
+    ctx = RunContext(
+        problem=problem,
+        checkpoint=checkpoint,
+        environment=environment,
+        sandbox=sandbox,
+        workspace=workspace,
+        layout=Layout.for_workspace(workspace, sandbox.remaps_paths),
+        limits=environment.limits_for(problem.limits),
+        run_id=run_id,
+        started_at=time.time(),
+        select=select,
+        extra_args=extra_args,
+    )
+    try:
+        workspace.copy_submission(submission)
+        workspace.copy_tests(problem, checkpoint, runner.is_test_file, runner.test_files)
+        workspace.copy_assets(problem)
+        runner.write_config(ctx)
+        runner.prepare(ctx)
+        workspace.seal(workspace.tests, workspace.config)
+        invocation = runner.invocation(ctx)
+        env = {
+            **base_env(),
+            "HOME": ctx.layout.home,
+            "TMPDIR": ctx.layout.tmp,
+            **problem.env,
+            **checkpoint.env,
+            **environment.env,
+            **ctx.asset_env(),
+            **invocation.env,
+        }
+        wall = ctx.limits.wall_timeout or 900.0
+        ctx.started_at = time.time()
+        outcome = sandbox.run(
+            SandboxRequest(
+                argv=invocation.argv,
+                cwd=ctx.layout.submission,
+                env=env,
+                mounts=[*ctx.layout.mounts(workspace), *invocation.mounts],
+                network=False,
+                limits=ctx.limits,
+                timeout=wall,
+                image=invocation.image,
+                run_id=run_id,
+            )
+        )
+        verdict = runner.collect(ctx, outcome)
+        result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
+        if output_dir is not None:
+            result.artifacts_dir = str(Path(output_dir).resolve())
+            save_artifacts(Path(output_dir), result, workspace, runner.report_files, outcome, invocation)
+        return result
+    except InfrastructureError as exc:
+        result = _failed(runner, ctx, str(exc))
+        if output_dir is not None:
+            result.artifacts_dir = str(Path(output_dir).resolve())
+            save_artifacts(Path(output_dir), result, workspace, runner.report_files, None, None)
+        return result
+    finally:
+        if not environment.keep_workspace:
+            workspace.cleanup()
+
+
+def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
+            verdict: Verdict) -> ExecutionResult:
+    order = {cp.name: cp.order or 0 for cp in ctx.problem.ordered_checkpoints()}
+    tests = categorize(verdict.report.records, ctx.checkpoint.name, order, ctx.problem.marker_groups())
+    flags = list(ctx.flags)
+    if not ctx.sandbox.isolated:
+        flags.append("unsandboxed")
+    if outcome.truncated:
+        flags.append("output-truncated")
+    return ExecutionResult(
+        problem_name=ctx.problem.name,
+        problem_version=ctx.problem.version,
+        checkpoint_name=ctx.checkpoint.name,
+        checkpoint_version=ctx.checkpoint.version,
+        framework=runner.name,
+        sandbox=ctx.sandbox.name,
+        entrypoint=entrypoint,
+        duration=round(outcome.duration, 3),
+        tests=tests,
+        exit_code=outcome.exit_code,
+        collected=verdict.report.collected,
+        infrastructure_failure=verdict.infrastructure_reason is not None,
+        infrastructure_reason=verdict.infrastructure_reason,
+        timed_out=outcome.timed_out,
+        errors=[*ctx.workspace.notes, *ctx.errors, *verdict.errors, *outcome.notes],
+        flags=flags,
+        stdout=outcome.stdout[-TAIL_CHARS:],
+        stderr=outcome.stderr[-TAIL_CHARS:],
+        output_truncated=outcome.truncated,
+    )
+
+
+def _failed(runner: Runner, ctx: RunContext, reason: str) -> ExecutionResult:
+    outcome = SandboxResult(exit_code=None)
+    result = _result(runner, ctx, None, outcome, Verdict(ParsedReport(), infrastructure_reason=reason))
+    return result
+
+
+def _refuse_overlap(submission: Path, problem_dir: Path) -> None:
+    """A submission inside the problem directory (or the reverse) could see the hidden tests."""
+    if submission == problem_dir or problem_dir in submission.parents or submission in problem_dir.parents:
+        raise UserInputError(
+            f"option --submission: {submission} overlaps the problem directory {problem_dir}; "
+            "the submission must not contain or sit inside the hidden tests"
+        )

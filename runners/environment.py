@@ -1,0 +1,43 @@
+"""How and where a run executes: sandbox choice, limits, caches, parallelism."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from runners.limits import DEFAULT_LIMITS, ResourceLimits
+
+SandboxChoice = Literal["auto", "docker", "bubblewrap", "none"]
+
+
+def default_cache_dir() -> Path:
+    """`$RUNNERS_CACHE_DIR`, else `$XDG_CACHE_HOME/runners`, else `~/.cache/runners`."""
+    if explicit := os.environ.get("RUNNERS_CACHE_DIR"):
+        return Path(explicit).expanduser().resolve()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return (Path(base) / "runners").resolve()
+
+
+class EnvironmentSpec(BaseModel):
+    """Execution settings that belong to the machine or the user, not to the problem."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sandbox: SandboxChoice = "auto"
+    limits: ResourceLimits = Field(default_factory=lambda: DEFAULT_LIMITS.model_copy())
+    prepare_timeout: float = Field(1800.0, gt=0, description="Seconds for installing toolchains.")
+    cache_dir: Path = Field(default_factory=default_cache_dir)
+    workers: int = Field(1, ge=1, description="Processes one suite is spread over (pytest-xdist).")
+    python: str | None = Field(
+        None, description="Interpreter for Python environments (default: the harness's own)."
+    )
+    docker_python_image: str = "runners-python:latest"
+    docker_node_image: str = "runners-node:latest"
+    env: dict[str, str] = Field(default_factory=dict, description="Extra variables for the tests.")
+    keep_workspace: bool = False
+
+    def limits_for(self, problem_limits: ResourceLimits | None) -> ResourceLimits:
+        return problem_limits.merged_over(self.limits) if problem_limits else self.limits

@@ -1,0 +1,184 @@
+"""pytest, run the way a grader must run it.
+
+- The tests live outside the submission; pytest gets `-c <generated ini>`, `--rootdir` and
+  `--confcutdir`, plugin autoloading off and the needed plugins named, so nothing the submission
+  ships (conftest, ini, pyproject settings, installed plugins) is loaded.
+- `python -I` keeps the working directory (the submission) off `sys.path`, so a submission
+  cannot shadow pytest or its plugins with its own modules.
+- pytest-json-report is the primary source, CTRF the cross-check; any disagreement, a missing or
+  stale report, exit codes 2-5 or zero collected tests make the run an infrastructure failure.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from runners.config import BUILTIN_MARKERS
+from runners.frameworks.base import (
+    Invocation,
+    RunContext,
+    Runner,
+    Verdict,
+    entry_file_name,
+    shell_command,
+)
+from runners.frameworks.registry import register_runner
+from runners.parsers.ctrf import parse_ctrf
+from runners.parsers.pytest_json import parse_pytest_json
+from runners.parsers.report_file import ReportError, read_report
+from runners.records import ParsedReport
+from runners.sandbox.base import SandboxResult
+from runners.toolchains.python import PLUGIN_MODULE, PythonEnv, PythonToolchains
+
+JSON_REPORT = "pytest-report.json"
+CTRF_REPORT = "ctrf-report.json"
+PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "ctrf.main", "pytest_timeout",
+           PLUGIN_MODULE)
+EXIT_MEANINGS = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no tests collected"}
+_TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
+
+
+@register_runner
+class PytestRunner(Runner):
+    name = "pytest"
+    report_files = (JSON_REPORT, CTRF_REPORT)
+
+    toolchain: PythonEnv | None = None
+    submission_env: PythonEnv | None = None
+
+    def test_files(self, checkpoint: str) -> list[str]:
+        return [f"test_{checkpoint}.py"]
+
+    def is_test_file(self, name: str) -> bool:
+        return bool(_TEST_FILE.match(name))
+
+    def prepare(self, ctx: RunContext) -> None:
+        self.toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.python,
+                                           ctx.environment.prepare_timeout, ctx.run_id)
+        self.toolchain = self.toolchains.toolchain(ctx.problem.test_dependencies)
+        self.submission_env, failure = self.toolchains.submission_env(ctx.workspace.submission)
+        if failure:
+            ctx.errors.append(f"the submission's dependencies could not be installed: {failure}")
+            ctx.flags.append("submission-dependencies-failed")
+
+    def entrypoint(self, ctx: RunContext) -> str:
+        assert self.submission_env is not None
+        entry = entry_file_name(ctx.problem.entry_file, ".py")
+        return shell_command([self.submission_env.python, f"{ctx.layout.submission}/{entry}"])
+
+    def write_config(self, ctx: RunContext) -> None:
+        lines = ["[pytest]", "markers ="]
+        for name, (description, _) in BUILTIN_MARKERS.items():
+            lines.append(f"    {name}: {description}")
+        for name, marker in ctx.problem.markers.items():
+            lines.append(f"    {name}: {marker.description or marker.group.value}")
+        lines.append("")
+        (ctx.workspace.config / "pytest.ini").write_text("\n".join(lines), encoding="utf-8")
+
+    def invocation(self, ctx: RunContext) -> Invocation:
+        assert self.toolchain is not None and self.submission_env is not None
+        layout = ctx.layout
+        argv = [self.toolchain.python, "-I", "-m", "pytest",
+                "-c", f"{layout.config}/pytest.ini", f"--rootdir={layout.root}",
+                f"--confcutdir={layout.tests}", "-p", "no:cacheprovider"]
+        for plugin in PLUGINS:
+            argv += ["-p", plugin]
+        workers = ctx.environment.workers
+        if workers > 1:
+            argv += ["-p", "xdist.plugin", "-n", str(workers)]
+        argv += [
+            "--json-report", f"--json-report-file={layout.reports}/{JSON_REPORT}",
+            "--json-report-omit", "keywords", "warnings",
+            f"--ctrf={layout.reports}/{CTRF_REPORT}",
+            "--continue-on-collection-errors", "--color=no", "-rA", "-v",
+            f"--entrypoint={self.entrypoint(ctx)}", f"--checkpoint={ctx.checkpoint.name}",
+        ]
+        if ctx.checkpoint.timeout:
+            argv.append(f"--timeout={max(1, int(ctx.checkpoint.timeout))}")
+        argv += ctx.extra_args
+        if ctx.select:
+            argv += [f"{layout.root}/{test_id}" for test_id in ctx.select]
+        else:
+            argv.append(layout.tests)
+        env = {
+            "PATH": f"{self.submission_env.bin_dir}:/usr/local/bin:/usr/bin:/bin",
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+            "UV_OFFLINE": "1",
+            "PIP_NO_INDEX": "1",
+            "SUBMISSION_PATH": layout.submission,
+        }
+        return Invocation(argv=argv, env=env, mounts=[self.toolchains.cache_mount()],
+                          image=ctx.environment.docker_python_image, entrypoint=self.entrypoint(ctx))
+
+    def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
+        reports = ctx.workspace.reports
+        code = outcome.exit_code
+        if outcome.timed_out:
+            limit = ctx.limits.wall_timeout
+            return Verdict(ParsedReport(), infrastructure_reason=(
+                f"the test run exceeded its wall-clock limit of {limit:g} s; every process it "
+                "started was killed"))
+        try:
+            parsed = parse_pytest_json(read_report(reports / JSON_REPORT, not_before=ctx.started_at))
+        except ReportError as exc:
+            return Verdict(ParsedReport(), infrastructure_reason=_no_report_reason(exc, outcome, ctx))
+        verdict = Verdict(parsed)
+        verdict.infrastructure_reason = self._check(parsed, code, ctx, outcome)
+        if verdict.infrastructure_reason is None:
+            verdict.infrastructure_reason = self._cross_check(parsed, reports, ctx)
+        for record in parsed.records:
+            if record.collection_error:
+                verdict.errors.append(record.message or f"collection error in {record.id}")
+        return verdict
+
+    def _check(self, parsed: ParsedReport, code: int | None, ctx: RunContext,
+               outcome: SandboxResult) -> str | None:
+        if code in EXIT_MEANINGS:
+            if code == 4 and ctx.select and "not found" in (outcome.stdout + outcome.stderr):
+                return f"pytest exited 4: a --select id was not found: {' '.join(ctx.select)}"
+            return f"pytest exited {code} ({EXIT_MEANINGS[code]})"
+        if code not in (0, 1):
+            return f"pytest ended abnormally (exit code {code})"
+        if parsed.exit_code is not None and parsed.exit_code != code:
+            return f"the report says exit code {parsed.exit_code} but pytest exited {code}: report not trusted"
+        if not parsed.records:
+            return "no tests were collected"
+        failing = [r for r in parsed.records if r.status in ("failed", "error")]
+        if code == 0 and failing:
+            return f"pytest exited 0 but the report lists {len(failing)} failing test(s): report not trusted"
+        if code == 1 and not failing:
+            return "pytest exited 1 but the report lists no failing test: report not trusted"
+        return None
+
+    def _cross_check(self, parsed: ParsedReport, reports: Path, ctx: RunContext) -> str | None:
+        try:
+            ctrf = parse_ctrf(read_report(reports / CTRF_REPORT, not_before=ctx.started_at))
+        except ReportError as exc:
+            return f"CTRF cross-check failed: {exc}"
+        primary = {r.id: r.status == "passed" for r in parsed.records if not r.collection_error}
+        secondary = {r.id: r.status == "passed" for r in ctrf.records}
+        if set(primary) != set(secondary):
+            only = sorted(set(primary) ^ set(secondary))[:3]
+            return f"CTRF and pytest-json-report list different tests (e.g. {only}): report not trusted"
+        differing = sorted(k for k in primary if primary[k] != secondary[k])
+        if differing:
+            return f"CTRF and pytest-json-report disagree on {differing[:3]}: report not trusted"
+        # CTRF knows about retries; json-report does not.
+        attempts = {r.id: r for r in ctrf.records}
+        for record in parsed.records:
+            other = attempts.get(record.id)
+            if other and other.attempts > 1:
+                record.attempts, record.flaky = other.attempts, other.flaky
+        return None
+
+
+def _no_report_reason(exc: ReportError, outcome: SandboxResult, ctx: RunContext) -> str:
+    if outcome.oom_killed:
+        return "the test run was killed for exceeding its memory limit"
+    code = outcome.exit_code
+    if code in EXIT_MEANINGS:
+        return f"pytest exited {code} ({EXIT_MEANINGS[code]}) and {exc}"
+    return f"{exc} (pytest exit code {code})"

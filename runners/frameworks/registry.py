@@ -1,0 +1,53 @@
+"""The runner registry: framework name -> Runner class.
+
+Built-in runners register on import; third-party ones are found through the
+`runners.frameworks` entry point group (`name = "package.module:RunnerClass"`).
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+
+from runners.errors import UserInputError
+from runners.frameworks.base import Runner
+
+ENTRY_POINT_GROUP = "runners.frameworks"
+_REGISTRY: dict[str, type[Runner]] = {}
+_BUILTIN_MODULES = ("pytest_runner", "vitest_runner", "jest_runner", "junit_runner", "ctrf_runner")
+
+
+def register_runner(cls: type[Runner]) -> type[Runner]:
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def runner_names() -> list[str]:
+    _load()
+    return sorted(_REGISTRY)
+
+
+def runner_class(framework: str) -> type[Runner]:
+    _load()
+    if framework not in _REGISTRY:
+        raise UserInputError(
+            f"framework {framework!r} has no runner (known: {', '.join(sorted(_REGISTRY))})"
+        )
+    return _REGISTRY[framework]
+
+
+def _load() -> None:
+    if _REGISTRY:
+        return
+    import importlib
+
+    for module in _BUILTIN_MODULES:
+        try:
+            importlib.import_module(f"runners.frameworks.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"runners.frameworks.{module}":
+                raise
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        cls = point.load()
+        if not (isinstance(cls, type) and issubclass(cls, Runner)):
+            raise UserInputError(f"entry point {point.name!r} in {ENTRY_POINT_GROUP} is not a Runner class")
+        _REGISTRY.setdefault(point.name, cls)

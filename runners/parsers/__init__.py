@@ -1,0 +1,1 @@
+"""Parsers: one per report format, each turning a report into `ParsedReport` records."""

@@ -1,0 +1,216 @@
+"""The normalized result model every framework's report ends up in.
+
+`ExecutionResult` is the contract downstream code relies on (CLI, JSON files, Promptfoo provider,
+batch tables): keep it stable and bump `SCHEMA_VERSION` when a field changes meaning.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+
+SCHEMA_VERSION = 1
+
+TestStatus = Literal["passed", "failed", "skipped", "error"]
+
+
+class GroupType(str, Enum):
+    """The group a test counts in (SCBench's names and values)."""
+
+    CORE = "Core"
+    FUNCTIONALITY = "Functionality"
+    ERROR = "Error"
+    REGRESSION = "Regression"
+
+    @property
+    def key(self) -> str:
+        """Lower-case name used for metric names (`core`, `functionality`, ...)."""
+        return self.value.lower()
+
+
+GROUP_ORDER: tuple[GroupType, ...] = (
+    GroupType.CORE,
+    GroupType.FUNCTIONALITY,
+    GroupType.ERROR,
+    GroupType.REGRESSION,
+)
+
+
+class TestResult(BaseModel):
+    """One test (or one file that failed before its tests could run) after normalization."""
+
+    __test__ = False  # not a pytest test class
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Stable id: pytest nodeid, or file > describe > title for JS.")
+    name: str = Field(description="Short display name.")
+    checkpoint: str
+    group_type: GroupType
+    status: TestStatus
+    raw_status: str | None = Field(None, description="The framework's own status word.")
+    duration_ms: float | None = None
+    file_path: str | None = None
+    line: int | None = Field(None, description="1-based line of the test, where known.")
+    markers: list[str] = Field(default_factory=list)
+    failure_message: str | None = None
+    traceback: str | None = None
+    stdout: str | None = None
+    stderr: str | None = None
+    attempts: int = 1
+    flaky: bool = False
+    collection_error: bool = Field(
+        False, description="A synthetic result for a file that failed to load or collect."
+    )
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    @property
+    def first_message_line(self) -> str:
+        for line in (self.failure_message or "").splitlines():
+            if line.strip():
+                return line.strip()
+        return ""
+
+
+class ExecutionResult(BaseModel):
+    """Everything one checkpoint run produced, framework-independent.
+
+    `pass_counts`/`total_counts` are always derived from `tests`, so they cannot disagree.
+    Skipped and errored tests count in totals but never as passed (SCBench semantics).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    problem_name: str
+    problem_version: int | None = None
+    checkpoint_name: str
+    checkpoint_version: int | None = None
+    framework: str = "pytest"
+    sandbox: str = "none"
+    entrypoint: str | None = None
+    started_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    duration: float = Field(0.0, description="Wall-clock seconds of the test step.")
+    tests: list[TestResult] = Field(default_factory=list)
+    pass_counts: dict[GroupType, int] = Field(default_factory=dict)
+    total_counts: dict[GroupType, int] = Field(default_factory=dict)
+    exit_code: int | None = None
+    collected: int | None = None
+    infrastructure_failure: bool = False
+    infrastructure_reason: str | None = None
+    timed_out: bool = False
+    errors: list[str] = Field(
+        default_factory=list, description="File-level errors and harness notes, readable."
+    )
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Warnings about the grade's trustworthiness (e.g. unsandboxed, "
+        "grader-touching code found in the submission).",
+    )
+    stdout: str = Field("", description="Tail of the test process stdout.")
+    stderr: str = Field("", description="Tail of the test process stderr.")
+    output_truncated: bool = False
+    artifacts_dir: str | None = None
+
+    # ---- derived values -------------------------------------------------------------------
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_computed(cls, data: Any) -> Any:
+        # Computed fields are written to JSON for readers; ignore them when reading back.
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k not in _COMPUTED}
+        return data
+
+    @model_validator(mode="after")
+    def _derive_counts(self) -> "ExecutionResult":
+        passed: dict[GroupType, int] = {}
+        total: dict[GroupType, int] = {}
+        for test in self.tests:
+            total[test.group_type] = total.get(test.group_type, 0) + 1
+            passed[test.group_type] = passed.get(test.group_type, 0) + int(test.passed)
+        # Every group present with a count of 0 where there are tests of that group.
+        self.total_counts = {g: total[g] for g in GROUP_ORDER if g in total}
+        self.pass_counts = {g: passed.get(g, 0) for g in GROUP_ORDER if g in total}
+        return self
+
+    def add_test_result(self, test: TestResult) -> None:
+        self.tests.append(test)
+        self._derive_counts()
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def summary(self) -> str:
+        """One readable line: per group passed/total, or the infrastructure failure."""
+        if self.infrastructure_failure:
+            return f"INFRASTRUCTURE FAILURE: {self.infrastructure_reason or 'unknown'}"
+        parts = [
+            f"{g.value} {self.pass_counts.get(g, 0)}/{self.total_counts[g]}"
+            for g in GROUP_ORDER
+            if g in self.total_counts
+        ]
+        return ", ".join(parts) if parts else "no tests"
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def pass_rate(self) -> float:
+        """Passed / total over every group, Regression included (SCBench `pass_rate`)."""
+        total = sum(self.total_counts.values())
+        return sum(self.pass_counts.values()) / total if total else 0.0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def core_pass_rate(self) -> float | None:
+        total = self.total_counts.get(GroupType.CORE, 0)
+        return self.pass_counts.get(GroupType.CORE, 0) / total if total else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def checkpoint_pass_rate(self) -> float | None:
+        """The "isolated" rate: Regression tests excluded."""
+        total = sum(n for g, n in self.total_counts.items() if g is not GroupType.REGRESSION)
+        passed = sum(n for g, n in self.pass_counts.items() if g is not GroupType.REGRESSION)
+        return passed / total if total else None
+
+    def group_pass_rate(self, group: GroupType) -> float | None:
+        total = self.total_counts.get(group, 0)
+        return self.pass_counts.get(group, 0) / total if total else None
+
+    @property
+    def failing_tests(self) -> list[TestResult]:
+        return [t for t in self.tests if not t.passed]
+
+    def passes_policy(self, policy: str) -> bool:
+        from runners.policy import PassPolicy
+
+        return PassPolicy(policy).check(self)
+
+    # ---- persistence ----------------------------------------------------------------------
+
+    def save(self, path: Path) -> Path:
+        """Write the JSON to `path` (a file, or a directory that gets `result.json`)."""
+        path = Path(path)
+        if path.is_dir():
+            path = path / "result.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.model_dump_json(indent=2), encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> "ExecutionResult":
+        path = Path(path)
+        if path.is_dir():
+            path = path / "result.json"
+        return cls.model_validate_json(path.read_bytes())
+
+
+_COMPUTED = {"summary", "pass_rate", "core_pass_rate", "checkpoint_pass_rate"}
+
+# SCBench's name for the same model.
+CorrectnessResults = ExecutionResult

@@ -1,0 +1,140 @@
+"""The sandbox interface: one small contract, several backends behind a registry.
+
+A runner describes *what* to run (`SandboxRequest`: argv, cwd, env, mounts, limits, network on or
+off); a backend decides *how* to contain it. Paths in a request are paths as the sandboxed
+process sees them; `Mount`s say where each host directory appears. Backends that cannot remap
+paths (`none`) report `remaps_paths = False`, and the runner then uses host paths throughout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from abc import ABC, abstractmethod
+from functools import lru_cache
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from runners.limits import ResourceLimits
+
+
+class Mount(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    source: Path = Field(description="Host path.")
+    target: str = Field(description="Path inside the sandbox.")
+    writable: bool = False
+
+
+class SandboxRequest(BaseModel):
+    argv: list[str]
+    cwd: str
+    env: dict[str, str] = Field(default_factory=dict)
+    mounts: list[Mount] = Field(default_factory=list)
+    network: bool = Field(False, description="Only the prepare step may use the network.")
+    limits: ResourceLimits
+    timeout: float = Field(gt=0, description="Wall clock for the whole command, in seconds.")
+    image: str | None = Field(None, description="Container image (docker backend).")
+    run_id: str = Field(description="Label put on everything the run starts, for sweeping.")
+    purpose: str = Field("test", description="'prepare' or 'test', for logs and labels.")
+
+
+class SandboxResult(BaseModel):
+    exit_code: int | None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    timed_out: bool = False
+    oom_killed: bool = False
+    duration: float = 0.0
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def truncated(self) -> bool:
+        return self.stdout_truncated or self.stderr_truncated
+
+
+class Sandbox(ABC):
+    """One backend. Subclasses register themselves with `@register_sandbox`."""
+
+    name: ClassVar[str]
+    isolated: ClassVar[bool] = True
+    remaps_paths: ClassVar[bool] = True
+
+    @classmethod
+    @abstractmethod
+    def probe(cls) -> str | None:
+        """None when this backend is usable here, else a reason and how to fix it."""
+
+    @abstractmethod
+    def run(self, request: SandboxRequest) -> SandboxResult:
+        """Run the command to completion or timeout; nothing it started survives the call."""
+
+    def sweep_orphans(self) -> int:
+        """Remove leftovers of crashed earlier runs; returns how many were removed."""
+        return 0
+
+    def prepare(self, request: SandboxRequest) -> SandboxResult:
+        """Run an install step: like `run`, with the network and the host's proxy/CA settings."""
+        env = {**base_env(), **network_env(), **request.env}
+        return self.run(request.model_copy(update={"env": env, "network": True}))
+
+    def uv_binary(self) -> str:
+        from uv import find_uv_bin
+
+        return find_uv_bin()
+
+    def interpreter_identity(self, python: str) -> str:
+        """What makes environments built from `python` different from others (cache key)."""
+        return host_interpreter_identity(python)
+
+    def cache_root(self, host_cache: Path) -> tuple[Path, str]:
+        """Where prepared toolchains live: (host path, path inside the sandbox)."""
+        return host_cache / "host", str(host_cache / "host")
+
+    def python_for_toolchains(self, requested: str | None) -> str:
+        """The interpreter environments are built from, as the sandbox sees it."""
+        import sys
+
+        return requested or sys.executable
+
+
+# Variables an install step needs to reach a package index through a proxy with its own CA.
+NETWORK_ENV_NAMES = (
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+    "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "PIP_CERT",
+    "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_NATIVE_TLS",
+    "UV_INSECURE_HOST", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
+    "NPM_CONFIG_REGISTRY", "npm_config_registry", "NPM_CONFIG_CAFILE", "npm_config_cafile",
+)
+
+
+def network_env() -> dict[str, str]:
+    return {name: os.environ[name] for name in NETWORK_ENV_NAMES if name in os.environ}
+
+
+def base_env() -> dict[str, str]:
+    """The minimal, allow-listed environment every sandboxed process starts from."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+
+
+@lru_cache(maxsize=16)
+def host_interpreter_identity(python: str) -> str:
+    try:
+        out = subprocess.run(
+            [python, "-c", "import sys, platform; print(sys.version, platform.machine(), sys.base_prefix)"],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        from runners.errors import InfrastructureError
+
+        raise InfrastructureError(f"cannot run the Python interpreter {python!r}: {exc}") from None
+    return f"{os.path.realpath(python)} {out}"

@@ -1,0 +1,149 @@
+"""Run a host process with a wall clock, capped output and whole-tree cleanup.
+
+Shared by the `none` and `bubblewrap` backends. Output is read by threads into head+tail buffers,
+so a flood of stdout costs bounded memory and still keeps the traceback at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO
+
+from runners.sandbox.base import SandboxResult
+
+KILL_GRACE = 3.0
+
+
+class CappedBuffer:
+    """Keeps the first and last `cap/2` bytes of a stream and counts what was dropped."""
+
+    def __init__(self, cap: int) -> None:
+        self.half = max(cap // 2, 1)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            excess = len(self.tail) - self.half
+            if excess > 0:
+                self.dropped += excess
+                del self.tail[:excess]
+
+    @property
+    def truncated(self) -> bool:
+        return self.dropped > 0
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if self.dropped:
+            return f"{head}\n[... {self.dropped} bytes truncated ...]\n{tail}"
+        return head + tail
+
+
+def _pump(stream: IO[bytes], buffer: CappedBuffer) -> None:
+    try:
+        while chunk := stream.read(65536):
+            buffer.feed(chunk)
+    except (OSError, ValueError):
+        pass
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path | str,
+    env: dict[str, str],
+    timeout: float,
+    output_cap: int,
+    preexec_fn: Callable[[], None] | None = None,
+    pass_fds: Sequence[int] = (),
+    on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
+) -> SandboxResult:
+    """Run `argv` to completion or until `timeout`, then make sure its process group is gone."""
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=preexec_fn,
+            pass_fds=tuple(pass_fds),
+        )
+    except OSError as exc:
+        return SandboxResult(exit_code=None, stderr=f"cannot start {argv[0]}: {exc}", notes=[str(exc)])
+    if on_start:
+        on_start(proc)
+    out, err = CappedBuffer(output_cap), CappedBuffer(output_cap)
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = [
+        threading.Thread(target=_pump, args=(proc.stdout, out), daemon=True),
+        threading.Thread(target=_pump, args=(proc.stderr, err), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _terminate(proc)
+    except BaseException:
+        _terminate(proc)
+        raise
+    finally:
+        _killpg(proc.pid)
+    for reader in readers:
+        # A process that escaped the group could hold the pipe open; never wait on it forever.
+        reader.join(timeout=5)
+    for stream in (proc.stdout, proc.stderr):
+        try:
+            stream.close()
+        except OSError:
+            pass
+    return SandboxResult(
+        exit_code=proc.returncode,
+        stdout=out.text(),
+        stderr=err.text(),
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        timed_out=timed_out,
+        duration=time.monotonic() - started,
+    )
+
+
+def _terminate(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM first (the supervisor then kills its whole tree), SIGKILL after a grace."""
+    try:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=KILL_GRACE)
+    except (subprocess.TimeoutExpired, OSError):
+        _killpg(proc.pid)
+        try:
+            proc.wait(timeout=KILL_GRACE)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _killpg(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass

@@ -1,0 +1,171 @@
+"""Python environments through uv: the pinned test toolchain, and the submission's own deps.
+
+Both are prepared in the sandbox's prepare step (network allowed) into the content-hashed cache,
+and mounted read-only into the test step, which runs with the network off.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from runners.errors import InfrastructureError
+from runners.limits import ResourceLimits
+from runners.sandbox.base import Mount, Sandbox, SandboxRequest
+from runners.toolchains.cache import CachedEnv, ensure_env
+
+TOOLS_FILE = Path(__file__).with_name("python-tools.txt")
+PLUGIN_FILE = Path(__file__).parent.parent / "plugins" / "runners_pytest_plugin.py"
+PLUGIN_MODULE = "runners_pytest_plugin"
+REQUIREMENTS_NAME = "requirements.txt"
+
+
+@dataclass(frozen=True)
+class PythonEnv:
+    cached: CachedEnv
+
+    @property
+    def python(self) -> str:
+        return f"{self.cached.sandbox_dir}/bin/python"
+
+    @property
+    def bin_dir(self) -> str:
+        return f"{self.cached.sandbox_dir}/bin"
+
+
+class PythonToolchains:
+    """Builds and finds Python environments for one sandbox backend."""
+
+    def __init__(self, sandbox: Sandbox, cache_dir: Path, python: str | None,
+                 prepare_timeout: float, run_id: str) -> None:
+        self.sandbox = sandbox
+        self.host_root, self.sandbox_root = sandbox.cache_root(cache_dir)
+        self.host_root.mkdir(parents=True, exist_ok=True)
+        self.python = sandbox.python_for_toolchains(python)
+        self.identity = sandbox.interpreter_identity(self.python)
+        self.prepare_timeout = prepare_timeout
+        self.run_id = run_id
+        self.log: list[str] = []
+
+    def cache_mount(self) -> Mount:
+        return Mount(source=self.host_root, target=self.sandbox_root, writable=False)
+
+    def toolchain(self, test_dependencies: list[str]) -> PythonEnv:
+        """pytest and its plugins at pinned versions, plus the problem's test dependencies."""
+        tools = TOOLS_FILE.read_text()
+        plugin = PLUGIN_FILE.read_text()
+        material = {"python": self.identity, "tools": tools, "deps": sorted(test_dependencies),
+                    "plugin": plugin}
+
+        def build(host_tmp: Path, sandbox_tmp: str) -> None:
+            inputs = self.host_root / "inputs" / f"tools-{self.run_id}"
+            inputs.mkdir(parents=True, exist_ok=True)
+            try:
+                shutil.copy(TOOLS_FILE, inputs / "requirements.txt")
+                self._venv(sandbox_tmp, f"{self.sandbox_root}/inputs/tools-{self.run_id}/requirements.txt",
+                           test_dependencies, what="test toolchain")
+            finally:
+                shutil.rmtree(inputs, ignore_errors=True)
+            site = _site_packages(host_tmp)
+            shutil.copy(PLUGIN_FILE, site / f"{PLUGIN_MODULE}.py")
+
+        return PythonEnv(ensure_env(self.host_root, self.sandbox_root, "pytools", material, build))
+
+    def submission_env(self, submission_dir: Path) -> tuple[PythonEnv, str | None]:
+        """A venv with the submission's declared dependencies (requirements.txt or
+        pyproject.toml `[project].dependencies`); empty when it declares none.
+
+        Returns the environment and, when the submission's dependencies failed to install, the
+        reason (the environment is then the empty one, so the tests fail honestly).
+        """
+        requirements, source = declared_requirements(submission_dir)
+        if not requirements:
+            return self._empty_env(), None
+        material = {"python": self.identity, "requirements": requirements}
+
+        def build(host_tmp: Path, sandbox_tmp: str) -> None:
+            inputs = self.host_root / "inputs" / f"sub-{self.run_id}"
+            inputs.mkdir(parents=True, exist_ok=True)
+            try:
+                (inputs / "requirements.txt").write_text("\n".join(requirements) + "\n")
+                self._venv(sandbox_tmp, f"{self.sandbox_root}/inputs/sub-{self.run_id}/requirements.txt",
+                           [], what=f"submission dependencies from {source}")
+            finally:
+                shutil.rmtree(inputs, ignore_errors=True)
+
+        try:
+            return PythonEnv(ensure_env(self.host_root, self.sandbox_root, "subenv", material, build)), None
+        except InfrastructureError as exc:
+            return self._empty_env(), str(exc)
+
+    def _empty_env(self) -> PythonEnv:
+        def build(host_tmp: Path, sandbox_tmp: str) -> None:
+            self._venv(sandbox_tmp, None, [], what="empty submission environment")
+
+        return PythonEnv(ensure_env(self.host_root, self.sandbox_root, "subenv",
+                                    {"python": self.identity, "requirements": []}, build))
+
+    def _venv(self, target: str, requirements: str | None, extra: list[str], what: str) -> None:
+        uv = self.sandbox.uv_binary()
+        steps = [[uv, "venv", "--quiet", "--relocatable", "--python", self.python, target]]
+        if requirements or extra:
+            install = [uv, "pip", "install", "--quiet", "--python", f"{target}/bin/python"]
+            if requirements:
+                install += ["-r", requirements]
+            steps.append(install + list(extra))
+        for argv in steps:
+            result = self.sandbox.prepare(
+                SandboxRequest(
+                    argv=argv,
+                    cwd=self.sandbox_root,
+                    env={"UV_CACHE_DIR": f"{self.sandbox_root}/uv-cache",
+                         "HOME": f"{self.sandbox_root}/home",
+                         "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1",
+                         "UV_LINK_MODE": "copy"},
+                    mounts=[Mount(source=self.host_root, target=self.sandbox_root, writable=True)],
+                    network=True,
+                    limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
+                    timeout=self.prepare_timeout,
+                    run_id=self.run_id,
+                    purpose="prepare",
+                )
+            )
+            if result.exit_code != 0:
+                detail = (result.stderr or result.stdout).strip().splitlines()[-12:]
+                why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+                raise InfrastructureError(
+                    f"preparing the {what} failed ({why}):\n    " + "\n    ".join(detail)
+                )
+            self.log.append(" ".join(argv))
+
+
+def declared_requirements(submission_dir: Path) -> tuple[list[str], str | None]:
+    """Normalized requirement lines a submission declares, and the file they came from."""
+    req = submission_dir / REQUIREMENTS_NAME
+    if req.is_file() and not req.is_symlink():
+        lines = []
+        for raw in req.read_text(encoding="utf-8", errors="replace").splitlines():
+            line = raw.split("#", 1)[0].strip()
+            # Options (-r, -e, --index-url ...) are not honoured: only plain requirements.
+            if line and not line.startswith("-"):
+                lines.append(line)
+        return lines, REQUIREMENTS_NAME
+    pyproject = submission_dir / "pyproject.toml"
+    if pyproject.is_file() and not pyproject.is_symlink():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8", errors="replace"))
+        except tomllib.TOMLDecodeError:
+            return [], None
+        deps = data.get("project", {}).get("dependencies", [])
+        if isinstance(deps, list):
+            return [str(d).strip() for d in deps if str(d).strip()], "pyproject.toml"
+    return [], None
+
+
+def _site_packages(venv: Path) -> Path:
+    found = sorted(venv.glob("lib/python3*/site-packages"))
+    if not found:
+        raise InfrastructureError(f"{venv}: no site-packages directory after creating the environment")
+    return found[0]

@@ -1,0 +1,95 @@
+"""Turn pydantic and YAML errors into messages a user can act on.
+
+Every message names the field (dotted path), what was wrong and what was expected, never a
+traceback. `load_yaml_model` is the one way config files are read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar, get_args, get_origin
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from runners.errors import ConfigError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def describe_validation_error(error: ValidationError, model: type[BaseModel] | None = None) -> list[str]:
+    messages: list[str] = []
+    for item in error.errors(include_url=False):
+        loc = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        kind = item["type"]
+        if kind == "extra_forbidden":
+            allowed = _allowed_keys(model, item["loc"][:-1]) if model else []
+            hint = f" (allowed keys: {', '.join(allowed)})" if allowed else ""
+            messages.append(f"field `{loc}`: unknown key{hint}")
+        elif kind == "missing":
+            messages.append(f"field `{loc}`: required but missing")
+        else:
+            got = _short(item.get("input"))
+            messages.append(f"field `{loc}`: {item['msg']} (got {got})")
+    return messages
+
+
+def load_yaml_mapping(path: Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(path, "file not found")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, f"not UTF-8 text ({exc.reason})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(path, f"{where}not valid YAML ({problem})") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(path, f"expected a mapping of keys at the top level, got {type(data).__name__}")
+    return data
+
+
+def validate_model(model: type[M], data: Any, path: Path, **context: Any) -> M:
+    try:
+        return model.model_validate(data, context=context or None)
+    except ValidationError as exc:
+        raise ConfigError(path, describe_validation_error(exc, model)) from None
+
+
+def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """Walk the model along `loc` to list the keys allowed where an unknown key was found."""
+    current: Any = model
+    parts = list(loc)
+    while parts:
+        part = parts.pop(0)
+        fields = getattr(current, "model_fields", None)
+        if not fields or part not in fields:
+            return []
+        current, in_container = _unwrap(fields[part].annotation)
+        if current is None:
+            return []
+        if in_container and parts:
+            parts.pop(0)  # the mapping key or list index
+    return sorted(current.model_fields)
+
+
+def _unwrap(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
+    """The model inside an annotation, and whether it sits in a dict or list."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    container = get_origin(annotation) in (dict, list)
+    for arg in get_args(annotation):
+        found, nested = _unwrap(arg)
+        if found is not None:
+            return found, container or nested
+    return None, False
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

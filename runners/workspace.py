@@ -1,0 +1,188 @@
+"""A fresh, disposable directory tree per run; the user's directories are only ever read.
+
+```
+<run>/
+  submission/   a copy of the submission: the tests' working directory, the only writable tree
+  tests/        hidden tests for this checkpoint (+ earlier ones), conftest, helpers, data, assets
+  config/       generated runner configuration (pytest.ini, vitest/jest config)
+  reports/      where the framework writes its reports
+  home/ tmp/    private HOME and TMPDIR
+```
+
+The tests sit beside the submission, never inside it, so nothing the submission ships (a
+`conftest.py`, a `pytest.ini`, a `vitest.config.ts`) is an ancestor or sibling of the tests.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runners.config import CheckpointConfig, ProblemConfig
+from runners.errors import UserInputError
+
+# Never copied from a submission: VCS history (may hold answers), caches, local environments.
+SUBMISSION_IGNORE = (".git", ".hg", ".svn", "__pycache__", "*.pyc", ".venv", "venv", "node_modules",
+                     ".pytest_cache", ".mypy_cache", ".ruff_cache")
+ASSETS_DIR = "assets"
+
+
+@dataclass
+class Workspace:
+    root: Path
+    owned: bool = True
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def submission(self) -> Path:
+        return self.root / "submission"
+
+    @property
+    def tests(self) -> Path:
+        return self.root / "tests"
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config"
+
+    @property
+    def reports(self) -> Path:
+        return self.root / "reports"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def tmp(self) -> Path:
+        return self.root / "tmp"
+
+    @property
+    def assets(self) -> Path:
+        return self.tests / ASSETS_DIR
+
+    @classmethod
+    def create(cls, base_dir: Path | None = None) -> "Workspace":
+        root = Path(tempfile.mkdtemp(prefix="runners-", dir=base_dir)).resolve()
+        workspace = cls(root=root)
+        for sub in ("config", "reports", "home", "tmp"):
+            (root / sub).mkdir()
+        return workspace
+
+    def copy_submission(self, source: Path) -> None:
+        source = Path(source)
+        if not source.is_dir():
+            raise UserInputError(f"option --submission: {source} is not a directory")
+        skipped: list[str] = []
+        shutil.copytree(
+            source,
+            self.submission,
+            symlinks=True,  # copy links as links: never follow them out of the submission
+            ignore=shutil.ignore_patterns(*SUBMISSION_IGNORE),
+            copy_function=_regular_files_only(skipped),
+        )
+        if skipped:
+            self.notes.append(f"skipped {len(skipped)} special file(s) in the submission: {skipped[:5]}")
+
+    def copy_tests(
+        self,
+        problem: ProblemConfig,
+        checkpoint: CheckpointConfig,
+        is_test_file: Callable[[str], bool],
+        test_file_for: Callable[[str], Iterable[str]],
+    ) -> list[str]:
+        """Copy the tests that run for `checkpoint` and everything that is not a test file.
+
+        `is_test_file(name)` says whether a top-level file is some checkpoint's test file;
+        `test_file_for(checkpoint)` names the files of one checkpoint. Returns the copied test files.
+        """
+        source = problem.tests_dir
+        wanted: set[str] = set()
+        for cp in problem.checkpoints_up_to(checkpoint):
+            wanted.update(test_file_for(cp.name))
+        copied: list[str] = []
+        self.tests.mkdir()
+        for entry in sorted(source.iterdir()):
+            if entry.name == "__pycache__" or entry.name == "node_modules":
+                continue
+            if entry.is_dir():
+                shutil.copytree(entry, self.tests / entry.name, symlinks=False,
+                                ignore=shutil.ignore_patterns("__pycache__", "node_modules"))
+            elif entry.is_file():
+                if is_test_file(entry.name) and entry.name not in wanted:
+                    continue
+                shutil.copy2(entry, self.tests / entry.name)
+                if entry.name in wanted:
+                    copied.append(entry.name)
+        missing = sorted(
+            name for name in test_file_for(checkpoint.name) if not (source / name).is_file()
+        )
+        if missing and not copied:
+            raise UserInputError(
+                f"{source}: no test file for checkpoint {checkpoint.name!r} "
+                f"(expected {' or '.join(missing)})"
+            )
+        return copied
+
+    def copy_assets(self, problem: ProblemConfig) -> dict[str, Path]:
+        """Assets go to tests/assets/<name> (read-only to the submission) and, where a
+        `save_path` is given, also into the submission tree at that path."""
+        placed: dict[str, Path] = {}
+        for name, asset in problem.static_assets.items():
+            source = problem.path / asset.path
+            target = self.assets / name
+            _copy_any(source, target)
+            placed[name] = target
+            if asset.save_path:
+                _copy_any(source, self.submission / asset.save_path)
+        return placed
+
+    def seal(self, *paths: Path) -> None:
+        """Make trees read-only (advisory on `none`; real backends mount them read-only)."""
+        for path in paths:
+            for dirpath, dirnames, filenames in os.walk(path):
+                for name in filenames:
+                    full = Path(dirpath, name)
+                    if not full.is_symlink():
+                        full.chmod(full.stat().st_mode & ~0o222)
+                Path(dirpath).chmod(Path(dirpath).stat().st_mode & ~0o222)
+
+    def cleanup(self) -> None:
+        if not self.owned or not self.root.exists():
+            return
+        # Restore write permission first: sealed trees and files a run made read-only.
+        for dirpath, dirnames, _ in os.walk(self.root):
+            for name in dirnames:
+                try:
+                    Path(dirpath, name).chmod(0o700)
+                except OSError:
+                    pass
+        try:
+            self.root.chmod(0o700)
+        except OSError:
+            pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _regular_files_only(skipped: list[str]) -> Callable[[str, str], object]:
+    def copy(src: str, dst: str) -> object:
+        mode = os.lstat(src).st_mode
+        if not stat.S_ISREG(mode):
+            skipped.append(os.path.basename(src))  # FIFOs, sockets, devices: never opened
+            return dst
+        return shutil.copy2(src, dst)
+
+    return copy
+
+
+def _copy_any(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    else:
+        shutil.copy2(source, target)
