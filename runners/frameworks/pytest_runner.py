@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from runners.config import BUILTIN_MARKERS
+from runners.errors import UserInputError
 from runners.frameworks.base import (
     Invocation,
     RunContext,
@@ -110,7 +111,7 @@ class PytestRunner(Runner):
             "PIP_NO_INDEX": "1",
             "SUBMISSION_PATH": layout.submission,
         }
-        return Invocation(argv=argv, env=env, mounts=[self.toolchains.cache_mount()],
+        return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts(),
                           image=ctx.environment.docker_python_image, entrypoint=self.entrypoint(ctx))
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
@@ -138,7 +139,7 @@ class PytestRunner(Runner):
                outcome: SandboxResult) -> str | None:
         if code in EXIT_MEANINGS:
             if code == 4 and ctx.select and "not found" in (outcome.stdout + outcome.stderr):
-                return f"pytest exited 4: a --select id was not found: {' '.join(ctx.select)}"
+                raise UserInputError(f"option --select: no such test among {' '.join(ctx.select)}")
             return f"pytest exited {code} ({EXIT_MEANINGS[code]})"
         if code not in (0, 1):
             return f"pytest ended abnormally (exit code {code})"

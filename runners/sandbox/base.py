@@ -91,6 +91,10 @@ class Sandbox(ABC):
         """What makes environments built from `python` different from others (cache key)."""
         return host_interpreter_identity(python)
 
+    def interpreter_mounts(self, python: str) -> list[Mount]:
+        """Read-only mounts a toolchain interpreter needs inside the sandbox."""
+        return []
+
     def cache_root(self, host_cache: Path) -> tuple[Path, str]:
         """Where prepared toolchains live: (host path, path inside the sandbox)."""
         return host_cache / "host", str(host_cache / "host")

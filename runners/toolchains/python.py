@@ -49,8 +49,10 @@ class PythonToolchains:
         self.run_id = run_id
         self.log: list[str] = []
 
-    def cache_mount(self) -> Mount:
-        return Mount(source=self.host_root, target=self.sandbox_root, writable=False)
+    def mounts(self) -> list[Mount]:
+        """What the test step needs: the cache read-only, and the interpreter."""
+        return [Mount(source=self.host_root, target=self.sandbox_root, writable=False),
+                *self.sandbox.interpreter_mounts(self.python)]
 
     def toolchain(self, test_dependencies: list[str]) -> PythonEnv:
         """pytest and its plugins at pinned versions, plus the problem's test dependencies."""

@@ -1,0 +1,205 @@
+"""`bubblewrap`: Linux namespaces around a host process, for machines without Docker.
+
+Profile: a fresh root with only /usr, /etc and the interpreter read-only; the workspace mounts as
+asked; a size-limited private /tmp; new user, pid, net, ipc, uts and cgroup namespaces (so no
+network but loopback, and no view of host processes or their environments); all capabilities
+dropped; `--die-with-parent` and `--new-session`. Run as root, the harness first drops to an
+unprivileged uid and puts the sandbox in its own cgroup (memory, pids, CPU); otherwise it falls
+back to rlimits and says which limits are not enforced.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
+from runners.sandbox.cgroups import RunCgroup
+from runners.sandbox.process import run_process
+from runners.sandbox.registry import register_sandbox
+
+SANDBOX_UID = 65534  # "nobody": the uid sandboxed processes run as when the harness is root
+INNER_UID = 1000  # the uid seen inside when the harness is not root (user namespace)
+MB = 1024 * 1024
+_ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+def _base_args(network: bool) -> list[str]:
+    args = ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
+    if not network:
+        args.append("--unshare-net")
+    if _is_root():
+        # Privileged setup (root can reach every mount source, e.g. a cache under /root), then
+        # the command's first step, setpriv, drops to an unprivileged uid with no capabilities.
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                 "--cap-add", "CAP_SETPCAP"]
+    else:
+        args += ["--unshare-user", "--uid", str(INNER_UID), "--gid", str(INNER_UID), "--cap-drop", "ALL"]
+    args += ["--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
+    for name in _ROOT_LINKS:
+        path = Path("/") / name
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    args += ["--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev"]
+    return args
+
+
+def _drop_inside() -> list[str]:
+    """Run first inside the sandbox when the harness is root: become `nobody`, for good."""
+    if not _is_root():
+        return []
+    return ["/usr/bin/setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+@register_sandbox
+class BubblewrapSandbox(Sandbox):
+    name = "bubblewrap"
+
+    @classmethod
+    def probe(cls) -> str | None:
+        return _probe()
+
+    def cache_root(self, host_cache: Path) -> tuple[Path, str]:
+        # Its own cache, owned by the sandbox uid: the prepare step runs unprivileged too.
+        root = host_cache / "bwrap"
+        root.mkdir(parents=True, exist_ok=True)
+        if _is_root() and root.stat().st_uid != SANDBOX_UID:
+            os.chown(root, SANDBOX_UID, SANDBOX_UID)
+        return root, str(root)
+
+    def python_for_toolchains(self, requested: str | None) -> str:
+        return requested or getattr(sys, "_base_executable", sys.executable)
+
+    def interpreter_mounts(self, python: str) -> list[Mount]:
+        return host_interpreter_mounts(python)
+
+    def prepare(self, request: SandboxRequest) -> SandboxResult:
+        uv = Path(self.uv_binary())
+        extra = [Mount(source=uv, target=str(uv)), *host_interpreter_mounts(self.python_for_toolchains(None))]
+        return super().prepare(request.model_copy(update={"mounts": [*request.mounts, *extra]}))
+
+    def run(self, request: SandboxRequest) -> SandboxResult:
+        bwrap = _bwrap()
+        assert bwrap is not None, "probe() must pass before run()"
+        limits = request.limits
+        if _is_root():
+            for mount in request.mounts:
+                if mount.writable and mount.source.exists():
+                    _chown_tree(mount.source, SANDBOX_UID)
+        notes: list[str] = []
+        cgroup = RunCgroup.create(f"{request.run_id}-{request.purpose}-{uuid.uuid4().hex[:6]}", limits) \
+            if _is_root() else None
+        if cgroup is None:
+            notes.append("memory, process and CPU limits not enforced: no cgroup access")
+        else:
+            notes += cgroup.notes
+        args = [bwrap, *_base_args(request.network)]
+        tmp_size = (limits.tmp_size_mb or 512) * MB
+        args += ["--size", str(tmp_size), "--tmpfs", "/tmp", "--dir", "/tmp/home"]
+        args += _parent_dirs(m.target for m in request.mounts)
+        for mount in request.mounts:
+            args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
+        args += ["--chdir", request.cwd, "--clearenv"]
+        for key, value in request.env.items():
+            args += ["--setenv", key, value]
+        args += ["--", *_drop_inside(), *request.argv]
+
+        def enter_limits() -> None:
+            if cgroup is not None:
+                cgroup.enter()
+            if limits.file_size_mb:
+                size = limits.file_size_mb * MB
+                resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+            if limits.nofile:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (limits.nofile, limits.nofile))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+        try:
+            result = run_process(args, cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=request.timeout,
+                                 output_cap=limits.output_bytes or 4 * MB, preexec_fn=enter_limits)
+        finally:
+            oom = cgroup.oom_killed() if cgroup is not None else False
+            if cgroup is not None:
+                cgroup.remove()  # kills anything left in the sandbox's cgroup
+        result.oom_killed = oom
+        result.notes += notes
+        return result
+
+
+def _parent_dirs(targets: Iterable[str]) -> list[str]:
+    """Create mount points' parents traversable by the sandbox uid (bwrap would use 0700)."""
+    args: list[str] = []
+    seen = {"/", "/usr", "/etc", "/proc", "/dev", "/tmp", "/tmp/home"}
+    for target in targets:
+        for parent in reversed(Path(target).parents):
+            path = str(parent)
+            if path not in seen:
+                seen.add(path)
+                args += ["--perms", "0755", "--dir", path]
+    return args
+
+
+def host_interpreter_mounts(python: str) -> list[Mount]:
+    """The prefix an interpreter (and the venvs built from it) needs, read-only."""
+    prefix = _interpreter_prefix(python)
+    if prefix is None or prefix.startswith("/usr/"):
+        return []  # already in the sandbox
+    return [Mount(source=Path(prefix), target=prefix)]
+
+
+@lru_cache(maxsize=16)
+def _interpreter_prefix(python: str) -> str | None:
+    try:
+        out = subprocess.run([python, "-c", "import sys; print(sys.base_prefix)"], capture_output=True,
+                             text=True, timeout=30, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return os.path.realpath(out) if out else None
+
+
+def _chown_tree(path: Path, uid: int) -> None:
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in [*dirnames, *filenames]:
+            try:
+                os.lchown(os.path.join(dirpath, name), uid, uid)
+            except OSError:
+                pass
+    os.lchown(path, uid, uid)
+
+
+@lru_cache(maxsize=1)
+def _probe() -> str | None:
+    bwrap = _bwrap()
+    if bwrap is None:
+        return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    if _is_root() and shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is needed to drop root privileges before bwrap"
+    try:
+        proc = subprocess.run([bwrap, *_base_args(network=False), "--", *_drop_inside(), "/usr/bin/true"],
+                              capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bwrap could not be started: {exc}"
+    if proc.returncode != 0:
+        detail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+        return (f"bwrap cannot create namespaces here ({detail[0]}); unprivileged user namespaces "
+                "may be disabled (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
+                "kernel.apparmor_restrict_unprivileged_userns=0)")
+    return None

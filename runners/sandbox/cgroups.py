@@ -1,0 +1,160 @@
+"""A per-run control group: memory, process count and CPU limits, OOM detection, tree kill.
+
+bubblewrap does namespaces, not resources; a cgroup bounds the whole sandbox (every process,
+every thread) where rlimits are per process or per uid. Works with cgroup v2 (unified) and v1
+(one hierarchy per controller); needs write access to the cgroup tree (root here). Where that is
+missing, `RunCgroup.create` returns None and the caller falls back to rlimits.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runners.limits import ResourceLimits
+
+ROOT = Path("/sys/fs/cgroup")
+PARENT = "runners"
+CPU_PERIOD_US = 100_000
+
+
+def _write(path: Path, value: str) -> bool:
+    try:
+        path.write_text(value)
+        return True
+    except OSError:
+        return False
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@dataclass
+class RunCgroup:
+    dirs: list[Path]
+    unified: bool
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
+        if (ROOT / "cgroup.controllers").is_file():
+            return cls._create_v2(run_id, limits)
+        return cls._create_v1(run_id, limits)
+
+    @classmethod
+    def _create_v2(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
+        parent = ROOT / PARENT
+        try:
+            parent.mkdir(exist_ok=True)
+            _write(ROOT / "cgroup.subtree_control", "+memory +pids +cpu")
+            _write(parent / "cgroup.subtree_control", "+memory +pids +cpu")
+            group = parent / run_id
+            group.mkdir()
+        except OSError:
+            return None
+        cg = cls([group], unified=True)
+        if limits.memory_mb:
+            size = str(limits.memory_mb * 1024 * 1024)
+            _write(group / "memory.max", size) or cg.notes.append("memory limit not applied")
+            _write(group / "memory.swap.max", "0")
+        if limits.pids:
+            _write(group / "pids.max", str(limits.pids)) or cg.notes.append("pids limit not applied")
+        if limits.cpus:
+            quota = int(limits.cpus * CPU_PERIOD_US)
+            _write(group / "cpu.max", f"{quota} {CPU_PERIOD_US}") or cg.notes.append("cpu limit not applied")
+        return cg
+
+    @classmethod
+    def _create_v1(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
+        wanted = {"memory": limits.memory_mb, "pids": limits.pids, "cpu": limits.cpus}
+        dirs: list[Path] = []
+        cg = cls(dirs, unified=False)
+        for controller, value in wanted.items():
+            base = ROOT / controller
+            if not base.is_dir():
+                continue
+            group = base / PARENT / run_id
+            try:
+                group.mkdir(parents=True)
+            except OSError:
+                cg.remove()
+                return None
+            dirs.append(group)
+            if value is None:
+                continue
+            if controller == "memory":
+                size = str(int(value) * 1024 * 1024)
+                _write(group / "memory.limit_in_bytes", size) or cg.notes.append("memory limit not applied")
+                _write(group / "memory.memsw.limit_in_bytes", size)  # no swap, where accounted
+            elif controller == "pids":
+                _write(group / "pids.max", str(value)) or cg.notes.append("pids limit not applied")
+            elif controller == "cpu":
+                _write(group / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+                _write(group / "cpu.cfs_quota_us", str(int(float(value) * CPU_PERIOD_US)))
+        if not dirs:
+            return None
+        return cg
+
+    def enter(self) -> None:
+        """Move the calling process in; meant for `preexec_fn`, before the command execs."""
+        pid = str(os.getpid())
+        for group in self.dirs:
+            (group / "cgroup.procs").write_text(pid)
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for group in self.dirs:
+            try:
+                found.update(int(p) for p in (group / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        return found
+
+    def oom_killed(self) -> bool:
+        for group in self.dirs:
+            events = group / ("memory.events" if self.unified else "memory.oom_control")
+            try:
+                text = events.read_text()
+            except OSError:
+                continue
+            for line in text.splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and value.strip().isdigit() and int(value) > 0:
+                    return True
+            if not self.unified and (_read_int(group / "memory.failcnt") or 0) > 0:
+                # v1 kernels without an oom_kill counter: the limit was hit.
+                return "oom_kill " not in text
+        return False
+
+    def kill_all(self) -> None:
+        if self.unified and _write(self.dirs[0] / "cgroup.kill", "1"):
+            return
+        for _ in range(50):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.02)
+
+    def remove(self) -> None:
+        self.kill_all()
+        for group in self.dirs:
+            for _ in range(50):
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.02)
