@@ -26,18 +26,18 @@ def save_artifacts(
     output_dir: Path,
     result: ExecutionResult,
     workspace: Workspace,
-    report_files: Iterable[str],
+    report_paths: Iterable[Path],
     outcome: SandboxResult | None,
     invocation: "Invocation | None",
 ) -> Path:
     output_dir.mkdir(parents=True, exist_ok=True)
     reports = output_dir / "reports"
     reports.mkdir(exist_ok=True)
-    for name in report_files:
+    for path in report_paths:
         try:
-            (reports / name).write_bytes(read_report(workspace.reports / name))
+            (reports / path.name).write_bytes(read_report(path))
         except ReportError as exc:
-            (reports / f"{name}.missing.txt").write_text(f"{exc}\n", encoding="utf-8")
+            (reports / f"{path.name}.missing.txt").write_text(f"{exc}\n", encoding="utf-8")
     config = output_dir / "config"
     if workspace.config.is_dir():
         config.mkdir(exist_ok=True)

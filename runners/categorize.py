@@ -15,23 +15,19 @@ from pathlib import PurePosixPath
 from runners.records import RawRecord
 from runners.results import GroupType, TestResult
 
-_CHECKPOINT_FILE = re.compile(
-    r"^(?:test_(?P<py>.+)\.py|(?P<js>.+?)\.(?:test|spec)\.[cm]?[jt]sx?)$"
-)
-
-
 def checkpoint_of_file(file: str | None, checkpoints: Iterable[str], current: str) -> str:
-    """The checkpoint a test file belongs to (`test_checkpoint_2.py`, `checkpoint_2.test.ts`).
-
-    Files that name no known checkpoint (helpers, shared suites) belong to the current one.
+    """The checkpoint a test file belongs to: a known checkpoint name appearing as a whole token
+    in its name (`test_checkpoint_2.py`, `checkpoint_2.test.ts`, `checkpoint_2_test.go`), else
+    in its directories. Files that name no known checkpoint belong to the current one.
     """
     if not file:
         return current
-    match = _CHECKPOINT_FILE.match(PurePosixPath(file.replace("\\", "/")).name)
-    if match:
-        name = match.group("py") or match.group("js")
-        if name in set(checkpoints):
-            return name
+    path = PurePosixPath(file.replace("\\", "/"))
+    names = sorted(set(checkpoints), key=len, reverse=True)  # longest first: checkpoint_10 before _1
+    for part in (path.name, *reversed(path.parent.parts)):
+        for name in names:
+            if re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", part):
+                return name
     return current
 
 
@@ -66,7 +62,8 @@ def categorize(
     """Turn parser records into grouped `TestResult`s."""
     results = []
     for record in records:
-        checkpoint = checkpoint_of_file(record.file, order, current_checkpoint)
+        # Without a file (some JUnit producers), the id usually names the module or file.
+        checkpoint = checkpoint_of_file(record.file or record.id.split("::", 1)[0], order, current_checkpoint)
         results.append(
             TestResult(
                 id=record.id,

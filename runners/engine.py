@@ -95,13 +95,13 @@ def execute(
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
-            save_artifacts(Path(output_dir), result, workspace, runner.report_files, outcome, invocation)
+            save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), outcome, invocation)
         return result
     except InfrastructureError as exc:
         result = _failed(runner, ctx, str(exc))
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
-            save_artifacts(Path(output_dir), result, workspace, runner.report_files, None, None)
+            save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), None, None)
         return result
     finally:
         if not environment.keep_workspace:

@@ -167,6 +167,10 @@ class Runner(ABC):
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         """Read and check the reports after every sandboxed process is gone."""
 
+    def report_paths(self, ctx: RunContext) -> list[Path]:
+        """Host paths of the raw reports, kept with the run's artifacts."""
+        return [ctx.workspace.reports / name for name in self.report_files]
+
     def image(self, ctx: RunContext) -> str | None:
         """The container image the docker backend runs this framework in."""
         return ctx.environment.docker_python_image

@@ -13,7 +13,8 @@ from runners.frameworks.base import Runner
 
 ENTRY_POINT_GROUP = "runners.frameworks"
 _REGISTRY: dict[str, type[Runner]] = {}
-_BUILTIN_MODULES = ("pytest_runner", "vitest_runner", "jest_runner", "junit_runner", "ctrf_runner")
+_loaded = False
+_BUILTIN_MODULES = ("pytest_runner", "js_runners", "command_runner")
 
 
 def register_runner(cls: type[Runner]) -> type[Runner]:
@@ -36,8 +37,10 @@ def runner_class(framework: str) -> type[Runner]:
 
 
 def _load() -> None:
-    if _REGISTRY:
+    global _loaded
+    if _loaded:
         return
+    _loaded = True
     import importlib
 
     for module in _BUILTIN_MODULES:

@@ -55,3 +55,19 @@ def read_report(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, not_before: f
             os.close(fd)
     finally:
         os.close(dir_fd)
+
+
+def check_no_links(root: Path, relative: str) -> Path:
+    """`root/relative`, refusing any symlink among its directories (the file itself is checked
+    when opened): a submission could otherwise point the harness at a host file."""
+    current = Path(root)
+    parts = Path(relative).parts
+    for part in parts[:-1]:
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            raise ReportError(f"report directory {current} is missing") from None
+        if not stat.S_ISDIR(mode):
+            raise ReportError(f"report path component {current} is not a plain directory (a symlink?)")
+    return current / parts[-1]

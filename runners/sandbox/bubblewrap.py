@@ -113,7 +113,9 @@ class BubblewrapSandbox(Sandbox):
             notes += cgroup.notes
         args = [bwrap, *_base_args(request.network)]
         tmp_size = (limits.tmp_size_mb or 512) * MB
-        args += ["--size", str(tmp_size), "--tmpfs", "/tmp", "--dir", "/tmp/home"]
+        # A private /tmp the unprivileged uid can use (bwrap would make it root-owned 0755).
+        args += ["--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp",
+                 "--perms", "0777", "--dir", "/tmp/home"]
         args += _parent_dirs(m.target for m in request.mounts)
         for mount in request.mounts:
             args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]

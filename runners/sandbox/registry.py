@@ -12,6 +12,7 @@ from runners.errors import InfrastructureError, UserInputError
 from runners.sandbox.base import Sandbox
 
 _REGISTRY: dict[str, type[Sandbox]] = {}
+_loaded = False
 AUTO_ORDER = ("docker", "bubblewrap")
 
 
@@ -61,8 +62,10 @@ def resolve_sandbox(name: str, factory: Callable[[type[Sandbox]], Sandbox] | Non
 
 def _load_builtins() -> None:
     # Imported lazily so `import runners` stays fast and the docker SDK loads only when needed.
-    if _REGISTRY:
+    global _loaded
+    if _loaded:
         return
+    _loaded = True
     from runners.sandbox import none  # noqa: F401
 
     try:

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Set up everything the harness needs on a fresh Debian/Ubuntu machine (idempotent):
+# uv and the project's Python environment, bubblewrap, and with --full also Docker and its
+# images, and the npm tools (promptfoo, vitest, jest, Node 22).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+full=0
+[[ "${1:-}" == "--full" ]] && full=1
+
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+if ! command -v uv >/dev/null 2>&1; then
+  echo "setup: installing uv"
+  python3 -m pip install --quiet uv
+fi
+uv sync --quiet --locked
+
+if command -v apt-get >/dev/null 2>&1; then
+  apt_install bubblewrap util-linux
+fi
+
+if ((full)); then
+  [[ -x scripts/ci-docker.sh ]] && bash scripts/ci-docker.sh
+  [[ -x scripts/setup-node.sh ]] && bash scripts/setup-node.sh
+fi
+echo "setup: done"

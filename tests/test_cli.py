@@ -1,0 +1,133 @@
+"""The command line: tables, exit codes 0/1/2/3, JSON output, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runners import ExecutionResult, GroupType as G
+from support import make_problem, make_submission
+
+MAIN = "import sys\nprint(' '.join(sys.argv[1:]))\n"
+TESTS = {
+    "test_checkpoint_1.py": """
+        import subprocess
+        def test_echo(entrypoint_argv):
+            assert subprocess.run(entrypoint_argv + ["a"], capture_output=True, text=True).stdout == "a\\n"
+    """,
+    "test_checkpoint_2.py": """
+        import subprocess, pytest
+        def test_upper(entrypoint_argv):
+            out = subprocess.run(entrypoint_argv + ["--upper", "a"], capture_output=True, text=True).stdout
+            assert out == "A\\n", "expected upper-case output"
+        @pytest.mark.error
+        def test_no_args(entrypoint_argv):
+            assert subprocess.run(entrypoint_argv).returncode != 0
+    """,
+}
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "runners", *args], capture_output=True, text=True,
+                          cwd=cwd, env={**__import__("os").environ, "COLUMNS": "200"})
+
+
+@pytest.fixture
+def problem(tmp_path):
+    return make_problem(tmp_path, TESTS, checkpoints=2)
+
+
+def test_met_policy_exits_0_and_prints_the_table(tmp_path, problem):
+    sub = make_submission(tmp_path, {"main.py": MAIN})
+    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(sub), "--sandbox", "none",
+              "--output", str(tmp_path / "o"), "--json", str(tmp_path / "r.json"))
+    assert out.returncode == 0, out.stderr
+    assert "Core" in out.stdout and "policy all-cases: MET" in out.stdout
+    result = ExecutionResult.model_validate_json((tmp_path / "r.json").read_text())
+    assert result.pass_counts == {G.CORE: 1}
+    assert (tmp_path / "o" / "result.json").is_file()
+
+
+def test_unmet_policy_exits_1_and_lists_failures(tmp_path, problem):
+    sub = make_submission(tmp_path, {"main.py": MAIN})
+    out = cli("run", str(problem), "-c", "checkpoint_2", "-s", str(sub), "--sandbox", "none",
+              "--output", str(tmp_path / "o"))
+    assert out.returncode == 1, out.stderr
+    assert "tests/test_checkpoint_2.py::test_upper" in out.stdout
+    assert "expected upper-case output" in out.stdout
+    assert "NOT MET" in out.stdout
+    # The same result meets a laxer policy.
+    lax = cli("run", str(problem), "-c", "checkpoint_2", "-s", str(sub), "--sandbox", "none",
+              "--output", str(tmp_path / "o2"), "--pass-policy", "any-core-cases")
+    assert lax.returncode == 1  # Core of checkpoint_2 is test_upper, which fails
+    lax = cli("run", str(problem), "-c", "checkpoint_2", "-s", str(sub), "--sandbox", "none",
+              "--output", str(tmp_path / "o3"), "--pass-policy", "any-case")
+    assert lax.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-c", "checkpoint_7"], "no checkpoint named 'checkpoint_7'"),
+        (["-c", "checkpoint_1", "--pass-policy", "most"], "--pass-policy"),
+        (["-c", "checkpoint_1", "--sandbox", "vm"], "--sandbox"),
+        (["-c", "checkpoint_1", "--workers", "0"], "--workers"),
+    ],
+)
+def test_bad_options_exit_2_without_traceback(tmp_path, problem, args, message):
+    sub = make_submission(tmp_path, {"main.py": MAIN})
+    out = cli("run", str(problem), "-s", str(sub), "--output", str(tmp_path / "o"), *args)
+    assert out.returncode == 2
+    assert message in out.stderr + out.stdout
+    assert "Traceback" not in out.stderr
+
+
+def test_bad_config_exits_2_naming_file_and_field(tmp_path, problem):
+    (problem / "config.yaml").write_text((problem / "config.yaml").read_text() + "colour: blue\n")
+    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(tmp_path))
+    assert out.returncode == 2
+    assert "config.yaml" in out.stderr and "field `colour`: unknown key" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_missing_submission_exits_2(tmp_path, problem):
+    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(tmp_path / "nope"), "--sandbox", "none")
+    assert out.returncode == 2 and "is not a directory" in out.stderr
+
+
+def test_infrastructure_failure_exits_3(tmp_path):
+    problem = make_problem(tmp_path, {"test_checkpoint_1.py": "# nothing\n"})
+    sub = make_submission(tmp_path, {"main.py": MAIN})
+    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(sub), "--sandbox", "none",
+              "--output", str(tmp_path / "o"))
+    assert out.returncode == 3
+    assert "Infrastructure failure" in out.stdout and "no tests collected" in out.stdout
+
+
+def test_evaluate_runs_every_checkpoint_and_prints_solve_results(tmp_path, problem):
+    root = tmp_path / "agent"
+    make_submission(root, {"main.py": MAIN}, "checkpoint_1")
+    make_submission(root, {"main.py": "import sys\nif len(sys.argv) < 2: sys.exit(2)\n"
+                                      "print(sys.argv[-1].upper() if sys.argv[1] == '--upper' else sys.argv[1])\n"},
+                    "checkpoint_2")
+    out = cli("evaluate", str(problem), "-s", str(root), "--sandbox", "none", "--output", str(tmp_path / "o"),
+              "--json", str(tmp_path / "all.json"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "checkpoints solved: strict 2/2" in out.stdout and "SOLVED" in out.stdout
+    assert (tmp_path / "o" / "checkpoint_1" / "result.json").is_file()
+    assert (tmp_path / "o" / "checkpoint_2" / "result.json").is_file()
+
+
+def test_evaluate_without_checkpoint_directories_is_bad_input(tmp_path, problem):
+    out = cli("evaluate", str(problem), "-s", str(tmp_path), "--sandbox", "none")
+    assert out.returncode == 2 and "checkpoint directories" in out.stderr
+
+
+def test_console_script_is_installed():
+    exe = Path(sys.executable).with_name("runners")
+    assert exe.is_file()
+    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "evaluate" in out.stdout
