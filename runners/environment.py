@@ -34,6 +34,7 @@ class EnvironmentSpec(BaseModel):
     python: str | None = Field(
         None, description="Interpreter for Python environments (default: the harness's own)."
     )
+    node: str | None = Field(None, description="Node binary for JavaScript problems (default: node on PATH).")
     docker_python_image: str = "runners-python:latest"
     docker_node_image: str = "runners-node:latest"
     env: dict[str, str] = Field(default_factory=dict, description="Extra variables for the tests.")

@@ -63,7 +63,8 @@ class TestResult(BaseModel):
     attempts: int = 1
     flaky: bool = False
     collection_error: bool = Field(
-        False, description="A synthetic result for a file that failed to load or collect."
+        False, description="A synthetic result, not a test: a file that failed to load or collect, "
+        "or a suite whose hook failed."
     )
 
     @property

@@ -135,6 +135,7 @@ class CommandRunner(Runner):
             verdict.infrastructure_reason = (
                 f"the command exited {outcome.exit_code} but its report lists no failing test: "
                 "report not trusted")
+        verdict.errors += parsed.errors
         verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
         return verdict
 

@@ -1,16 +1,22 @@
 """CTRF (Common Test Report Format) -> records, read leniently.
 
-Real producers break the schema in known ways (a string `suite`, missing `reportFormat` or
-`specVersion`, float durations), so those are accepted; an incompatible major `specVersion`
-is refused, as the spec requires.
+Real producers break the schema in known ways, and all of them are accepted: `suite` as a
+string (`"main.test.js > outer > inner"`, jest-ctrf), missing `reportFormat`/`specVersion`
+(vitest-ctrf), `specVersion: "0.0.0"`, float durations, statuses outside the enum (then
+`rawStatus` decides). An incompatible major `specVersion` is refused, as the spec requires.
+
+Ids: a pytest nodeid (`name` holding `::`) or a name that already starts with its file is kept;
+otherwise `file > suite... > title`, the JS scheme of the jest/vitest parsers (jest-ctrf's
+`name` is jest's fullName, so the suite titles are cut off its front), plus ` #2` for repeats.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
+from pathlib import PurePosixPath
 from typing import Any
 
+from runners.parsers.jest_json import IdAllocator, relative_path, title_markers
 from runners.parsers.report_file import ReportError
 from runners.records import ParsedReport, RawRecord
 from runners.results import TestStatus
@@ -20,33 +26,50 @@ _STATUS: dict[str, TestStatus] = {
     "failed": "failed",
     "skipped": "skipped",
     "pending": "skipped",
-    "other": "skipped",
+    "other": "skipped",  # jest-ctrf: todo/disabled/focused
+    "error": "error",
 }
-# pytest-json-ctrf reports setup/teardown errors as failed with these raw statuses.
-_ERROR_RAW = {"setup_failed", "teardown_failed", "error", "broken"}
+# Source statuses seen in `rawStatus` (vitest-ctrf's task states, jest's and pytest's words).
+_RAW_STATUS: dict[str, TestStatus] = {
+    "pass": "passed",
+    "fail": "failed",
+    "skip": "skipped",
+    "todo": "skipped",
+    "disabled": "skipped",
+    "xfailed": "skipped",
+    "xpassed": "passed",
+}
+# pytest-json-ctrf reports setup/teardown errors as failed with these raw statuses; our own
+# writer writes `error` as failed + rawStatus "error"; Allure says "broken".
+_SYNTHETIC_RAW = {"collection_error", "suite_error", "suite_failed_to_run"}  # file-level records
+_ERROR_RAW = {"setup_failed", "teardown_failed", "error", "broken", *_SYNTHETIC_RAW}
 
 
-def parse_ctrf(data: bytes | str | dict[str, Any]) -> ParsedReport:
+def parse_ctrf(data: bytes | str | dict[str, Any], root: str | None = None) -> ParsedReport:
     report = _load(data)
+    fmt = report.get("reportFormat")
+    if fmt is not None and fmt != "CTRF":
+        raise ReportError(f"CTRF report has reportFormat {fmt!r}, expected 'CTRF'")
     spec = report.get("specVersion")
     if isinstance(spec, str) and spec.split(".", 1)[0] not in ("0", "1"):
         raise ReportError(f"CTRF specVersion {spec} is not supported (expected 0.x or 1.x)")
     results = report.get("results")
     if not isinstance(results, dict) or not isinstance(results.get("tests"), list):
         raise ReportError("CTRF report has no `results.tests` list")
+    new_id = IdAllocator()
     records: list[RawRecord] = []
-    seen: Counter[str] = Counter()
-    for test in results["tests"]:
-        if not isinstance(test, dict) or not test.get("name"):
+    errors: list[str] = []
+    for index, test in enumerate(results["tests"]):
+        if not isinstance(test, dict) or not isinstance(test.get("name"), str) or not test["name"]:
+            errors.append(f"CTRF results.tests[{index}] has no name and was ignored")
             continue
-        record = _record(test)
-        seen[record.id] += 1
-        if seen[record.id] > 1:  # duplicate names: keep both, distinguishable
-            record.id = f"{record.id} #{seen[record.id]}"
-        records.append(record)
+        records.append(_record(test, root, new_id))
     summary = results.get("summary") if isinstance(results.get("summary"), dict) else {}
-    total = summary.get("tests")
-    return ParsedReport(records=records, collected=total if isinstance(total, int) else None)
+    total = summary.get("tests") if isinstance(summary.get("tests"), int) else None
+    if total is not None and total != len(results["tests"]):
+        errors.append(f"CTRF summary counts {total} tests but the report lists "
+                      f"{len(results['tests'])}: the report may be truncated")
+    return ParsedReport(records=records, collected=total, errors=errors)
 
 
 def _load(data: bytes | str | dict[str, Any]) -> dict[str, Any]:
@@ -69,47 +92,96 @@ def ctrf_status(status: Any, raw: Any) -> TestStatus:
         return _STATUS[str(status)]
     if raw_text in _STATUS:
         return _STATUS[raw_text]
+    if raw_text in _RAW_STATUS:
+        return _RAW_STATUS[raw_text]
     return "error"  # an unknown status is never a pass
 
 
-def ctrf_test_id(test: dict[str, Any]) -> str:
-    """`testId` when given; else suite path + name, unless the name is already a full id."""
+def ctrf_test_id(test: dict[str, Any], root: str | None = None) -> str:
+    """`testId` when given; a pytest nodeid or a name that starts with its file as is; else
+    `file > suite... > title`."""
     if isinstance(test.get("testId"), str) and test["testId"]:
         return test["testId"]
     name = str(test["name"])
+    file = _file(test, root)
+    if "::" in name or (file and name.startswith(file)):
+        return name
+    suite = _suite(test, file)
+    return " > ".join([*([file] if file else []), *suite, _title(name, suite)])
+
+
+def _file(test: dict[str, Any], root: str | None) -> str | None:
+    path = test.get("filePath")
+    return relative_path(path, root) if isinstance(path, str) and path else None
+
+
+def _suite(test: dict[str, Any], file: str | None) -> list[str]:
+    """Suite titles, outermost first, without a leading entry naming the file itself."""
     suite = test.get("suite")
     if isinstance(suite, str):
-        suite = [s.strip() for s in suite.split(" > ") if s.strip()]
-    if "::" in name or not isinstance(suite, list) or not suite:
-        file = test.get("filePath")
-        if file and "::" not in name:
-            return f"{file}::{name}"
-        return name
-    return " > ".join([*map(str, suite), name])
+        suite = suite.split(" > ")
+    titles = [str(s).strip() for s in suite if str(s).strip()] if isinstance(suite, list) else []
+    if titles and file and titles[0] in (file, PurePosixPath(file).name):
+        titles = titles[1:]
+    return titles
 
 
-def _record(test: dict[str, Any]) -> RawRecord:
+def _title(name: str, suite: list[str]) -> str:
+    """jest-ctrf's name is jest's fullName (suite titles and title joined by spaces)."""
+    prefix = " ".join(suite) + " "
+    return name[len(prefix):] if suite and name.startswith(prefix) else name
+
+
+def _attempts(test: dict[str, Any], status: TestStatus) -> tuple[int, bool]:
+    """(attempts, flaky). Producers disagree on whether `retryAttempts` holds the final
+    attempt (pytest-json-ctrf: no; the spec's own example: yes), so count whichever is more."""
+    tries = test.get("retryAttempts") if isinstance(test.get("retryAttempts"), list) else []
+    tries = [t for t in tries if isinstance(t, dict)]
+    retries = test.get("retries") if isinstance(test.get("retries"), int) else None
+    if retries is None:
+        final_listed = bool(tries) and tries[-1].get("status") == test.get("status")
+        retries = len(tries) - 1 if final_listed else len(tries)
+    attempts = max(retries + 1, len(tries), 1)
+    failed_before = any(t.get("status") == "failed" for t in tries)
+    flaky = status == "passed" and (test.get("flaky") is True or failed_before)
+    return attempts, flaky
+
+
+def _record(test: dict[str, Any], root: str | None, new_id: IdAllocator) -> RawRecord:
     raw = test.get("rawStatus")
     status = ctrf_status(test.get("status"), raw)
+    name = str(test["name"])
+    file = _file(test, root)
+    suite = _suite(test, file)
     tags = [str(t).split("::", 1)[0] for t in test.get("tags") or [] if isinstance(t, (str, int))]
-    attempts = test.get("retryAttempts")
-    retries = test.get("retries") if isinstance(test.get("retries"), int) else 0
+    attempts, flaky = _attempts(test, status)
     duration = test.get("duration")
     line = test.get("line")
-    name = str(test["name"])
     return RawRecord(
-        id=ctrf_test_id(test),
-        name=name.split("::", 1)[1] if "::" in name else name,
-        file=test.get("filePath") if isinstance(test.get("filePath"), str) else None,
+        id=new_id(ctrf_test_id(test, root)),
+        name=name.split("::", 1)[1] if "::" in name else _title(name, suite),
+        file=file,
         line=line if isinstance(line, int) else None,
         status=status,
         raw_status=str(raw if raw is not None else test.get("status")),
-        duration_ms=float(duration) if isinstance(duration, (int, float)) else None,
-        markers=list(dict.fromkeys(t for t in tags if t)),
+        duration_ms=round(float(duration), 3) if isinstance(duration, (int, float)) else None,
+        markers=list(dict.fromkeys(t for t in [*tags, *title_markers([*suite, name])] if t)),
         message=test.get("message") or None,
         traceback=test.get("trace") or None,
-        stdout="\n".join(map(str, test["stdout"])) if isinstance(test.get("stdout"), list) else None,
-        stderr="\n".join(map(str, test["stderr"])) if isinstance(test.get("stderr"), list) else None,
-        attempts=max(retries, len(attempts) if isinstance(attempts, list) else 0) + 1,
-        flaky=bool(test.get("flaky")) and status == "passed",
+        stdout=_lines(test.get("stdout")),
+        stderr=_lines(test.get("stderr")),
+        attempts=attempts,
+        flaky=flaky,
+        collection_error=raw in _SYNTHETIC_RAW or _extra(test).get("collection_error") is True,
     )
+
+
+def _extra(test: dict[str, Any]) -> dict[str, Any]:
+    return test["extra"] if isinstance(test.get("extra"), dict) else {}
+
+
+def _lines(value: Any) -> str | None:
+    """CTRF `stdout`/`stderr` are arrays of lines; a plain string is accepted too."""
+    if isinstance(value, list):
+        return "\n".join(map(str, value)) or None
+    return value if isinstance(value, str) and value else None

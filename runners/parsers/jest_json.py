@@ -199,7 +199,10 @@ def parse_jest_json(data: bytes | str | dict[str, Any], root: str | None = None)
 def _jest_record(test: AssertionResult, file: str, new_id: IdAllocator) -> RawRecord:
     status = _JEST_STATUS.get(test.status, "error")  # an unknown status is never a pass
     attempts = max(test.invocations or 1, 1)
-    message, trace = split_failure(test.failureMessages) if status in ("failed", "error") else (None, None)
+    message: str | None = None
+    trace: str | None = None
+    if status in ("failed", "error"):
+        message, trace = split_failure(test.failureMessages)
     if status == "error":
         message = f"unknown jest status {test.status!r}"
     if status == "passed" and attempts > 1 and test.retryReasons:

@@ -52,7 +52,8 @@ class _Xml(xunit2.JUnitXml):
 _NO_RERUN_PRODUCERS = {"vitest tests", "jest tests"}
 _SKIP_STATUS = {"disabled", "skipped", "notrun", "ignored"}
 _PYTEST_SECTION = re.compile(r"^-+ Captured (?:Log|Out|Err) -+$\n?", re.MULTILINE)
-_PATH_LIKE = re.compile(r"[/\\]|\.(?:[cm]?[jt]sx?|py)$")
+# A test file path, not a title: ends like a test file, or has a slash and no spaces.
+_PATH_LIKE = re.compile(r"^(?:\S*[/\\]\S*|.*\.(?:[cm]?[jt]sx?|py))$")
 _PYTEST_MODULE = re.compile(r"^(?:test_\w*|\w+_test)$")
 
 
@@ -117,7 +118,9 @@ def _property_markers(properties: Iterator[object] | None) -> list[str]:
 
 def _collected(xml: _Xml) -> int | None:
     """The `tests` count the report states, read raw (never through the lazy statistics)."""
-    values = [xml._elem.get("tests")] if xml._elem.get("tests") else [s._elem.get("tests") for s in xml]
+    values = [xml._elem.get("tests")]
+    if not values[0]:
+        values = [suite._elem.get("tests") for suite in xml]
     try:
         return sum(int(v) for v in values) if values and all(values) else None
     except ValueError:
@@ -135,32 +138,28 @@ class _Builder:
         classname, name = (case.classname or "").strip(), (case.name or "").strip()
         file = self._file(case, ctx, classname)
         status, raw, message, trace = _outcome(case)
+        markers = [*_property_markers(case.properties()), *ctx.markers,
+                   *title_markers([classname, name])]
+        common = dict(file=file, line=self._line(case), duration_ms=_duration_ms(case),
+                      stdout=_output(case.system_out), stderr=_output(case.system_err),
+                      markers=list(dict.fromkeys(markers)))
+        if status in ("failed", "error") and _is_load_failure(case, classname, name):
+            where = file or name
+            detail = _error_line(trace) if classname != name else message
+            return RawRecord(
+                id=self.new_id(where), name=f"{where} (failed to load)", status="error",
+                raw_status="collection_error", traceback=trace, collection_error=True,
+                message=f"{where} failed to load: {detail or message or 'no message'}", **common)
         interim = [r for c, _ in attempts for r in c.interim_result]
-        earlier = [c for c, _ in attempts[:-1]]
         count = len(attempts) + len(interim)
         flaky = status == "passed" and count > 1
         if flaky:  # earlier attempts' errors, for debugging; the test itself passed
-            texts = [t for c in earlier for t in _texts(c)]
+            texts = [t for c, _ in attempts[:-1] for t in _texts(c)]
             texts += [r.stack_trace or r.text or r.message or "" for r in interim]
             trace = "\n\n".join(t for t in texts if t.strip()) or None
-        record = RawRecord(
-            id=self._id(classname, name, file),
-            name=name or classname,
-            file=file,
-            line=self._line(case),
-            status=status,
-            raw_status=raw,
-            duration_ms=_duration_ms(case),
-            markers=list(dict.fromkeys([*_property_markers(case.properties()), *ctx.markers,
-                                        *title_markers([classname, name])])),
-            message=message,
-            traceback=trace,
-            stdout=_output(case.system_out),
-            stderr=_output(case.system_err),
-            attempts=count,
-            flaky=flaky,
-        )
-        return self._collection_error(record, case, classname, name)
+        return RawRecord(id=self._id(classname, name, file), name=name or classname,
+                         status=status, raw_status=raw, message=message, traceback=trace,
+                         attempts=count, flaky=flaky, **common)
 
     def _id(self, classname: str, name: str, file: str | None) -> str:
         if classname and classname != name:
@@ -171,7 +170,7 @@ class _Builder:
 
     def _file(self, case: _Case, ctx: _Context, classname: str) -> str | None:
         file = case.file or ctx.file
-        if not file and _PATH_LIKE.search(classname):
+        if not file and _PATH_LIKE.match(classname):
             file = classname  # vitest: classname is the test file
         if not file and self.pytest:
             file = _pytest_file(classname or (case.name or ""))
@@ -185,24 +184,15 @@ class _Builder:
         # pytest (xunit1) writes 0-based lines; everyone else 1-based.
         return line + 1 if line is not None and self.pytest else line
 
-    def _collection_error(self, record: RawRecord, case: _Case, classname: str,
-                          name: str) -> RawRecord:
-        if record.status not in ("failed", "error"):
-            return record
-        pytest_collect = any(isinstance(r, Error) and r.message == "collection failure"
-                             for r in case.result)
-        vitest_load = bool(classname) and classname == name and bool(_PATH_LIKE.search(name))
-        if not (pytest_collect or vitest_load):
-            return record
-        detail = _error_line(record.traceback) if pytest_collect else record.message
-        where = record.file or name
-        return record.model_copy(update={
-            "status": "error",
-            "raw_status": "collection_error",
-            "name": f"{where} (failed to load)",
-            "message": f"{where} failed to load: {detail or record.message or 'no message'}",
-            "collection_error": True,
-        })
+
+def _is_load_failure(case: _Case, classname: str, name: str) -> bool:
+    """pytest: `<error message="collection failure">`; vitest: a testcase named after its file."""
+    if any(isinstance(r, Error) and r.message == "collection failure" for r in case.result):
+        return True
+    raw = case.classname or ""
+    # jest-junit pads top-level titles with a space and uses them as classname too.
+    return (bool(classname) and raw == case.name and raw == classname
+            and bool(_PATH_LIKE.match(name)))
 
 
 def _mark_describe_failures(records: list[RawRecord]) -> None:
@@ -214,11 +204,12 @@ def _mark_describe_failures(records: list[RawRecord]) -> None:
             continue
         prefix = record.name + " > "
         if any(f == record.file and n.startswith(prefix) for f, n in names):
+            where = " > ".join(p for p in (record.file, record.name) if p)
             records[i] = record.model_copy(update={
                 "status": "error",
                 "raw_status": "suite_error",
-                "message": f"{record.file} > {record.name}: a suite-level hook (beforeAll/"
-                           f"afterAll) failed: {record.message or 'no message'}",
+                "message": f"{where}: a suite-level hook (beforeAll/afterAll) failed: "
+                           f"{record.message or 'no message'}",
                 "collection_error": True,
             })
 

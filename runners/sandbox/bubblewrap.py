@@ -91,6 +91,14 @@ class BubblewrapSandbox(Sandbox):
     def interpreter_mounts(self, python: str) -> list[Mount]:
         return host_interpreter_mounts(python)
 
+    def program_mounts(self, program: str) -> list[Mount]:
+        """A program outside /usr brings its installation prefix (the parent of its bin/)."""
+        real = Path(os.path.realpath(program))
+        if str(real).startswith("/usr/"):
+            return []
+        prefix = real.parent.parent if real.parent.name == "bin" else real.parent
+        return [Mount(source=prefix, target=str(prefix))]
+
     def prepare(self, request: SandboxRequest) -> SandboxResult:
         uv = Path(self.uv_binary())
         extra = [Mount(source=uv, target=str(uv)), *host_interpreter_mounts(self.python_for_toolchains(None))]

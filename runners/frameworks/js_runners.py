@@ -1,0 +1,231 @@
+"""vitest and jest, through their built-in JSON reporters.
+
+The problem ships `package.json` + `package-lock.json` (its test toolchain); `npm ci` installs
+them in the prepare step and the result is mounted read-only as `node_modules` beside the tests.
+The runner writes its own config file and passes it explicitly, with an explicit root that is not
+the submission's, so a submission's vitest/jest config, setup files or reporters are never loaded.
+
+Tests reach the submission through the environment: `RUNNERS_ENTRYPOINT` (a shell-quoted command,
+e.g. `node /workspace/main.js`), `RUNNERS_ENTRY_FILE` (absolute path, to `import()`/`require()` a
+library) and `SUBMISSION_PATH`; the checkpoint is in `SCBENCH_CHECKPOINT`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from runners.config import BUILTIN_MARKERS
+from runners.frameworks.base import (
+    Invocation,
+    RunContext,
+    Runner,
+    Verdict,
+    entry_file_name,
+    shell_command,
+)
+from runners.frameworks.registry import register_runner
+from runners.parsers.jest_json import parse_jest_json
+from runners.parsers.report_file import ReportError, read_report
+from runners.parsers.vitest_json import parse_vitest_json
+from runners.records import ParsedReport
+from runners.sandbox.base import SandboxResult
+from runners.toolchains.node import NodeEnv, NodeToolchains
+
+_JS_TEST = re.compile(r"^.+\.(?:test|spec)\.[cm]?[jt]sx?$")
+EXTENSIONS = ("ts", "js", "mjs", "cjs", "mts", "cts", "tsx", "jsx")
+
+
+class JsRunner(Runner):
+    report_name: str
+    node_env: NodeEnv | None = None
+
+    def test_files(self, checkpoint: str) -> list[str]:
+        return [f"{checkpoint}.{kind}.{ext}" for kind in ("test", "spec") for ext in EXTENSIONS]
+
+    def is_test_file(self, name: str) -> bool:
+        return bool(_JS_TEST.match(name))
+
+    def image(self, ctx: RunContext) -> str | None:
+        return ctx.environment.docker_node_image
+
+    def prepare(self, ctx: RunContext) -> None:
+        self.toolchains = NodeToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.node,
+                                         ctx.environment.prepare_timeout, ctx.run_id, self.image(ctx))
+        self.node_env = self.toolchains.problem_env(ctx.problem)
+
+    def selected_tests(self, ctx: RunContext) -> list[str]:
+        """The checkpoint test files copied into the workspace, relative to the layout root."""
+        wanted = set()
+        for cp in ctx.problem.checkpoints_up_to(ctx.checkpoint):
+            wanted.update(self.test_files(cp.name))
+        return sorted(f"tests/{p.name}" for p in ctx.workspace.tests.iterdir() if p.name in wanted)
+
+    def entry_env(self, ctx: RunContext) -> tuple[str, dict[str, str]]:
+        assert self.node_env is not None
+        entry_file = f"{ctx.layout.submission}/{entry_file_name(ctx.problem.entry_file, '.js')}"
+        entrypoint = shell_command([self.node_env.node, entry_file])
+        env = {
+            "PATH": f"{Path(self.node_env.node).parent}:/usr/local/bin:/usr/bin:/bin",
+            "RUNNERS_ENTRYPOINT": entrypoint,
+            "RUNNERS_ENTRY_FILE": entry_file,
+            "SUBMISSION_PATH": ctx.layout.submission,
+            "NODE_ENV": "test",
+            "CI": "true",
+            "NO_COLOR": "1",
+            "FORCE_COLOR": "0",
+            "npm_config_offline": "true",
+        }
+        return entrypoint, env
+
+    def timeout_ms(self, ctx: RunContext) -> int:
+        return int((ctx.checkpoint.timeout or 30) * 1000)
+
+    def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
+        if outcome.timed_out:
+            return Verdict(ParsedReport(), infrastructure_reason=(
+                f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every "
+                "process it started was killed"))
+        try:
+            data = read_report(ctx.workspace.reports / self.report_name, not_before=ctx.started_at)
+            parsed = self.parse(data, ctx.layout.root)
+        except ReportError as exc:
+            return Verdict(ParsedReport(), infrastructure_reason=f"{exc} ({self.name} exit code {outcome.exit_code})")
+        verdict = Verdict(parsed)
+        failing = [r for r in parsed.records if r.status in ("failed", "error")]
+        code = outcome.exit_code
+        if not parsed.records:
+            verdict.infrastructure_reason = f"{self.name} found no tests"
+        elif code not in (0, 1):
+            verdict.infrastructure_reason = f"{self.name} ended abnormally (exit code {code})"
+        elif code == 0 and failing:
+            verdict.infrastructure_reason = (f"{self.name} exited 0 but the report lists {len(failing)} "
+                                             "failing test(s): report not trusted")
+        elif code == 1 and not failing:
+            verdict.infrastructure_reason = (f"{self.name} exited 1 but the report lists no failing test: "
+                                             "report not trusted")
+        verdict.errors += parsed.errors
+        verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
+        return verdict
+
+    def parse(self, data: bytes, root: str) -> ParsedReport:
+        raise NotImplementedError
+
+
+@register_runner
+class VitestRunner(JsRunner):
+    name = "vitest"
+    report_name = "vitest-report.json"
+    report_files = ("vitest-report.json", "vitest-junit.xml")
+
+    def write_config(self, ctx: RunContext) -> None:
+        tags = [{"name": name, "description": desc} for name, (desc, _) in BUILTIN_MARKERS.items()]
+        tags += [{"name": name, "description": m.description or m.group.value} for name, m in ctx.problem.markers.items()]
+        config = {
+            "root": ctx.layout.root,
+            "cacheDir": f"{ctx.layout.tmp}/vite-cache",
+            "test": {
+                "include": self.selected_tests(ctx),
+                "includeTaskLocation": True,
+                "watch": False,
+                "globals": False,
+                "setupFiles": [],
+                "globalSetup": [],
+                "pool": "forks",
+                "testTimeout": self.timeout_ms(ctx),
+                "hookTimeout": self.timeout_ms(ctx),
+                "allowOnly": False,
+                "passWithNoTests": False,
+                "tags": tags,
+            },
+        }
+        text = "// Generated by runners: the only vitest config this run loads.\n"
+        text += f"export default {json.dumps(config, indent=2)};\n"
+        (ctx.workspace.config / "vitest.config.mjs").write_text(text, encoding="utf-8")
+
+    def invocation(self, ctx: RunContext) -> Invocation:
+        assert self.node_env is not None
+        layout = ctx.layout
+        entrypoint, env = self.entry_env(ctx)
+        argv = [self.node_env.node, self.node_env.bin("vitest", "vitest.mjs"), "run",
+                "--config", f"{layout.config}/vitest.config.mjs", "--configLoader", "runner",
+                "--root", layout.root,
+                "--reporter=json", f"--outputFile.json={layout.reports}/vitest-report.json",
+                "--reporter=junit", f"--outputFile.junit={layout.reports}/vitest-junit.xml",
+                *ctx.extra_args]
+        if ctx.select:
+            argv += ["--testNamePattern", "|".join(re.escape(t.rsplit(" > ", 1)[-1]) for t in ctx.select)]
+        return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts() + self.node_modules_mount(ctx),
+                          image=self.image(ctx), entrypoint=entrypoint)
+
+    def node_modules_mount(self, ctx: RunContext):  # noqa: ANN201
+        return node_modules_mount(self.toolchains, self.node_env, ctx)
+
+    def parse(self, data: bytes, root: str) -> ParsedReport:
+        return parse_vitest_json(data, root=root)
+
+
+@register_runner
+class JestRunner(JsRunner):
+    name = "jest"
+    report_name = "jest-report.json"
+    report_files = ("jest-report.json",)
+
+    def write_config(self, ctx: RunContext) -> None:
+        root = ctx.layout.root
+        config = {
+            "rootDir": root,
+            "roots": [f"{root}/tests"],
+            "testMatch": [f"{root}/{path}" for path in self.selected_tests(ctx)],
+            "testEnvironment": "node",
+            "cacheDirectory": f"{ctx.layout.tmp}/jest-cache",
+            "watchman": False,
+            "testTimeout": self.timeout_ms(ctx),
+            "setupFiles": [],
+            "setupFilesAfterEnv": [],
+            "reporters": ["default"],
+            "globalSetup": None,
+            "globalTeardown": None,
+            # Babel with no config at all: a submission's .babelrc / babel.config.js is never read.
+            "transform": {r"\.[cm]?[jt]sx?$": ["babel-jest", {"babelrc": False, "configFile": False}]},
+            "haste": {"enableSymlinks": False},
+        }
+        (ctx.workspace.config / "jest.config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+    def invocation(self, ctx: RunContext) -> Invocation:
+        assert self.node_env is not None
+        layout = ctx.layout
+        entrypoint, env = self.entry_env(ctx)
+        # The config goes inline: jest 30 given a config *path* still searches the working
+        # directory for a config file of its own, and fails when there is none.
+        config = json.loads((ctx.workspace.config / "jest.config.json").read_text(encoding="utf-8"))
+        argv = [self.node_env.node, self.node_env.bin("jest", "bin/jest.js"),
+                "--config", json.dumps(config, separators=(",", ":")), "--json",
+                f"--outputFile={layout.reports}/jest-report.json", "--testLocationInResults", "--ci",
+                "--no-watchman", *ctx.extra_args]
+        if ctx.select:
+            argv += ["--testNamePattern", "|".join(re.escape(t.rsplit(" > ", 1)[-1]) for t in ctx.select)]
+        return Invocation(argv=argv, env=env,
+                          mounts=self.toolchains.mounts() + node_modules_mount(self.toolchains, self.node_env, ctx),
+                          image=self.image(ctx), entrypoint=entrypoint)
+
+    def parse(self, data: bytes, root: str) -> ParsedReport:
+        return parse_jest_json(data, root=root)
+
+
+def node_modules_mount(toolchains: NodeToolchains, env: NodeEnv | None, ctx: RunContext) -> list:
+    """`<root>/node_modules`, so Node's resolution from the tests finds the toolchain.
+
+    Backends that remap paths mount it there; on `none` a symlink in the workspace does it.
+    """
+    assert env is not None
+    from runners.sandbox.base import Mount
+
+    host = env.cached.host_dir / "node_modules"
+    if ctx.sandbox.remaps_paths:
+        return [Mount(source=host, target=f"{ctx.layout.root}/node_modules", writable=False)]
+    link = ctx.workspace.root / "node_modules"
+    if not link.exists():
+        link.symlink_to(host)
+    return []

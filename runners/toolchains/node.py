@@ -1,0 +1,92 @@
+"""The Node toolchain of a JavaScript problem: its package.json and lock, installed with `npm ci`.
+
+Prepared once per hash of (package.json, lock file, Node version) in the sandbox's prepare step,
+then mounted read-only as the `node_modules` beside the tests, so the test step runs offline.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from runners.config import ProblemConfig
+from runners.errors import ConfigError, InfrastructureError
+from runners.limits import ResourceLimits
+from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
+from runners.toolchains.cache import CachedEnv, ensure_env
+
+PACKAGE_FILES = ("package.json", "package-lock.json")
+
+
+@dataclass(frozen=True)
+class NodeEnv:
+    cached: CachedEnv
+    node: str
+
+    @property
+    def node_modules(self) -> str:
+        return f"{self.cached.sandbox_dir}/node_modules"
+
+    def bin(self, package: str, relative: str) -> str:
+        return f"{self.node_modules}/{package}/{relative}"
+
+
+class NodeToolchains:
+    def __init__(self, sandbox: Sandbox, cache_dir: Path, node: str | None, prepare_timeout: float,
+                 run_id: str, image: str | None) -> None:
+        self.sandbox = sandbox
+        self.host_root, self.sandbox_root = sandbox.cache_root(cache_dir)
+        self.host_root.mkdir(parents=True, exist_ok=True)
+        self.node = sandbox.node_for_toolchains(node)
+        self.identity = sandbox.program_identity(self.node, ["--version"])
+        self.prepare_timeout = prepare_timeout
+        self.run_id = run_id
+        self.image = image
+
+    def mounts(self) -> list[Mount]:
+        return [Mount(source=self.host_root, target=self.sandbox_root, writable=False),
+                *self.sandbox.program_mounts(self.node)]
+
+    def problem_env(self, problem: ProblemConfig) -> NodeEnv:
+        missing = [name for name in PACKAGE_FILES if not (problem.path / name).is_file()]
+        if missing:
+            raise ConfigError(problem.path / "config.yaml",
+                              f"framework {problem.framework!r} needs {' and '.join(missing)} next to "
+                              "config.yaml (the test toolchain, installed with `npm ci`)")
+        contents = {name: (problem.path / name).read_text(encoding="utf-8") for name in PACKAGE_FILES}
+        material = {"node": self.identity, **contents}
+
+        def build(host_tmp: Path, sandbox_tmp: str) -> None:
+            host_tmp.mkdir(parents=True)
+            for name in PACKAGE_FILES:
+                shutil.copy(problem.path / name, host_tmp / name)
+            npm = self.sandbox.npm_for_toolchains(self.node)
+            result = self._npm(npm, "ci", sandbox_tmp)
+            if result.exit_code != 0 and "in sync" in result.stderr:
+                # npm ci refuses locks that lack other platforms' optional packages (some
+                # registries and mirrors omit them); `npm install` still honours the lock.
+                result = self._npm(npm, "install", sandbox_tmp)
+            if result.exit_code != 0:
+                detail = (result.stderr or result.stdout).strip().splitlines()[:12]
+                why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+                raise InfrastructureError(f"npm for {problem.name} failed ({why}):\n    " + "\n    ".join(detail))
+
+        return NodeEnv(ensure_env(self.host_root, self.sandbox_root, "nodemods", material, build), self.node)
+
+    def _npm(self, npm: list[str], command: str, cwd: str) -> SandboxResult:
+        return self.sandbox.prepare(SandboxRequest(
+            argv=[*npm, command, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=cwd,
+            env={"PATH": f"{Path(self.node).parent}:/usr/local/bin:/usr/bin:/bin",
+                 "npm_config_cache": f"{self.sandbox_root}/npm-cache", "HOME": f"{self.sandbox_root}/home",
+                 "npm_config_update_notifier": "false"},
+            mounts=[Mount(source=self.host_root, target=self.sandbox_root, writable=True),
+                    *self.sandbox.program_mounts(self.node)],
+            network=True,
+            limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
+            timeout=self.prepare_timeout,
+            image=self.image,
+            run_id=self.run_id,
+            purpose="prepare",
+        ))
