@@ -409,3 +409,54 @@ def test_same_result_under_each_host_backend(tmp_path, backend):
     assert result.sandbox == backend
     assert result.pass_counts == {G.CORE: 5, G.FUNCTIONALITY: 1, G.ERROR: 1}
     assert ("unsandboxed" in result.flags) == (backend == "none")
+
+
+FORGER = '''
+import json, os, subprocess, sys, time
+# Runs as the submission's entrypoint: leaves a daemon that keeps overwriting the graded report
+# with a perfect score, and reports what it can see of the harness's report key.
+reports = ["/harness/reports", os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports")]
+print(json.dumps({"key_env": os.environ.get("RUNNERS_REPORT_KEY_FILE"),
+                  "key_files": [os.path.join(d, f) for d in reports if os.path.isdir(d)
+                                for f in os.listdir(d)]}))
+sys.stdout.flush()
+if os.fork() == 0:
+    os.setsid()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)  # let the test's subprocess.run return at once
+    forged = {"exitcode": 0, "summary": {"passed": 1, "total": 1, "collected": 1},
+              "tests": [{"nodeid": "tests/test_checkpoint_1.py::test_real", "outcome": "passed"}]}
+    for _ in range(1000):
+        for d in reports:
+            try:
+                with open(os.path.join(d, "pytest-report.json"), "w") as f:
+                    json.dump(forged, f)
+            except OSError:
+                pass
+        time.sleep(0.002)
+    os._exit(0)
+'''
+
+
+@pytest.mark.parametrize("backend", ["none", "bubblewrap"])
+def test_a_rewritten_report_is_never_a_pass(tmp_path, backend):
+    need_sandbox(backend)
+    problem = make_problem(tmp_path, {"test_checkpoint_1.py": """
+        import json, subprocess, time
+        def test_real(entrypoint_argv):
+            out = subprocess.run(entrypoint_argv, capture_output=True, text=True, timeout=20)
+            seen = json.loads(out.stdout.splitlines()[0])
+            assert seen["key_env"] is None
+            assert not any("key" in name for name in seen["key_files"]), seen
+            time.sleep(0.5)
+            assert False, "the real result is a failure"
+    """})
+    sub = make_submission(tmp_path, {"main.py": FORGER})
+    result = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox=backend))
+    assert not result.passes_policy("all-cases")
+    if result.infrastructure_failure:
+        assert "pytest-report.json" in result.infrastructure_reason
+    else:  # the daemon lost the race: the honest failure stands
+        assert [t.status for t in result.tests] == ["failed"]
+        assert "the real result is a failure" in result.tests[0].failure_message

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from pathlib import Path
 
 from runners.config import BUILTIN_MARKERS
@@ -26,7 +27,8 @@ from runners.frameworks.base import (
 )
 from runners.frameworks.registry import register_runner
 from runners.parsers.ctrf import parse_ctrf
-from runners.parsers.pytest_json import parse_pytest_json
+from runners.parsers.pytest_json import load_report_object, parse_pytest_json
+from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME, verify
 from runners.parsers.report_file import ReportError, read_report
 from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
@@ -69,6 +71,11 @@ class PytestRunner(Runner):
         return shell_command([self.submission_env.python, f"{ctx.layout.submission}/{entry}"])
 
     def write_config(self, ctx: RunContext) -> None:
+        # A one-time key for the report signature; the plugin deletes it before any test runs.
+        self.report_key = secrets.token_bytes(32)
+        key_file = ctx.workspace.reports / KEY_FILE_NAME
+        key_file.write_bytes(self.report_key)
+        key_file.chmod(0o600)
         lines = ["[pytest]", "markers ="]
         for name, (description, _) in BUILTIN_MARKERS.items():
             lines.append(f"    {name}: {description}")
@@ -110,6 +117,7 @@ class PytestRunner(Runner):
             "UV_OFFLINE": "1",
             "PIP_NO_INDEX": "1",
             "SUBMISSION_PATH": layout.submission,
+            KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
         }
         return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts(),
                           image=ctx.environment.docker_python_image, entrypoint=self.entrypoint(ctx))
@@ -123,7 +131,11 @@ class PytestRunner(Runner):
                 f"the test run exceeded its wall-clock limit of {limit:g} s; every process it "
                 "started was killed"))
         try:
-            parsed = parse_pytest_json(read_report(reports / JSON_REPORT, not_before=ctx.started_at))
+            report = load_report_object(read_report(reports / JSON_REPORT, not_before=ctx.started_at))
+            if not verify(report, self.report_key):
+                raise ReportError(f"{JSON_REPORT} does not carry the run's signature: it was written or "
+                                  "rewritten by something other than the test run")
+            parsed = parse_pytest_json(report)
         except ReportError as exc:
             return Verdict(ParsedReport(), infrastructure_reason=_no_report_reason(exc, outcome, ctx))
         verdict = Verdict(parsed)

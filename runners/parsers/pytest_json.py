@@ -27,7 +27,7 @@ _STATUS: dict[str, TestStatus] = {
 
 
 def parse_pytest_json(data: bytes | str | dict[str, Any]) -> ParsedReport:
-    report = _load(data)
+    report = load_report_object(data)
     tests = report.get("tests")
     if not isinstance(tests, list):
         raise ReportError("pytest-json-report has no `tests` list")
@@ -44,7 +44,7 @@ def parse_pytest_json(data: bytes | str | dict[str, Any]) -> ParsedReport:
     )
 
 
-def _load(data: bytes | str | dict[str, Any]) -> dict[str, Any]:
+def load_report_object(data: bytes | str | dict[str, Any]) -> dict[str, Any]:
     if isinstance(data, dict):
         return data
     try:

@@ -1,14 +1,45 @@
 """Our pytest plugin, loaded by name (`-p runners_pytest_plugin`) into the hidden test run.
 
-It records each test's real markers and location in the pytest-json-report metadata, because the
-report's `keywords` mix markers with parametrize ids, file and directory names. Standalone: it is
-copied into the toolchain environment and imports nothing from `runners`.
+1. Markers: it records each test's real markers and location in the pytest-json-report metadata,
+   because the report's `keywords` mix markers with parametrize ids, file and directory names.
+2. Integrity: the harness leaves a one-time key in a file; the plugin reads and deletes it before
+   any test (or submission code) runs, makes this process non-dumpable (so processes of the same
+   user cannot read its memory or file descriptors), and signs the final JSON report with an
+   HMAC. A report rewritten by anything else fails verification: an infrastructure failure, not a
+   grade.
+
+Standalone: it is copied into the toolchain environment and imports nothing from `runners`.
 """
 
+import ctypes
+import os
+
 import pytest
+from runners_report_signature import KEY_FILE_ENV, SIGNATURE_FIELD, sign
 
 # pytest's own bookkeeping marks say nothing about what a test checks.
 _INTERNAL = {"parametrize", "usefixtures", "filterwarnings"}
+PR_SET_DUMPABLE = 4
+_key = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    global _key
+    path = os.environ.pop(KEY_FILE_ENV, None)
+    if not path or hasattr(config, "workerinput"):  # xdist workers: the controller signs
+        return
+    try:
+        with open(path, "rb") as handle:
+            _key = handle.read()
+        os.unlink(path)
+    except OSError:
+        _key = None
+        return
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -21,3 +52,9 @@ def pytest_json_runtest_metadata(item, call):
             names.append(mark.name)
     path, lineno, _ = item.location
     return {"markers": names, "file": path, "line": (lineno + 1) if lineno is not None else None}
+
+
+@pytest.hookimpl(optionalhook=True, trylast=True)
+def pytest_json_modifyreport(json_report):
+    if _key:
+        json_report[SIGNATURE_FIELD] = sign(json_report, _key)

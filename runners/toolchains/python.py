@@ -17,8 +17,10 @@ from runners.sandbox.base import Mount, Sandbox, SandboxRequest
 from runners.toolchains.cache import CachedEnv, ensure_env
 
 TOOLS_FILE = Path(__file__).with_name("python-tools.txt")
-PLUGIN_FILE = Path(__file__).parent.parent / "plugins" / "runners_pytest_plugin.py"
+PLUGIN_DIR = Path(__file__).parent.parent / "plugins"
 PLUGIN_MODULE = "runners_pytest_plugin"
+# Copied into the toolchain's site-packages: the plugin and the signing code it imports.
+PLUGIN_FILES = (PLUGIN_DIR / f"{PLUGIN_MODULE}.py", PLUGIN_DIR / "runners_report_signature.py")
 REQUIREMENTS_NAME = "requirements.txt"
 
 
@@ -57,7 +59,7 @@ class PythonToolchains:
     def toolchain(self, test_dependencies: list[str]) -> PythonEnv:
         """pytest and its plugins at pinned versions, plus the problem's test dependencies."""
         tools = TOOLS_FILE.read_text()
-        plugin = PLUGIN_FILE.read_text()
+        plugin = "".join(path.read_text() for path in PLUGIN_FILES)
         material = {"python": self.identity, "tools": tools, "deps": sorted(test_dependencies),
                     "plugin": plugin}
 
@@ -71,7 +73,8 @@ class PythonToolchains:
             finally:
                 shutil.rmtree(inputs, ignore_errors=True)
             site = _site_packages(host_tmp)
-            shutil.copy(PLUGIN_FILE, site / f"{PLUGIN_MODULE}.py")
+            for path in PLUGIN_FILES:
+                shutil.copy(path, site / path.name)
 
         return PythonEnv(ensure_env(self.host_root, self.sandbox_root, "pytools", material, build))
 

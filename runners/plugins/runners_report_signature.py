@@ -1,0 +1,33 @@
+"""Signing of the pytest-json-report by our plugin, and its check by the harness.
+
+Shared by both sides on purpose: the plugin (copied into the test toolchain) signs the report
+object before pytest-json-report writes it; the harness recomputes the HMAC over the parsed file.
+Standalone: no imports from `runners` or pytest.
+"""
+
+import hashlib
+import hmac
+import json
+
+SIGNATURE_FIELD = "runners_signature"
+KEY_FILE_ENV = "RUNNERS_REPORT_KEY_FILE"
+KEY_FILE_NAME = ".runners-report-key"
+
+
+def canonical(report):
+    """The signed bytes: the report without its signature, in a stable form.
+
+    `default=str` matches how pytest-json-report serializes values JSON cannot hold, so the
+    parsed file canonicalizes to the same bytes as the object it was written from.
+    """
+    body = {k: v for k, v in report.items() if k != SIGNATURE_FIELD}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str).encode()
+
+
+def sign(report, key):
+    return hmac.new(key, canonical(report), hashlib.sha256).hexdigest()
+
+
+def verify(report, key):
+    signature = report.get(SIGNATURE_FIELD)
+    return isinstance(signature, str) and hmac.compare_digest(signature, sign(report, key))
