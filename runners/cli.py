@@ -166,6 +166,29 @@ def evaluate(
     raise typer.Exit(EXIT_MET if all(pass_policy.check(r) for r in results) else EXIT_NOT_MET)
 
 
+image_app = typer.Typer(help="Build the Docker images the docker sandbox runs tests in.", no_args_is_help=True)
+app.add_typer(image_app, name="image")
+
+
+@image_app.command("build")
+def image_build(
+    kind: Annotated[str, typer.Option("--kind", help="python | node | all")] = "all",
+    base_image: Annotated[Optional[str], typer.Option(
+        "--base-image", help="Base to build on (default: python:3.12-slim / node:22-slim, or the "
+        "locally built runners-local-base when it exists).")] = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Build even when the image is current.")] = False,
+) -> None:
+    """Build runners-python:latest and runners-node:latest (skipped when already current)."""
+    from runners.images import KINDS, ensure_images
+
+    if kind not in (*KINDS, "all"):
+        raise UserInputError(f"option --kind: {kind!r} is not one of python, node, all")
+    kinds = KINDS if kind == "all" else (kind,)
+    built = ensure_images(kinds, base_image, rebuild=rebuild, log=lambda line: console.print(f"[dim]{line}[/]"))
+    for name, tag in built.items():
+        console.print(f"[green]✔[/] {name}: {tag}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: maps our errors to exit codes without tracebacks."""
     try:

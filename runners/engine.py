@@ -42,7 +42,7 @@ def execute(
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
     _refuse_overlap(submission, problem.path)
-    sandbox = sandbox or resolve_sandbox(environment.sandbox)
+    sandbox = sandbox or resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
     workspace = Workspace.create()
     run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
     ctx = RunContext(

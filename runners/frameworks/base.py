@@ -171,9 +171,6 @@ class Runner(ABC):
         """Host paths of the raw reports, kept with the run's artifacts."""
         return [ctx.workspace.reports / name for name in self.report_files]
 
-    def image(self, ctx: RunContext) -> str | None:
-        """The container image the docker backend runs this framework in."""
-        return ctx.environment.docker_python_image
 
 
 def entry_file_name(entry_file: str, extension: str) -> str:

@@ -115,7 +115,7 @@ class CommandRunner(Runner):
             "SUBMISSION_PATH": ctx.layout.submission,
         })
         return Invocation(argv=argv + ctx.extra_args, env=env, mounts=self.toolchains.mounts(),
-                          image=ctx.environment.docker_python_image, entrypoint=entrypoint)
+                          image=ctx.sandbox.image_for("python"), entrypoint=entrypoint)
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         if outcome.timed_out:

@@ -47,12 +47,9 @@ class JsRunner(Runner):
     def is_test_file(self, name: str) -> bool:
         return bool(_JS_TEST.match(name))
 
-    def image(self, ctx: RunContext) -> str | None:
-        return ctx.environment.docker_node_image
-
     def prepare(self, ctx: RunContext) -> None:
         self.toolchains = NodeToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.node,
-                                         ctx.environment.prepare_timeout, ctx.run_id, self.image(ctx))
+                                         ctx.environment.prepare_timeout, ctx.run_id)
         self.node_env = self.toolchains.problem_env(ctx.problem)
 
     def selected_tests(self, ctx: RunContext) -> list[str]:
@@ -157,7 +154,7 @@ class VitestRunner(JsRunner):
         if ctx.select:
             argv += ["--testNamePattern", "|".join(re.escape(t.rsplit(" > ", 1)[-1]) for t in ctx.select)]
         return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts() + self.node_modules_mount(ctx),
-                          image=self.image(ctx), entrypoint=entrypoint)
+                          image=ctx.sandbox.image_for("node"), entrypoint=entrypoint)
 
     def node_modules_mount(self, ctx: RunContext):  # noqa: ANN201
         return node_modules_mount(self.toolchains, self.node_env, ctx)
@@ -208,7 +205,7 @@ class JestRunner(JsRunner):
             argv += ["--testNamePattern", "|".join(re.escape(t.rsplit(" > ", 1)[-1]) for t in ctx.select)]
         return Invocation(argv=argv, env=env,
                           mounts=self.toolchains.mounts() + node_modules_mount(self.toolchains, self.node_env, ctx),
-                          image=self.image(ctx), entrypoint=entrypoint)
+                          image=ctx.sandbox.image_for("node"), entrypoint=entrypoint)
 
     def parse(self, data: bytes, root: str) -> ParsedReport:
         return parse_jest_json(data, root=root)

@@ -120,7 +120,7 @@ class PytestRunner(Runner):
             KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
         }
         return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts(),
-                          image=ctx.environment.docker_python_image, entrypoint=self.entrypoint(ctx))
+                          image=ctx.sandbox.image_for("python"), entrypoint=self.entrypoint(ctx))
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         reports = ctx.workspace.reports

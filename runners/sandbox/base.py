@@ -13,11 +13,14 @@ import subprocess
 from abc import ABC, abstractmethod
 from functools import lru_cache
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.limits import ResourceLimits
+
+if TYPE_CHECKING:
+    from runners.environment import EnvironmentSpec
 
 
 class Mount(BaseModel):
@@ -65,6 +68,12 @@ class Sandbox(ABC):
     remaps_paths: ClassVar[bool] = True
 
     @classmethod
+    def from_environment(cls, environment: "EnvironmentSpec") -> "Sandbox":
+        """An instance set up from the user's execution settings (the docker backend takes its
+        images from them); the default ignores them."""
+        return cls()
+
+    @classmethod
     @abstractmethod
     def probe(cls) -> str | None:
         """None when this backend is usable here, else a reason and how to fix it."""
@@ -95,8 +104,42 @@ class Sandbox(ABC):
         """Read-only mounts a toolchain interpreter needs inside the sandbox."""
         return []
 
-    def cache_root(self, host_cache: Path) -> tuple[Path, str]:
-        """Where prepared toolchains live: (host path, path inside the sandbox)."""
+    def node_for_toolchains(self, requested: str | None) -> str:
+        """The Node binary JavaScript toolchains run on, as the sandbox sees it."""
+        import shutil
+
+        found = requested or shutil.which("node")
+        if not found:
+            from runners.errors import InfrastructureError
+
+            raise InfrastructureError("node is not installed (needed for vitest/jest problems)")
+        return os.path.realpath(found)
+
+    def npm_for_toolchains(self, node: str) -> list[str]:
+        """How to run npm with that Node."""
+        import shutil
+
+        npm = shutil.which("npm", path=f"{os.path.dirname(node)}:/usr/local/bin:/usr/bin:/bin")
+        if not npm:
+            from runners.errors import InfrastructureError
+
+            raise InfrastructureError(f"npm is not installed next to {node}")
+        return [node, os.path.realpath(npm)]
+
+    def program_mounts(self, program: str) -> list[Mount]:
+        """Read-only mounts a toolchain program (e.g. node) needs inside the sandbox."""
+        return []
+
+    def program_identity(self, program: str, version_args: list[str]) -> str:
+        """What makes environments built with `program` different from others (cache key)."""
+        return host_program_identity(program, tuple(version_args))
+
+    def image_for(self, kind: str) -> str | None:
+        """The container image toolchains of `kind` ("python", "node") run in; None: the host."""
+        return None
+
+    def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
+        """Where prepared toolchains of `kind` live: (host path, path inside the sandbox)."""
         return host_cache / "host", str(host_cache / "host")
 
     def python_for_toolchains(self, requested: str | None) -> str:
@@ -128,6 +171,18 @@ def base_env() -> dict[str, str]:
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
     }
+
+
+@lru_cache(maxsize=16)
+def host_program_identity(program: str, version_args: tuple[str, ...]) -> str:
+    try:
+        out = subprocess.run([program, *version_args], capture_output=True, text=True, timeout=30,
+                             check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        from runners.errors import InfrastructureError
+
+        raise InfrastructureError(f"cannot run {program!r}: {exc}") from None
+    return f"{os.path.realpath(program)} {out}"
 
 
 @lru_cache(maxsize=16)

@@ -77,7 +77,7 @@ class BubblewrapSandbox(Sandbox):
     def probe(cls) -> str | None:
         return _probe()
 
-    def cache_root(self, host_cache: Path) -> tuple[Path, str]:
+    def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
         # Its own cache, owned by the sandbox uid: the prepare step runs unprivileged too.
         root = host_cache / "bwrap"
         root.mkdir(parents=True, exist_ok=True)
@@ -101,7 +101,7 @@ class BubblewrapSandbox(Sandbox):
 
     def prepare(self, request: SandboxRequest) -> SandboxResult:
         uv = Path(self.uv_binary())
-        extra = [Mount(source=uv, target=str(uv)), *host_interpreter_mounts(self.python_for_toolchains(None))]
+        extra = [Mount(source=uv, target=str(uv))]
         return super().prepare(request.model_copy(update={"mounts": [*request.mounts, *extra]}))
 
     def run(self, request: SandboxRequest) -> SandboxResult:

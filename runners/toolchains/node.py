@@ -34,15 +34,14 @@ class NodeEnv:
 
 class NodeToolchains:
     def __init__(self, sandbox: Sandbox, cache_dir: Path, node: str | None, prepare_timeout: float,
-                 run_id: str, image: str | None) -> None:
+                 run_id: str) -> None:
         self.sandbox = sandbox
-        self.host_root, self.sandbox_root = sandbox.cache_root(cache_dir)
+        self.host_root, self.sandbox_root = sandbox.cache_root(cache_dir, kind="node")
         self.host_root.mkdir(parents=True, exist_ok=True)
         self.node = sandbox.node_for_toolchains(node)
         self.identity = sandbox.program_identity(self.node, ["--version"])
         self.prepare_timeout = prepare_timeout
         self.run_id = run_id
-        self.image = image
 
     def mounts(self) -> list[Mount]:
         return [Mount(source=self.host_root, target=self.sandbox_root, writable=False),
@@ -62,11 +61,11 @@ class NodeToolchains:
             for name in PACKAGE_FILES:
                 shutil.copy(problem.path / name, host_tmp / name)
             npm = self.sandbox.npm_for_toolchains(self.node)
-            result = self._npm(npm, "ci", sandbox_tmp)
+            result = self._npm(npm, "ci", host_tmp, sandbox_tmp)
             if result.exit_code != 0 and "in sync" in result.stderr:
                 # npm ci refuses locks that lack other platforms' optional packages (some
                 # registries and mirrors omit them); `npm install` still honours the lock.
-                result = self._npm(npm, "install", sandbox_tmp)
+                result = self._npm(npm, "install", host_tmp, sandbox_tmp)
             if result.exit_code != 0:
                 detail = (result.stderr or result.stdout).strip().splitlines()[:12]
                 why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
@@ -74,19 +73,25 @@ class NodeToolchains:
 
         return NodeEnv(ensure_env(self.host_root, self.sandbox_root, "nodemods", material, build), self.node)
 
-    def _npm(self, npm: list[str], command: str, cwd: str) -> SandboxResult:
+    def _npm(self, npm: list[str], command: str, host_tmp: Path, cwd: str) -> SandboxResult:
+        """Only the new node_modules, the npm cache and a scratch home are writable."""
+        scratch = [self.host_root / "npm-cache", self.host_root / "home-npm"]
+        for path in scratch:
+            path.mkdir(exist_ok=True)
         return self.sandbox.prepare(SandboxRequest(
             argv=[*npm, command, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
             cwd=cwd,
             env={"PATH": f"{Path(self.node).parent}:/usr/local/bin:/usr/bin:/bin",
-                 "npm_config_cache": f"{self.sandbox_root}/npm-cache", "HOME": f"{self.sandbox_root}/home",
+                 "npm_config_cache": f"{self.sandbox_root}/npm-cache", "HOME": f"{self.sandbox_root}/home-npm",
                  "npm_config_update_notifier": "false"},
-            mounts=[Mount(source=self.host_root, target=self.sandbox_root, writable=True),
+            mounts=[Mount(source=host_tmp, target=cwd, writable=True),
+                    *(Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True)
+                      for path in scratch),
                     *self.sandbox.program_mounts(self.node)],
             network=True,
             limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
             timeout=self.prepare_timeout,
-            image=self.image,
+            image=self.sandbox.image_for("node"),
             run_id=self.run_id,
             purpose="prepare",
         ))

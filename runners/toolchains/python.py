@@ -64,14 +64,8 @@ class PythonToolchains:
                     "plugin": plugin}
 
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
-            inputs = self.host_root / "inputs" / f"tools-{self.run_id}"
-            inputs.mkdir(parents=True, exist_ok=True)
-            try:
-                shutil.copy(TOOLS_FILE, inputs / "requirements.txt")
-                self._venv(sandbox_tmp, f"{self.sandbox_root}/inputs/tools-{self.run_id}/requirements.txt",
-                           test_dependencies, what="test toolchain")
-            finally:
-                shutil.rmtree(inputs, ignore_errors=True)
+            self._venv(host_tmp, sandbox_tmp, TOOLS_FILE.read_text(), test_dependencies,
+                       scope="tools", what="test toolchain")
             site = _site_packages(host_tmp)
             for path in PLUGIN_FILES:
                 shutil.copy(path, site / path.name)
@@ -83,22 +77,18 @@ class PythonToolchains:
         pyproject.toml `[project].dependencies`); empty when it declares none.
 
         Returns the environment and, when the submission's dependencies failed to install, the
-        reason (the environment is then the empty one, so the tests fail honestly).
+        reason (the environment is then the empty one, so the tests fail honestly). Only wheels
+        are installed: a source package's build script would be submission code running with
+        the network on.
         """
         requirements, source = declared_requirements(submission_dir)
         if not requirements:
             return self._empty_env(), None
-        material = {"python": self.identity, "requirements": requirements}
+        material = {"python": self.identity, "requirements": requirements, "only_wheels": True}
 
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
-            inputs = self.host_root / "inputs" / f"sub-{self.run_id}"
-            inputs.mkdir(parents=True, exist_ok=True)
-            try:
-                (inputs / "requirements.txt").write_text("\n".join(requirements) + "\n")
-                self._venv(sandbox_tmp, f"{self.sandbox_root}/inputs/sub-{self.run_id}/requirements.txt",
-                           [], what=f"submission dependencies from {source}")
-            finally:
-                shutil.rmtree(inputs, ignore_errors=True)
+            self._venv(host_tmp, sandbox_tmp, "\n".join(requirements) + "\n", ["--no-build"],
+                       scope="submission", what=f"submission dependencies from {source}")
 
         try:
             return PythonEnv(ensure_env(self.host_root, self.sandbox_root, "subenv", material, build)), None
@@ -107,32 +97,48 @@ class PythonToolchains:
 
     def _empty_env(self) -> PythonEnv:
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
-            self._venv(sandbox_tmp, None, [], what="empty submission environment")
+            self._venv(host_tmp, sandbox_tmp, None, [], scope="submission", what="empty submission environment")
 
         return PythonEnv(ensure_env(self.host_root, self.sandbox_root, "subenv",
                                     {"python": self.identity, "requirements": []}, build))
 
-    def _venv(self, target: str, requirements: str | None, extra: list[str], what: str) -> None:
+    def _venv(self, host_tmp: Path, target: str, requirements: str | None, extra: list[str],
+              scope: str, what: str) -> None:
+        """Create a venv at `target` and install into it.
+
+        Only the new environment, a uv cache of this trust scope and a scratch home are
+        writable: installing a submission's dependencies can touch neither the test toolchain
+        nor the cache the toolchain is built from.
+        """
         uv = self.sandbox.uv_binary()
-        steps = [[uv, "venv", "--quiet", "--relocatable", "--python", self.python, target]]
+        host_tmp.mkdir(parents=True)
+        scratch = {name: self.host_root / f"{name}-{scope}" for name in ("uv-cache", "home")}
+        for path in scratch.values():
+            path.mkdir(exist_ok=True)
+        mounts = [Mount(source=host_tmp, target=target, writable=True),
+                  *(Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True)
+                    for path in scratch.values())]
+        steps = [[uv, "venv", "--quiet", "--allow-existing", "--relocatable", "--python", self.python, target]]
         if requirements or extra:
             install = [uv, "pip", "install", "--quiet", "--python", f"{target}/bin/python"]
             if requirements:
-                install += ["-r", requirements]
+                (host_tmp / ".requirements.txt").write_text(requirements)
+                install += ["-r", f"{target}/.requirements.txt"]
             steps.append(install + list(extra))
         for argv in steps:
             result = self.sandbox.prepare(
                 SandboxRequest(
                     argv=argv,
-                    cwd=self.sandbox_root,
-                    env={"UV_CACHE_DIR": f"{self.sandbox_root}/uv-cache",
-                         "HOME": f"{self.sandbox_root}/home",
+                    cwd=target,
+                    env={"UV_CACHE_DIR": f"{self.sandbox_root}/uv-cache-{scope}",
+                         "HOME": f"{self.sandbox_root}/home-{scope}",
                          "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1",
                          "UV_LINK_MODE": "copy"},
-                    mounts=[Mount(source=self.host_root, target=self.sandbox_root, writable=True)],
+                    mounts=[*mounts, *self.sandbox.interpreter_mounts(self.python)],
                     network=True,
                     limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
                     timeout=self.prepare_timeout,
+                    image=self.sandbox.image_for("python"),
                     run_id=self.run_id,
                     purpose="prepare",
                 )
@@ -144,6 +150,7 @@ class PythonToolchains:
                     f"preparing the {what} failed ({why}):\n    " + "\n    ".join(detail)
                 )
             self.log.append(" ".join(argv))
+        (host_tmp / ".requirements.txt").unlink(missing_ok=True)
 
 
 def declared_requirements(submission_dir: Path) -> tuple[list[str], str | None]:
