@@ -6,7 +6,13 @@
 """
 
 from runners.api import make_runner, run_checkpoint
-from runners.config import CheckpointConfig, MarkerConfig, ProblemConfig, StaticAssetConfig, load_problem
+from runners.config import (
+    CheckpointConfig,
+    MarkerConfig,
+    ProblemConfig,
+    StaticAssetConfig,
+    load_problem,
+)
 from runners.environment import EnvironmentSpec
 from runners.errors import ConfigError, InfrastructureError, RunnersError, UserInputError
 from runners.frameworks.pytest_runner import PytestRunner

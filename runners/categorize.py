@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from runners.records import RawRecord
 from runners.results import GroupType, TestResult
 
+
 def checkpoint_of_file(file: str | None, checkpoints: Iterable[str], current: str) -> str:
     """The checkpoint a test file belongs to: a known checkpoint name appearing as a whole token
     in its name (`test_checkpoint_2.py`, `checkpoint_2.test.ts`, `checkpoint_2_test.go`), else

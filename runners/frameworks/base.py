@@ -173,6 +173,13 @@ class Runner(ABC):
 
 
 
+def wall_clock_verdict(ctx: RunContext) -> Verdict:
+    """Whatever a killed run left behind is not graded."""
+    return Verdict(ParsedReport(), infrastructure_reason=(
+        f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every process "
+        "it started was killed"))
+
+
 def entry_file_name(entry_file: str, extension: str) -> str:
     return entry_file if Path(entry_file).suffix else f"{entry_file}{extension}"
 

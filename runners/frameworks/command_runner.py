@@ -23,14 +23,22 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from runners.errors import ConfigError
-from runners.frameworks.base import Invocation, RunContext, Runner, Verdict, entry_file_name, shell_command
+from runners.frameworks.base import (
+    Invocation,
+    RunContext,
+    Runner,
+    Verdict,
+    entry_file_name,
+    shell_command,
+    wall_clock_verdict,
+)
 from runners.frameworks.registry import register_runner
 from runners.parsers.ctrf import parse_ctrf
 from runners.parsers.junit import parse_junit
 from runners.parsers.report_file import ReportError, check_no_links, read_report
 from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
-from runners.toolchains.python import PythonEnv, PythonToolchains
+from runners.toolchains.python import PythonEnv, prepare_python
 
 _PLACEHOLDER = re.compile(r"\{(python|tests|submission|report|entrypoint|checkpoint)\}")
 
@@ -59,13 +67,7 @@ class CommandRunner(Runner):
 
     def prepare(self, ctx: RunContext) -> None:
         self._command()
-        self.toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.python,
-                                           ctx.environment.prepare_timeout, ctx.run_id)
-        self.toolchain = self.toolchains.toolchain(ctx.problem.test_dependencies)
-        self.submission_env, failure = self.toolchains.submission_env(ctx.workspace.submission)
-        if failure:
-            ctx.errors.append(f"the submission's dependencies could not be installed: {failure}")
-            ctx.flags.append("submission-dependencies-failed")
+        self.toolchains, self.toolchain, self.submission_env = prepare_python(ctx)
         if ctx.problem.report_path:
             try:
                 shipped = check_no_links(ctx.workspace.submission, self._relative_report(ctx))
@@ -119,9 +121,7 @@ class CommandRunner(Runner):
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         if outcome.timed_out:
-            return Verdict(ParsedReport(), infrastructure_reason=(
-                f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every "
-                "process it started was killed"))
+            return wall_clock_verdict(ctx)
         try:
             path = self._report_host_path(ctx)
             parsed = type(self).parse(read_report(path, not_before=ctx.started_at), root=ctx.layout.root)

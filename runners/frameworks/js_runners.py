@@ -24,6 +24,7 @@ from runners.frameworks.base import (
     Verdict,
     entry_file_name,
     shell_command,
+    wall_clock_verdict,
 )
 from runners.frameworks.registry import register_runner
 from runners.parsers.jest_json import parse_jest_json
@@ -81,9 +82,7 @@ class JsRunner(Runner):
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         if outcome.timed_out:
-            return Verdict(ParsedReport(), infrastructure_reason=(
-                f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every "
-                "process it started was killed"))
+            return wall_clock_verdict(ctx)
         try:
             data = read_report(ctx.workspace.reports / self.report_name, not_before=ctx.started_at)
             parsed = self.parse(data, ctx.layout.root)

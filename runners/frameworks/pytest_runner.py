@@ -24,15 +24,16 @@ from runners.frameworks.base import (
     Verdict,
     entry_file_name,
     shell_command,
+    wall_clock_verdict,
 )
 from runners.frameworks.registry import register_runner
 from runners.parsers.ctrf import parse_ctrf
 from runners.parsers.pytest_json import load_report_object, parse_pytest_json
-from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME, verify
 from runners.parsers.report_file import ReportError, read_report
+from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME, verify
 from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
-from runners.toolchains.python import PLUGIN_MODULE, PythonEnv, PythonToolchains
+from runners.toolchains.python import PLUGIN_MODULE, PythonEnv, prepare_python
 
 JSON_REPORT = "pytest-report.json"
 CTRF_REPORT = "ctrf-report.json"
@@ -57,13 +58,7 @@ class PytestRunner(Runner):
         return bool(_TEST_FILE.match(name))
 
     def prepare(self, ctx: RunContext) -> None:
-        self.toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.python,
-                                           ctx.environment.prepare_timeout, ctx.run_id)
-        self.toolchain = self.toolchains.toolchain(ctx.problem.test_dependencies)
-        self.submission_env, failure = self.toolchains.submission_env(ctx.workspace.submission)
-        if failure:
-            ctx.errors.append(f"the submission's dependencies could not be installed: {failure}")
-            ctx.flags.append("submission-dependencies-failed")
+        self.toolchains, self.toolchain, self.submission_env = prepare_python(ctx)
 
     def entrypoint(self, ctx: RunContext) -> str:
         assert self.submission_env is not None
@@ -126,10 +121,7 @@ class PytestRunner(Runner):
         reports = ctx.workspace.reports
         code = outcome.exit_code
         if outcome.timed_out:
-            limit = ctx.limits.wall_timeout
-            return Verdict(ParsedReport(), infrastructure_reason=(
-                f"the test run exceeded its wall-clock limit of {limit:g} s; every process it "
-                "started was killed"))
+            return wall_clock_verdict(ctx)
         try:
             report = load_report_object(read_report(reports / JSON_REPORT, not_before=ctx.started_at))
             if not verify(report, self.report_key):

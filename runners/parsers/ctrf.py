@@ -12,12 +12,11 @@ otherwise `file > suite... > title`, the JS scheme of the jest/vitest parsers (j
 
 from __future__ import annotations
 
-import json
 from pathlib import PurePosixPath
 from typing import Any
 
 from runners.parsers.jest_json import IdAllocator, relative_path, title_markers
-from runners.parsers.report_file import ReportError
+from runners.parsers.report_file import ReportError, load_json_object
 from runners.records import ParsedReport, RawRecord
 from runners.results import TestStatus
 
@@ -46,7 +45,7 @@ _ERROR_RAW = {"setup_failed", "teardown_failed", "error", "broken", *_SYNTHETIC_
 
 
 def parse_ctrf(data: bytes | str | dict[str, Any], root: str | None = None) -> ParsedReport:
-    report = _load(data)
+    report = load_json_object(data, "CTRF")
     fmt = report.get("reportFormat")
     if fmt is not None and fmt != "CTRF":
         raise ReportError(f"CTRF report has reportFormat {fmt!r}, expected 'CTRF'")
@@ -70,18 +69,6 @@ def parse_ctrf(data: bytes | str | dict[str, Any], root: str | None = None) -> P
         errors.append(f"CTRF summary counts {total} tests but the report lists "
                       f"{len(results['tests'])}: the report may be truncated")
     return ParsedReport(records=records, collected=total, errors=errors)
-
-
-def _load(data: bytes | str | dict[str, Any]) -> dict[str, Any]:
-    if isinstance(data, dict):
-        return data
-    try:
-        report = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReportError(f"CTRF report is not valid JSON ({exc})") from None
-    if not isinstance(report, dict):
-        raise ReportError("CTRF report is not a JSON object")
-    return report
 
 
 def ctrf_status(status: Any, raw: Any) -> TestStatus:

@@ -15,7 +15,6 @@ Jest-specific facts handled here:
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -23,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from runners.parsers.report_file import ReportError
+from runners.parsers.report_file import ReportError, load_json_object
 from runners.records import ParsedReport, RawRecord
 from runners.results import TestStatus
 
@@ -70,13 +69,7 @@ class JsonReport(BaseModel):
 
 def load_json_report(data: bytes | str | dict[str, Any], label: str) -> JsonReport:
     """Validate a jest-shaped report; every problem is a `ReportError` naming the field."""
-    if not isinstance(data, dict):
-        try:
-            data = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ReportError(f"{label} report is not valid JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise ReportError(f"{label} report is not a JSON object")
+    data = load_json_object(data, label)
     if not isinstance(data.get("testResults"), list):
         raise ReportError(f"{label} report has no `testResults` list")
     try:

@@ -8,10 +8,9 @@ their outcomes, captured output and tracebacks. Markers come from the metadata o
 from __future__ import annotations
 
 import ast
-import json
 from typing import Any
 
-from runners.parsers.report_file import ReportError
+from runners.parsers.report_file import ReportError, load_json_object
 from runners.records import ParsedReport, RawRecord
 from runners.results import TestStatus
 
@@ -45,15 +44,7 @@ def parse_pytest_json(data: bytes | str | dict[str, Any]) -> ParsedReport:
 
 
 def load_report_object(data: bytes | str | dict[str, Any]) -> dict[str, Any]:
-    if isinstance(data, dict):
-        return data
-    try:
-        report = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReportError(f"pytest-json-report is not valid JSON ({exc})") from None
-    if not isinstance(report, dict):
-        raise ReportError("pytest-json-report is not a JSON object")
-    return report
+    return load_json_object(data, "pytest-json-report")
 
 
 def _status(test: dict[str, Any]) -> tuple[TestStatus, str, bool]:

@@ -7,9 +7,11 @@ file, caps the size, and can require the file to be newer than the run's start. 
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 
@@ -71,3 +73,16 @@ def check_no_links(root: Path, relative: str) -> Path:
         if not stat.S_ISDIR(mode):
             raise ReportError(f"report path component {current} is not a plain directory (a symlink?)")
     return current / parts[-1]
+
+
+def load_json_object(data: bytes | str | dict[str, Any], label: str) -> dict[str, Any]:
+    """A report's top-level JSON object; anything else is a `ReportError` naming the format."""
+    if isinstance(data, dict):
+        return data
+    try:
+        report = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReportError(f"{label} report is not valid JSON ({exc})") from None
+    if not isinstance(report, dict):
+        raise ReportError(f"{label} report is not a JSON object")
+    return report

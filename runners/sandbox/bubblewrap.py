@@ -11,7 +11,6 @@ back to rlimits and says which limits are not enforced.
 from __future__ import annotations
 
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.cgroups import RunCgroup
-from runners.sandbox.process import run_process
+from runners.sandbox.process import apply_rlimits, run_process
 from runners.sandbox.registry import register_sandbox
 
 SANDBOX_UID = 65534  # "nobody": the uid sandboxed processes run as when the harness is root
@@ -135,12 +134,7 @@ class BubblewrapSandbox(Sandbox):
         def enter_limits() -> None:
             if cgroup is not None:
                 cgroup.enter()
-            if limits.file_size_mb:
-                size = limits.file_size_mb * MB
-                resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-            if limits.nofile:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (limits.nofile, limits.nofile))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            apply_rlimits(limits)
 
         try:
             result = run_process(args, cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=request.timeout,

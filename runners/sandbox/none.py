@@ -6,12 +6,11 @@ rlimits, and a supervisor that kills the whole process tree (daemons included) a
 
 from __future__ import annotations
 
-import resource
 import sys
 from pathlib import Path
 
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
-from runners.sandbox.process import run_process
+from runners.sandbox.process import apply_rlimits, run_process
 from runners.sandbox.registry import register_sandbox
 
 REAPER = Path(__file__).with_name("reaper.py")
@@ -30,20 +29,11 @@ class NoSandbox(Sandbox):
 
     def run(self, request: SandboxRequest) -> SandboxResult:
         limits = request.limits
-
-        def apply_limits() -> None:
-            if limits.file_size_mb:
-                size = limits.file_size_mb * MB
-                resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-            if limits.nofile:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (limits.nofile, limits.nofile))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
         return run_process(
             [sys.executable, "-I", str(REAPER), *request.argv],
             cwd=request.cwd,
             env=request.env,
             timeout=request.timeout,
             output_cap=limits.output_bytes or 4 * MB,
-            preexec_fn=apply_limits,
+            preexec_fn=lambda: apply_rlimits(limits),
         )

@@ -7,6 +7,7 @@ so a flood of stdout costs bounded memory and still keeps the traceback at the e
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import threading
@@ -15,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
+from runners.limits import ResourceLimits
 from runners.sandbox.base import SandboxResult
 
 KILL_GRACE = 3.0
@@ -51,6 +53,16 @@ class CappedBuffer:
         if self.dropped:
             return f"{head}\n[... {self.dropped} bytes truncated ...]\n{tail}"
         return head + tail
+
+
+def apply_rlimits(limits: ResourceLimits) -> None:
+    """Per-process limits for the child (meant for `preexec_fn`): file size, open files, no cores."""
+    if limits.file_size_mb:
+        size = limits.file_size_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    if limits.nofile:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.nofile, limits.nofile))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def _pump(stream: IO[bytes], buffer: CappedBuffer) -> None:

@@ -10,11 +10,15 @@ import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runners.errors import InfrastructureError
 from runners.limits import ResourceLimits
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest
 from runners.toolchains.cache import CachedEnv, ensure_env
+
+if TYPE_CHECKING:
+    from runners.frameworks.base import RunContext
 
 TOOLS_FILE = Path(__file__).with_name("python-tools.txt")
 PLUGIN_DIR = Path(__file__).parent.parent / "plugins"
@@ -151,6 +155,19 @@ class PythonToolchains:
                 )
             self.log.append(" ".join(argv))
         (host_tmp / ".requirements.txt").unlink(missing_ok=True)
+
+
+def prepare_python(ctx: "RunContext") -> tuple[PythonToolchains, PythonEnv, PythonEnv]:
+    """The test toolchain and the submission's environment for a run; a submission whose
+    dependencies cannot be installed is noted and flagged, and runs in an empty environment."""
+    toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.python,
+                                  ctx.environment.prepare_timeout, ctx.run_id)
+    toolchain = toolchains.toolchain(ctx.problem.test_dependencies)
+    submission_env, failure = toolchains.submission_env(ctx.workspace.submission)
+    if failure:
+        ctx.errors.append(f"the submission's dependencies could not be installed: {failure}")
+        ctx.flags.append("submission-dependencies-failed")
+    return toolchains, toolchain, submission_env
 
 
 def declared_requirements(submission_dir: Path) -> tuple[list[str], str | None]:
