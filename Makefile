@@ -1,7 +1,7 @@
 # The two commands the README starts with:
-#   make demo   set everything up and run the example comparison of agents
+#   make demo   set everything up, then compare the example agents with promptfoo
 #   make test   run the project's tests
-.PHONY: setup setup-full demo test bench
+.PHONY: setup setup-full demo view test bench
 
 setup:
 	bash scripts/setup.sh
@@ -9,8 +9,11 @@ setup:
 setup-full:
 	bash scripts/setup.sh --full
 
-demo: setup
-	bash scripts/demo.sh
+demo: setup-full
+	bash scripts/compare.sh
+
+view:
+	bash scripts/view.sh
 
 test:
 	uv run --frozen pytest

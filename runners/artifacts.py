@@ -29,6 +29,7 @@ def save_artifacts(
     report_paths: Iterable[Path],
     outcome: SandboxResult | None,
     invocation: "Invocation | None",
+    env: dict[str, str] | None,
 ) -> Path:
     output_dir.mkdir(parents=True, exist_ok=True)
     reports = output_dir / "reports"
@@ -49,7 +50,7 @@ def save_artifacts(
         (output_dir / "stderr.txt").write_text(outcome.stderr, encoding="utf-8")
     if invocation is not None:
         (output_dir / "command.json").write_text(
-            json.dumps({"argv": invocation.argv, "env": invocation.env,
+            json.dumps({"argv": invocation.argv, "env": env if env is not None else invocation.env,
                         "entrypoint": invocation.entrypoint}, indent=2),
             encoding="utf-8",
         )

@@ -42,7 +42,14 @@ def execute(
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
     _refuse_overlap(submission, problem.path)
-    sandbox = sandbox or resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+    if sandbox is None:
+        try:
+            sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+        except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
+            return ExecutionResult(problem_name=problem.name, problem_version=problem.version,
+                                   checkpoint_name=checkpoint.name, checkpoint_version=checkpoint.version,
+                                   framework=runner.name, sandbox=environment.sandbox,
+                                   infrastructure_failure=True, infrastructure_reason=str(exc))
     workspace = Workspace.create()
     run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
     ctx = RunContext(
@@ -95,13 +102,13 @@ def execute(
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
-            save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), outcome, invocation)
+            save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), outcome, invocation, env)
         return result
     except InfrastructureError as exc:
         result = _failed(runner, ctx, str(exc))
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
-            save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), None, None)
+            save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), None, None, None)
         return result
     finally:
         if not environment.keep_workspace:

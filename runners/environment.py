@@ -27,7 +27,10 @@ class EnvironmentSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     sandbox: SandboxChoice = "auto"
-    limits: ResourceLimits = Field(default_factory=lambda: DEFAULT_LIMITS.model_copy())
+    limits: ResourceLimits = Field(
+        default_factory=ResourceLimits,
+        description="The user's limits: they win over the problem's, which win over the defaults.",
+    )
     prepare_timeout: float = Field(1800.0, gt=0, description="Seconds for installing toolchains.")
     cache_dir: Path = Field(default_factory=default_cache_dir)
     workers: int = Field(1, ge=1, description="Processes one suite is spread over (pytest-xdist).")
@@ -41,4 +44,8 @@ class EnvironmentSpec(BaseModel):
     keep_workspace: bool = False
 
     def limits_for(self, problem_limits: ResourceLimits | None) -> ResourceLimits:
-        return problem_limits.merged_over(self.limits) if problem_limits else self.limits
+        """Defaults, then what the problem asks for, then what the user set explicitly."""
+        limits = DEFAULT_LIMITS
+        if problem_limits is not None:
+            limits = problem_limits.merged_over(limits)
+        return self.limits.merged_over(limits)

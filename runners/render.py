@@ -51,7 +51,9 @@ def failures_table(result: ExecutionResult) -> Table | None:
     for test in failing[:MAX_FAILURES_SHOWN]:
         style = {"failed": "red", "error": "magenta", "skipped": "yellow"}.get(test.status, "")
         status = test.status if not test.raw_status or test.raw_status == test.status else f"{test.status} ({test.raw_status})"
-        table.add_row(test.id, test.group_type.value, Text(status, style=style), test.first_message_line[:300])
+        # Text(), not str: ids like `test_x[json]` must not be read as rich markup.
+        table.add_row(Text(test.id), test.group_type.value, Text(status, style=style),
+                      Text(test.first_message_line[:300]))
     if len(failing) > MAX_FAILURES_SHOWN:
         table.caption = f"... and {len(failing) - MAX_FAILURES_SHOWN} more (see the JSON result)"
     return table

@@ -64,7 +64,8 @@ def parse_json(result: Result) -> object:
     try:
         return json.loads(result.stdout)
     except json.JSONDecodeError as exc:
-        raise AssertionError(f"stdout is not one JSON document ({exc})\n{result.describe()}") from None
+        raise AssertionError(
+            f"stdout is not one JSON document ({exc})\n{result.describe()}") from None
 
 
 def user_error(result: Result, code: str) -> dict:

@@ -21,38 +21,31 @@ def stocked(module_cli):
 
 # ---- Core -----------------------------------------------------------------------------------
 
-def test_add_new_item(cli):
+def test_add_new_and_existing_item(cli):
     assert cli.ok("add", "bolt", "5") == {"item": "bolt", "quantity": 5}
-
-
-def test_add_accumulates(cli):
-    cli.ok("add", "bolt", "5")
     assert cli.ok("add", "bolt", "7") == {"item": "bolt", "quantity": 12}
 
 
-def test_remove_some(cli):
+def test_remove_then_delete_at_zero(cli):
     cli.ok("add", "nut", "10")
     assert cli.ok("remove", "nut", "4") == {"item": "nut", "quantity": 6}
-    assert cli.ok("report") == {"items": [{"item": "nut", "quantity": 6}], "total_quantity": 6}
-
-
-def test_remove_all_deletes_item(cli):
-    cli.ok("add", "nut", "3")
-    assert cli.ok("remove", "nut", "3") == {"item": "nut", "quantity": 0}
+    assert cli.ok("remove", "nut", "6") == {"item": "nut", "quantity": 0}
     assert cli.ok("report") == {"items": [], "total_quantity": 0}
 
 
-@pytest.mark.parametrize("fmt", ["json", "csv", "text"], ids=["json", "csv", "text"])
-def test_report_formats(stocked, data_dir, fmt):
-    expected = (data_dir / f"checkpoint_1_report.{'txt' if fmt == 'text' else fmt}").read_text()
-    if fmt == "json":
-        assert stocked.ok("report", "--format", "json") == json.loads(expected)
+@pytest.mark.parametrize(
+    "args, expected_file",
+    [([], "checkpoint_1_report.json"), (["--format", "json"], "checkpoint_1_report.json"),
+     (["--format", "csv"], "checkpoint_1_report.csv"),
+     (["--format", "text"], "checkpoint_1_report.txt")],
+    ids=["default-json", "json", "csv", "text"],
+)
+def test_report_formats(stocked, data_dir, args, expected_file):
+    expected = (data_dir / expected_file).read_text()
+    if expected_file.endswith(".json"):
+        assert stocked.ok("report", *args) == json.loads(expected)
     else:
-        assert stocked.text("report", "--format", fmt) == expected
-
-
-def test_report_defaults_to_json(stocked, data_dir):
-    assert stocked.ok("report") == json.loads((data_dir / "checkpoint_1_report.json").read_text())
+        assert stocked.text("report", *args) == expected
 
 
 def test_default_database_in_working_directory(cli):
@@ -78,18 +71,17 @@ def test_report_on_missing_database(cli, fmt, expected):
 
 
 @pytest.mark.functionality
-@pytest.mark.parametrize("name", ["a", "9-lives", "under_score", "x" * 32],
-                         ids=["one-char", "leading-digit", "underscore", "32-chars"])
+@pytest.mark.parametrize("name", ["9_lives-x", "x" * 32], ids=["digit-underscore-dash", "32-chars"])
 def test_valid_names(cli, name):
     assert cli.ok("add", name, "1") == {"item": name, "quantity": 1}
 
 
 @pytest.mark.functionality
 def test_sorted_by_code_point(cli):
-    for name in ["b_1", "a9", "b-2", "a10"]:
+    for name in ["b_1", "a9", "b-2"]:
         cli.ok("add", name, "1")
     names = [row["item"] for row in cli.ok("report")["items"]]
-    assert names == ["a10", "a9", "b-2", "b_1"]
+    assert names == ["a9", "b-2", "b_1"]
 
 
 @pytest.mark.functionality
@@ -98,39 +90,28 @@ def test_largest_quantity(cli):
 
 
 @pytest.mark.bulk
-def test_long_sequence(cli):
-    expected: dict[str, int] = {}
-    for name, qty in [("p1", 4), ("p2", 9), ("p3", 1), ("p1", 6), ("p4", 2)]:
-        cli.ok("add", name, str(qty))
-        expected[name] = expected.get(name, 0) + qty
-    for name, qty in [("p2", 9), ("p1", 3), ("p4", 1)]:
-        cli.ok("remove", name, str(qty))
-        expected[name] -= qty
-    rows = [{"item": n, "quantity": q} for n, q in sorted(expected.items()) if q]
-    assert cli.ok("report") == {"items": rows, "total_quantity": sum(expected.values())}
+def test_command_sequence(cli):
+    for command, name, qty in [("add", "p1", "4"), ("add", "p2", "9"), ("add", "p1", "6"),
+                               ("remove", "p2", "9")]:
+        cli.ok(command, name, qty)
+    assert cli.ok("report") == {"items": [{"item": "p1", "quantity": 10}], "total_quantity": 10}
 
 
 # ---- Error ----------------------------------------------------------------------------------
 
 @pytest.mark.error
-@pytest.mark.parametrize("name", ["Bolt", "_x", "y" * 33, "two words", ""],
-                         ids=["uppercase", "leading-underscore", "33-chars", "space", "empty"])
+@pytest.mark.parametrize("name", ["Bolt", "_x", "y" * 33],
+                         ids=["uppercase", "leading-underscore", "33-chars"])
 def test_invalid_name(cli, name):
     cli.fails("invalid_name", "add", name, "1")
     assert not cli.db.exists()
 
 
 @pytest.mark.error
-@pytest.mark.parametrize("qty", ["0", "-3", "2.5", "ten", "1000000001"],
-                         ids=["zero", "negative", "decimal", "word", "too-large"])
+@pytest.mark.parametrize("qty", ["0", "-3", "1000000001"], ids=["zero", "negative", "too-large"])
 def test_invalid_quantity(cli, qty):
     cli.fails("invalid_quantity", "add", "bolt", qty)
     assert not cli.db.exists()
-
-
-@pytest.mark.error
-def test_name_checked_before_quantity(cli):
-    cli.fails("invalid_name", "add", "Bolt", "0")
 
 
 @pytest.mark.error
@@ -157,8 +138,8 @@ def test_corrupt_database(cli, args):
 @pytest.mark.error
 @pytest.mark.parametrize(
     "args",
-    [[], ["frobnicate"], ["add", "bolt"], ["report", "--format", "xml"]],
-    ids=["no-command", "unknown-command", "missing-argument", "unknown-format"],
+    [["frobnicate"], ["add", "bolt"], ["report", "--format", "xml"]],
+    ids=["unknown-command", "missing-argument", "unknown-format"],
 )
 def test_usage_errors(cli, args):
-    usage_error(cli.run(*args, db=bool(args)))
+    usage_error(cli.run(*args))

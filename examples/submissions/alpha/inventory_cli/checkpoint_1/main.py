@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import re
 import sys
@@ -51,6 +49,9 @@ def cmd_remove(items: dict[str, int], name: str, quantity: int) -> dict:
 def report(items: dict[str, int], fmt: str) -> str:
     names = sorted(items)
     if fmt == "csv":
+        import csv
+        import io
+
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["item", "quantity"])

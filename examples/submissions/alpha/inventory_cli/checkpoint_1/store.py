@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 FORMAT = "inventory-ledger"
@@ -42,12 +41,10 @@ def load(path: Path) -> dict[str, int]:
 
 def save(path: Path, items: dict[str, int]) -> None:
     data = {"format": FORMAT, "version": VERSION, "items": items}
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=".inventory-", dir=directory)
+    tmp = path.with_name(f".{path.name}.tmp")  # write aside, then swap in atomically
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, sort_keys=True)
+        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise

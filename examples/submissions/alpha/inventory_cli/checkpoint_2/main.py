@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import re
@@ -44,6 +43,8 @@ def check_price(text: str) -> int:
 
 def read_catalog(path: Path) -> list[tuple[str, int, int | None]]:
     """All rows of an import file, checked; raises before anything is changed."""
+    import csv  # imported here: most commands never need it
+
     if not path.is_file():
         raise UserError("file_not_found", f"{path} does not exist")
     try:
@@ -64,14 +65,16 @@ def read_catalog(path: Path) -> list[tuple[str, int, int | None]]:
                     where = {c: header.index(c) for c in ("item", "quantity", "unit_price")}
                     continue
                 if len(cells) != len(header):
-                    raise UserError("invalid_row", f"line {line}: expected {len(header)} cells", line=line)
+                    raise UserError("invalid_row", f"line {line}: expected {len(header)} cells",
+                                    line=line)
                 try:
                     item = check_name(cells[where["item"]])
                     quantity = check_quantity(cells[where["quantity"]])
                     price_text = cells[where["unit_price"]]
                     price = check_price(price_text) if price_text != "" else None
                 except UserError as exc:
-                    raise UserError("invalid_row", f"line {line}: {exc.message}", line=line) from None
+                    raise UserError("invalid_row", f"line {line}: {exc.message}",
+                                    line=line) from None
                 rows.append((item, quantity, price))
     except (UnicodeDecodeError, csv.Error) as exc:
         raise UserError("invalid_csv", f"{path}: {exc}") from None

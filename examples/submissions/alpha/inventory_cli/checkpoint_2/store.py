@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 FORMAT = "inventory-ledger"
@@ -28,9 +26,9 @@ class UserError(Exception):
         return {"error": {"code": self.code, "message": self.message, **self.extra}}
 
 
-@dataclass
 class Ledger:
-    items: dict[str, dict] = field(default_factory=dict)  # name -> {"quantity": int, "price": int|None}
+    def __init__(self, items: dict | None = None):
+        self.items = items or {}  # name -> {"quantity": int, "price": int (cents) | None}
 
     def quantity(self, name: str) -> int:
         return self.items[name]["quantity"] if name in self.items else 0
@@ -56,12 +54,10 @@ def load(path: Path) -> Ledger:
 
 def save(path: Path, ledger: Ledger) -> None:
     data = {"format": FORMAT, "version": VERSION, "items": ledger.items}
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=".inventory-", dir=directory)
+    tmp = path.with_name(f".{path.name}.tmp")  # write aside, then swap in atomically
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, sort_keys=True)
+        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 
 def money(cents: int | None) -> str | None:
     return None if cents is None else f"{cents // 100}.{cents % 100:02d}"
@@ -27,13 +24,17 @@ def report_json(ledger, prices: bool, currency: str) -> dict:
     items = rows(ledger, prices)
     doc = {"items": items, "total_quantity": sum(r["quantity"] for r in items)}
     if prices:
-        total = sum(i["price"] * i["quantity"] for i in ledger.items.values() if i["price"] is not None)
+        priced = [i for i in ledger.items.values() if i["price"] is not None]
+        total = sum(i["price"] * i["quantity"] for i in priced)
         doc["total_value"] = money(total)
         doc["currency"] = currency
     return doc
 
 
 def report_csv(ledger, prices: bool) -> str:
+    import csv
+    import io
+
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     columns = ["item", "quantity"] + (["unit_price", "value"] if prices else [])

@@ -9,8 +9,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 FORMAT = "inventory-ledger"
@@ -30,11 +28,11 @@ class UserError(Exception):
         return {"error": {"code": self.code, "message": self.message, **self.extra}}
 
 
-@dataclass
 class Ledger:
-    items: dict[str, dict] = field(default_factory=dict)  # name -> {"quantity": int, "price": int|None}
-    history: list[dict] = field(default_factory=list)  # {"entry": {...}, "before": {name: item|None}}
-    next_id: int = 1
+    def __init__(self, items: dict | None = None, history: list | None = None, next_id: int = 1):
+        self.items = items or {}  # name -> {"quantity": int, "price": int (cents) | None}
+        self.history = history or []  # [{"entry": {...}, "before": {name: item | None}}]
+        self.next_id = next_id
 
     def quantity(self, name: str) -> int:
         return self.items[name]["quantity"] if name in self.items else 0
@@ -85,12 +83,10 @@ def load(path: Path) -> Ledger:
 def save(path: Path, ledger: Ledger) -> None:
     data = {"format": FORMAT, "version": VERSION, "items": ledger.items,
             "history": ledger.history, "next_id": ledger.next_id}
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=".inventory-", dir=directory)
+    tmp = path.with_name(f".{path.name}.tmp")  # write aside, then swap in atomically
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, sort_keys=True)
+        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise

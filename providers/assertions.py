@@ -1,0 +1,119 @@
+"""Promptfoo assertion: grade one row from the test-run result the provider put into its metadata.
+
+    defaultTest:
+      assert:
+        - type: python
+          value: file://providers/assertions.py      # get_assert(output, context)
+          metric: tests                              # the row's pass rate, averaged per column
+          config: {pass_policy: all-cases}           # optional; default: the provider's policy
+
+Returns a GradingResult:
+
+- `pass`: the pass policy (assertion `config.pass_policy`, else the one the provider used);
+- `score`: the pass rate over every test (Regression included), 0 on an infrastructure failure;
+- `reason`: the verdict and the per-group counts, or the infrastructure failure's reason;
+- `namedScores`: `core`, `functionality`, `error`, `regression`: the pass rate of each group this
+  row has (a group without tests in the row is left out, so it does not drag the column down);
+- `componentResults`: one per group present (pass = every test of the group passed, score = the
+  group's rate, reason "Core 5/6"), each with its own `assertion` naming its metric. promptfoo
+  flattens these into the row's component results and gives them the parent's assertion only
+  when they have none; with their own, they are shown as separate checks and do not inflate the
+  parent metric's count.
+
+promptfoo runs every file-based Python assertion in a fresh interpreter, so this file imports
+only the standard library: the provider precomputes every policy's verdict (`policies`) and
+`runners` is imported only for metadata that lacks it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+GROUPS = ("Core", "Functionality", "Error", "Regression")
+POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
+            "any-core-cases")
+
+
+def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
+    context = context if isinstance(context, dict) else {}
+    metadata = _metadata(context)
+    if metadata is None:
+        return _fail("no test-run result in the provider's metadata (the provider must be "
+                     "providers/test_runner.py)")
+    config = context.get("config") if isinstance(context.get("config"), dict) else {}
+    policy = config.get("pass_policy") or metadata.get("policy") or "all-cases"
+    if policy not in POLICIES:
+        return _fail(f"assertion config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}")
+    try:
+        passed = _policy_verdict(metadata, policy)
+    except Exception as exc:  # noqa: BLE001 - a broken result must fail the row, readably
+        return _fail(f"cannot apply pass policy {policy!r} to the result: {type(exc).__name__}: {exc}")
+
+    return grade(metadata, policy, passed)
+
+
+def grade(metadata: dict[str, Any], policy: str, passed: bool) -> dict[str, Any]:
+    """The GradingResult for a result dict (ExecutionResult JSON) and a policy verdict."""
+    if metadata.get("infrastructure_failure"):
+        reason = f"infrastructure failure: {metadata.get('infrastructure_reason') or 'unknown'}"
+        return {"pass": bool(passed), "score": 0.0, "reason": reason, "namedScores": {},
+                "componentResults": []}
+    pass_counts: dict[str, int] = metadata.get("pass_counts") or {}
+    total_counts: dict[str, int] = metadata.get("total_counts") or {}
+    all_passed, all_total = sum(pass_counts.values()), sum(total_counts.values())
+    score = all_passed / all_total if all_total else 0.0
+    named: dict[str, float] = {}
+    components: list[dict[str, Any]] = []
+    parts: list[str] = []
+    for group in GROUPS:
+        total = total_counts.get(group, 0)
+        if not total:
+            continue
+        ok = pass_counts.get(group, 0)
+        rate = ok / total
+        key = group.lower()
+        named[key] = rate
+        parts.append(f"{group} {ok}/{total}")
+        components.append({
+            "pass": ok == total,
+            "score": rate,
+            "reason": f"{group} {ok}/{total}",
+            "assertion": {
+                "type": "python",
+                "value": f"every {group} test passes ({key} = passed / total)",
+                "metric": key,
+            },
+        })
+    verdict = "met" if passed else "not met"
+    counts = ", ".join(parts) if parts else "no tests were run"
+    reason = f"policy {policy} {verdict}: {counts}"
+    if all_total:
+        reason += f" ({all_passed}/{all_total} = {score:.0%})"
+    return {"pass": bool(passed), "score": score, "reason": reason, "namedScores": named,
+            "componentResults": components}
+
+
+def _metadata(context: dict[str, Any]) -> dict[str, Any] | None:
+    for candidate in (context.get("metadata"),
+                      (context.get("providerResponse") or {}).get("metadata")
+                      if isinstance(context.get("providerResponse"), dict) else None):
+        if isinstance(candidate, dict) and "schema_version" in candidate and "total_counts" in candidate:
+            return candidate
+    return None
+
+
+def _policy_verdict(metadata: dict[str, Any], policy: str) -> bool:
+    policies = metadata.get("policies")
+    if isinstance(policies, dict) and isinstance(policies.get(policy), bool):
+        return policies[policy]
+    # Metadata from elsewhere (e.g. a saved result.json): let `runners` decide, slowly but exactly.
+    from runners.policy import PassPolicy
+    from runners.results import ExecutionResult
+
+    known = set(ExecutionResult.model_fields)
+    result = ExecutionResult.model_validate({k: v for k, v in metadata.items() if k in known})
+    return PassPolicy(policy).check(result)
+
+
+def _fail(reason: str) -> dict[str, Any]:
+    return {"pass": False, "score": 0.0, "reason": reason}

@@ -1,0 +1,394 @@
+"""Promptfoo provider: one row = one agent's submission for one problem checkpoint, graded by `runners`.
+
+Used from promptfooconfig.yaml, one provider entry (= one column in the viewer) per agent:
+
+    providers:
+      - id: file://providers/test_runner.py
+        label: alpha
+        config: {agent: alpha, submissions: examples/submissions/alpha, problems: problems}
+
+and tests whose `vars` name the cell: `{problem: inventory_cli, checkpoint: checkpoint_2}`.
+The submission is `<submissions>/<problem>/<checkpoint>/`, the problem `<problems>/<problem>/`.
+
+Provider `config` keys (relative paths are resolved against the config file's directory, which
+promptfoo passes as `basePath`; when that is empty, against the current directory):
+
+    agent            required  label of the agent (shown in the output and kept in metadata)
+    submissions      required  the agent's submission root
+    problems         "problems"  the problems root
+    sandbox          "auto"    auto | docker | bubblewrap | none
+    pass_policy      "all-cases"  any | any-case | all-cases | all-non-error-cases | core-cases |
+                               all-core-cases | any-core-cases
+    wall_timeout     (problem's or harness default)  seconds for one test run
+    output           ".runners/promptfoo-runs"  artifacts root: <output>/<eval>/<agent>/<problem>/<checkpoint>/
+    cache_dir        (harness default)  where prepared toolchains are kept
+    overall_timeout  seconds before call_api gives up and reports an infrastructure failure
+                     (default: promptfoo's per-call `timeout` minus a margin, so the answer
+                     always arrives before promptfoo's own timeout, which would leave the worker busy)
+    timeout          promptfoo's own per-call timeout in milliseconds (read, not set, here)
+
+Return value: `output` (short readable summary), `metadata` (the whole `ExecutionResult` as JSON
+plus `agent`, `problem`, `checkpoint`, `policy`, `passed`, `policies`), `latencyMs` (the run).
+Bad input (config, unknown problem or checkpoint, missing submission) gives `{"error": ...}`; an
+infrastructure failure is a normal response whose metadata says so, so the assertion fails it with
+the reason. Nothing here raises to promptfoo.
+
+Only the standard library is imported at module level: promptfoo waits at most 30 s for a worker
+to import this file, and `runners` (pydantic, ...) is imported on the first call instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+import traceback
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PROBLEMS = "problems"
+DEFAULT_OUTPUT = ".runners/promptfoo-runs"
+DEFAULT_POLICY = "all-cases"
+SANDBOXES = ("auto", "docker", "bubblewrap", "none")
+POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
+            "any-core-cases")
+#: promptfoo's default per-call timeout of Python providers (REQUEST_TIMEOUT_MS), milliseconds.
+PROMPTFOO_DEFAULT_TIMEOUT_MS = 300_000
+#: The provider answers this many seconds before promptfoo's own per-call timeout fires.
+TIMEOUT_MARGIN_S = 15.0
+MAX_FAILURES_SHOWN = 10
+MAX_MESSAGE_CHARS = 160
+GROUP_ORDER = ("Core", "Functionality", "Error", "Regression")
+
+OWN_KEYS = {"agent", "submissions", "problems", "sandbox", "pass_policy", "wall_timeout", "output",
+            "cache_dir", "overall_timeout"}
+#: Keys promptfoo itself puts into (or reads from) a Python provider's config.
+PROMPTFOO_KEYS = {"basePath", "timeout", "workers", "pythonExecutable"}
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+class BadInput(Exception):
+    """Something the user must fix in the YAML or on disk; becomes `{"error": ...}`."""
+
+
+# ---- promptfoo entry point ----------------------------------------------------------------------
+
+
+def call_api(prompt: str, options: dict[str, Any] | None, context: dict[str, Any] | None) -> dict[str, Any]:
+    """Run one checkpoint's hidden tests against one agent's submission."""
+    try:
+        cell = _resolve(options or {}, context or {})
+    except BadInput as exc:
+        return {"error": f"runners provider: {exc}"}
+    except Exception as exc:  # a bug here must still not become a Python traceback row
+        _log_traceback()
+        return {"error": f"runners provider: unexpected error while reading the config: "
+                         f"{type(exc).__name__}: {exc}"}
+    return _run_cell(cell)
+
+
+# ---- configuration ------------------------------------------------------------------------------
+
+
+class Cell:
+    """Everything one row needs, resolved and checked."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+
+def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
+    config = options.get("config") if isinstance(options, dict) else None
+    if config is None:
+        config = {}
+    if not isinstance(config, dict):
+        raise BadInput(f"provider `config` must be a mapping, got {type(config).__name__}")
+    unknown = sorted(set(config) - OWN_KEYS - PROMPTFOO_KEYS)
+    if unknown:
+        raise BadInput(f"provider config: unknown key(s) {', '.join(map(repr, unknown))} "
+                       f"(known: {', '.join(sorted(OWN_KEYS))})")
+    base = _base_dir(config.get("basePath"))
+
+    agent = _text(config, "agent", required=True)
+    submissions = _directory(config, "submissions", base, required=True)
+    problems = _directory(config, "problems", base, default=DEFAULT_PROBLEMS)
+    sandbox = _text(config, "sandbox", default="auto")
+    if sandbox not in SANDBOXES:
+        raise BadInput(f"provider config `sandbox`: {sandbox!r} is not one of {', '.join(SANDBOXES)}")
+    policy = _text(config, "pass_policy", default=DEFAULT_POLICY)
+    if policy not in POLICIES:
+        raise BadInput(f"provider config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}")
+    wall_timeout = _seconds(config, "wall_timeout")
+    overall = _seconds(config, "overall_timeout")
+    promptfoo_ms = _promptfoo_timeout_ms(config)
+    cap_limit = promptfoo_ms / 1000.0 - TIMEOUT_MARGIN_S
+    if overall is None:
+        if cap_limit <= 0:
+            raise BadInput(f"provider config `timeout`: {promptfoo_ms:g} ms leaves no time for a test "
+                           f"run (the provider answers {TIMEOUT_MARGIN_S:g} s before it); raise it")
+        overall = cap_limit
+    elif overall > cap_limit:
+        raise BadInput(f"provider config `overall_timeout`: {overall:g} s must be at least "
+                       f"{TIMEOUT_MARGIN_S:g} s below promptfoo's per-call `timeout` "
+                       f"({promptfoo_ms:g} ms); raise `timeout` or lower `overall_timeout`")
+    if wall_timeout is not None and wall_timeout >= overall:
+        raise BadInput(f"provider config `wall_timeout`: {wall_timeout:g} s does not fit in the "
+                       f"provider's overall cap of {overall:g} s (promptfoo `timeout` "
+                       f"{promptfoo_ms:g} ms minus {TIMEOUT_MARGIN_S:g} s); raise `timeout`")
+    output_root = _path(config, "output", base, default=DEFAULT_OUTPUT)
+    cache_dir = _path(config, "cache_dir", base, default=None)
+
+    vars_ = context.get("vars") if isinstance(context.get("vars"), dict) else {}
+    problem = _var(vars_, "problem")
+    checkpoint = _var(vars_, "checkpoint")
+    problem_dir = problems / problem
+    if not (problem_dir / "config.yaml").is_file():
+        known = sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
+        raise BadInput(f"test var `problem`: unknown problem {problem!r}: {problem_dir}/config.yaml "
+                       f"not found (problems under {problems}: {', '.join(known) or 'none'})")
+    submission = submissions / problem / checkpoint
+    run_tag = _run_tag(vars_, context)
+    return Cell(agent=agent, submissions=submissions, problems=problems, problem=problem,
+                checkpoint=checkpoint, problem_dir=problem_dir, submission=submission,
+                sandbox=sandbox, policy=policy, wall_timeout=wall_timeout, overall=overall,
+                cache_dir=cache_dir,
+                output_dir=output_root / run_tag / _slug(agent) / problem / checkpoint)
+
+
+def _base_dir(value: Any) -> Path:
+    if value in (None, ""):
+        return Path.cwd()
+    if not isinstance(value, str):
+        raise BadInput(f"provider config `basePath` must be a path, got {value!r}")
+    return Path(value).expanduser().resolve()
+
+
+def _text(config: dict[str, Any], key: str, *, required: bool = False, default: str | None = None) -> str:
+    value = config.get(key)
+    if value is None or value == "":
+        if required:
+            raise BadInput(f"provider config `{key}` is required")
+        return default  # type: ignore[return-value]
+    if not isinstance(value, str):
+        raise BadInput(f"provider config `{key}` must be a string, got {value!r}")
+    return value
+
+
+def _path(config: dict[str, Any], key: str, base: Path, *, default: str | None) -> Path | None:
+    text = _text(config, key, default=default)
+    if text is None:
+        return None
+    path = Path(text).expanduser()
+    return (path if path.is_absolute() else base / path).resolve()
+
+
+def _directory(config: dict[str, Any], key: str, base: Path, *, required: bool = False,
+               default: str | None = None) -> Path:
+    if required:
+        _text(config, key, required=True)
+    path = _path(config, key, base, default=default)
+    assert path is not None
+    if not path.is_dir():
+        raise BadInput(f"provider config `{key}`: {path} is not a directory")
+    return path
+
+
+def _seconds(config: dict[str, Any], key: str) -> float | None:
+    value = config.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise BadInput(f"provider config `{key}` must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def _promptfoo_timeout_ms(config: dict[str, Any]) -> float:
+    value = config.get("timeout")
+    if value is None:
+        env = os.environ.get("REQUEST_TIMEOUT_MS", "")
+        return float(env) if env.replace(".", "", 1).isdigit() and float(env) > 0 else PROMPTFOO_DEFAULT_TIMEOUT_MS
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise BadInput(f"provider config `timeout` (promptfoo's, in milliseconds) must be a positive "
+                       f"number, got {value!r}")
+    return float(value)
+
+
+def _var(vars_: dict[str, Any], key: str) -> str:
+    value = vars_.get(key)
+    if value is None or value == "":
+        raise BadInput(f"test var `{key}` is required (tests come from providers/tests_from_problems.py)")
+    if not isinstance(value, str) or not _SAFE_NAME.match(value):
+        raise BadInput(f"test var `{key}`: {value!r} is not a plain name (letters, digits, '_', '.', '-')")
+    return value
+
+
+def _run_tag(vars_: dict[str, Any], context: dict[str, Any]) -> str:
+    """Groups the artifacts of one `promptfoo eval`; repeats get their own directory."""
+    tag = vars_.get("__evalId") or context.get("evaluationId")
+    if not isinstance(tag, str) or not tag:
+        tag = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    repeat = vars_.get("__repeatIndex", context.get("repeatIndex")) or 0
+    tag = _slug(tag)
+    return f"{tag}-repeat-{repeat}" if isinstance(repeat, int) and repeat > 0 else tag
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._") or "_"
+
+
+# ---- running ------------------------------------------------------------------------------------
+
+
+def _run_cell(cell: Cell) -> dict[str, Any]:
+    # Imported here, not at module level: see the module docstring.
+    try:
+        from runners.config import load_problem
+        from runners.environment import EnvironmentSpec
+        from runners.errors import InfrastructureError, UserInputError
+    except ImportError as exc:
+        return {"error": f"runners provider: cannot import the `runners` package with {sys.executable} "
+                         f"({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"}
+
+    try:
+        problem = load_problem(cell.problem_dir)
+        if cell.checkpoint not in problem.checkpoints:
+            known = ", ".join(c.name for c in problem.ordered_checkpoints())
+            raise BadInput(f"test var `checkpoint`: problem {cell.problem!r} has no checkpoint "
+                           f"{cell.checkpoint!r} (known: {known})")
+        if not cell.submission.is_dir():
+            raise BadInput(f"agent {cell.agent!r}: submission directory {cell.submission} does not "
+                           f"exist (expected <submissions>/{cell.problem}/{cell.checkpoint}/ under "
+                           f"provider config `submissions` = {cell.submissions})")
+        environment = EnvironmentSpec(sandbox=cell.sandbox)
+        if cell.wall_timeout is not None:
+            environment.limits = environment.limits.model_copy(update={"wall_timeout": cell.wall_timeout})
+        if cell.cache_dir is not None:
+            environment.cache_dir = cell.cache_dir
+    except BadInput as exc:
+        return {"error": f"runners provider: {exc}"}
+    except UserInputError as exc:
+        return {"error": f"runners provider: {exc}"}
+    except Exception as exc:
+        _log_traceback()
+        return {"error": f"runners provider: {type(exc).__name__}: {exc}"}
+
+    started = time.monotonic()
+    outcome = _run_bounded(cell, problem, environment, InfrastructureError)
+    latency_ms = int(round((time.monotonic() - started) * 1000))
+    if isinstance(outcome, UserInputError):
+        return {"error": f"runners provider: {outcome}"}
+    if isinstance(outcome, str):  # infrastructure failure before or instead of a result
+        result = _synthetic_failure(cell, problem, outcome)
+    else:
+        result = outcome
+    return _response(cell, result, latency_ms)
+
+
+def _run_bounded(cell: Cell, problem: Any, environment: Any, infra_error: type) -> Any:
+    """The result, a UserInputError, or the reason of an infrastructure failure (a str).
+
+    The run happens in a daemon thread so the call returns by `cell.overall` whatever happens;
+    the harness's own wall timeout kills the sandboxed processes of a run left behind.
+    """
+    from runners.api import run_checkpoint
+    from runners.errors import UserInputError
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = run_checkpoint(problem, cell.checkpoint, cell.submission, environment,
+                                           output_dir=cell.output_dir)
+        except UserInputError as exc:
+            box["result"] = exc
+        except infra_error as exc:
+            box["result"] = f"{exc}"
+        except BaseException as exc:  # a harness bug is reported as an infrastructure failure
+            box["result"] = f"harness error {type(exc).__name__}: {exc}"
+            box["traceback"] = traceback.format_exc()
+
+    worker = threading.Thread(target=target, name=f"runners-{cell.problem}-{cell.checkpoint}",
+                              daemon=True)
+    worker.start()
+    worker.join(cell.overall)
+    if worker.is_alive():
+        return (f"the run did not finish within the provider's overall cap of {cell.overall:g} s "
+                f"(config `overall_timeout`, or promptfoo `timeout` minus {TIMEOUT_MARGIN_S:g} s)")
+    if "traceback" in box:
+        print(box["traceback"], file=sys.stderr, flush=True)
+    return box["result"]
+
+
+def _synthetic_failure(cell: Cell, problem: Any, reason: str) -> Any:
+    from runners.results import ExecutionResult
+
+    checkpoint = problem.checkpoints[cell.checkpoint]
+    return ExecutionResult(problem_name=problem.name, problem_version=problem.version,
+                           checkpoint_name=checkpoint.name, checkpoint_version=checkpoint.version,
+                           framework=problem.framework, sandbox=cell.sandbox,
+                           infrastructure_failure=True, infrastructure_reason=reason)
+
+
+def _response(cell: Cell, result: Any, latency_ms: int) -> dict[str, Any]:
+    from runners.policy import PassPolicy
+
+    policies = {p.value: p.check(result) for p in PassPolicy}
+    passed = policies[cell.policy]
+    metadata = result.model_dump(mode="json")
+    metadata.update(agent=cell.agent, problem=cell.problem, checkpoint=cell.checkpoint,
+                    policy=cell.policy, passed=passed, policies=policies, run_ms=latency_ms)
+    return {"output": summarize(metadata), "metadata": metadata, "latencyMs": latency_ms}
+
+
+# ---- readable output ----------------------------------------------------------------------------
+
+
+def summarize(metadata: dict[str, Any]) -> str:
+    """The row's short text: verdict, per-group passed/total, then the failing tests (capped)."""
+    head = f"{metadata.get('agent')} · {metadata.get('problem')} · {metadata.get('checkpoint')}"
+    if metadata.get("infrastructure_failure"):
+        reason = (metadata.get("infrastructure_reason") or "unknown").strip()
+        lines = [f"{head}: INFRASTRUCTURE FAILURE", _clip(reason, 600)]
+        return "\n".join(lines)
+    verdict = "PASS" if metadata.get("passed") else "FAIL"
+    lines = [f"{head}: {verdict} (policy {metadata.get('policy')})"]
+    passed_counts = metadata.get("pass_counts") or {}
+    total_counts = metadata.get("total_counts") or {}
+    groups = [f"{g} {passed_counts.get(g, 0)}/{total_counts[g]}" for g in GROUP_ORDER if g in total_counts]
+    all_passed, all_total = sum(passed_counts.values()), sum(total_counts.values())
+    if groups:
+        lines.append(f"{', '.join(groups)} (all {all_passed}/{all_total})")
+    else:
+        lines.append("no tests were run")
+    flags = metadata.get("flags") or []
+    if flags:
+        lines.append(f"flags: {', '.join(flags)}")
+    failing = [t for t in metadata.get("tests") or [] if t.get("status") != "passed"]
+    if failing:
+        lines.append(f"failing ({len(failing)}):")
+        for test in failing[:MAX_FAILURES_SHOWN]:
+            message = _first_line(test.get("failure_message")) or test.get("status", "")
+            lines.append(f"- [{test.get('group_type')}] {test.get('name') or test.get('id')}: "
+                         f"{_clip(message, MAX_MESSAGE_CHARS)}")
+        if len(failing) > MAX_FAILURES_SHOWN:
+            lines.append(f"... and {len(failing) - MAX_FAILURES_SHOWN} more")
+    return "\n".join(lines)
+
+
+def _first_line(text: str | None) -> str:
+    for line in (text or "").splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _log_traceback() -> None:
+    # stderr reaches promptfoo's log ("Python worker stderr: ..."), never the row.
+    print(traceback.format_exc(), file=sys.stderr, flush=True)

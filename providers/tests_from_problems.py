@@ -1,0 +1,91 @@
+"""Promptfoo test generator: one test (= one row) per problem × checkpoint, from the problems on disk.
+
+    tests:
+      - path: file://providers/tests_from_problems.py:generate_tests
+        config:
+          problems: problems            # the problems root (relative: to the current directory)
+          only: [inventory_cli]         # optional: these problems only
+          checkpoints: [checkpoint_1]   # optional: these checkpoint names only
+
+Every directory of the problems root with a `config.yaml` is a problem (any framework: pytest,
+vitest, jest, ...); its checkpoints come in their configured order. Each test has
+`vars: {problem, checkpoint}` (what providers/test_runner.py reads), a description such as
+`inventory_cli · checkpoint_2` and metadata (problem, checkpoint, order, framework, versions) that
+`promptfoo eval --filter-metadata framework=pytest` can select on.
+
+promptfoo calls the generator without the config file's directory, so a relative `problems` is
+taken from the current directory: run promptfoo from the directory of promptfooconfig.yaml (the
+scripts do), or give an absolute path.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+
+def generate_tests(config: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    from runners.config import CONFIG_FILE, load_problem
+    from runners.errors import UserInputError
+
+    config = dict(config or {})
+    unknown = sorted(set(config) - {"problems", "only", "checkpoints"})
+    if unknown:
+        raise ValueError(f"tests_from_problems: unknown config key(s) {', '.join(map(repr, unknown))} "
+                         "(known: problems, only, checkpoints)")
+    root_text = config.get("problems", "problems")
+    if not isinstance(root_text, str) or not root_text:
+        raise ValueError(f"tests_from_problems: config `problems` must be a path, got {root_text!r}")
+    root = Path(root_text).expanduser()
+    root = (root if root.is_absolute() else Path(os.getcwd()) / root).resolve()
+    if not root.is_dir():
+        raise ValueError(f"tests_from_problems: config `problems`: {root} is not a directory "
+                         f"(relative paths are taken from the current directory {os.getcwd()})")
+    only = _names(config, "only")
+    wanted_checkpoints = _names(config, "checkpoints")
+
+    problem_dirs = sorted(p for p in root.iterdir() if (p / CONFIG_FILE).is_file())
+    if only is not None:
+        missing = sorted(set(only) - {p.name for p in problem_dirs})
+        if missing:
+            raise ValueError(f"tests_from_problems: config `only`: no problem {', '.join(missing)} "
+                             f"under {root}")
+        problem_dirs = [p for p in problem_dirs if p.name in only]
+
+    tests: list[dict[str, Any]] = []
+    for problem_dir in problem_dirs:
+        try:
+            problem = load_problem(problem_dir)
+        except UserInputError as exc:
+            raise ValueError(f"tests_from_problems: {exc}") from None
+        for checkpoint in problem.ordered_checkpoints():
+            if wanted_checkpoints is not None and checkpoint.name not in wanted_checkpoints:
+                continue
+            tests.append({
+                # The directory name is what the provider looks up, so it is the var.
+                "description": f"{problem_dir.name} · {checkpoint.name}",
+                "vars": {"problem": problem_dir.name, "checkpoint": checkpoint.name},
+                "metadata": {
+                    "problem": problem_dir.name,
+                    "checkpoint": checkpoint.name,
+                    "checkpoint_order": checkpoint.order,
+                    "framework": problem.framework,
+                    "problem_version": problem.version,
+                    "checkpoint_version": checkpoint.version,
+                },
+            })
+    if not tests:
+        raise ValueError(f"tests_from_problems: no problem checkpoints found under {root}")
+    return tests
+
+
+def _names(config: dict[str, Any], key: str) -> list[str] | None:
+    value = config.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"tests_from_problems: config `{key}` must be a list of names, got {value!r}")
+    return value

@@ -1,0 +1,160 @@
+"""A real `npx promptfoo eval` (through scripts/compare.sh) of three agents on a tiny problem.
+
+Checked against its JSON output: one column per agent, each row's pass/fail equal to what
+`python -m runners run` reports for the same cell (the CLI is run for comparison), per-group
+named scores per row and per column, error rows for an agent whose submission path is wrong,
+and promptfoo's provider cache left off.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pf_support import CHECKPOINTS, PROBLEM
+
+pytestmark = [pytest.mark.node, pytest.mark.slow]
+
+GROUP_KEYS = {"Core": "core", "Functionality": "functionality", "Error": "error", "Regression": "regression"}
+
+
+def rows(run) -> list[dict]:
+    # The order of results[] is not guaranteed: sort by (test, column).
+    return sorted(run.results["results"]["results"], key=lambda r: (r["testIdx"], r["promptIdx"]))
+
+
+def column(run, agent: str) -> int:
+    labels = [p["provider"] for p in run.results["results"]["prompts"]]
+    return labels.index(f"agent-{agent}")
+
+
+def cell(run, agent: str, checkpoint: str) -> dict:
+    idx = column(run, agent)
+    found = [r for r in rows(run) if r["promptIdx"] == idx and r["vars"]["checkpoint"] == checkpoint]
+    assert len(found) == 1, f"expected one row for {agent} {checkpoint}, got {len(found)}"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def cli_results(promptfoo_eval, tmp_path_factory) -> dict[tuple[str, str], tuple[int, dict]]:
+    """`python -m runners run` on every (working agent, checkpoint) cell: exit code and JSON."""
+    out = tmp_path_factory.mktemp("cli")
+    world = promptfoo_eval.world
+    found = {}
+    for agent in ("good", "partial"):
+        for checkpoint in CHECKPOINTS:
+            json_file = out / f"{agent}-{checkpoint}.json"
+            proc = subprocess.run(
+                [sys.executable, "-m", "runners", "run", str(world["problems"] / PROBLEM),
+                 "--checkpoint", checkpoint, "--submission", str(world[agent] / PROBLEM / checkpoint),
+                 "--sandbox", "none", "--pass-policy", "all-cases", "--json", str(json_file),
+                 "--output", str(out / f"{agent}-{checkpoint}")],
+                capture_output=True, text=True, timeout=120,
+            )
+            assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+            found[(agent, checkpoint)] = (proc.returncode, json.loads(json_file.read_text()))
+    return found
+
+
+def test_eval_ran_offline_with_the_project_settings(promptfoo_eval):
+    results = promptfoo_eval.results
+    assert results["metadata"]["promptfooVersion"] == "0.123.1"
+    major, minor = (int(x) for x in results["metadata"]["nodeVersion"].lstrip("v").split(".")[:2])
+    assert (major, minor) >= (22, 22), "promptfoo must run on the Node 22 from node_modules/.bin"
+    assert results["runtimeOptions"]["cache"] is False
+    # promptfoo exits 100 when rows fail; compare.sh reports it as a normal outcome.
+    assert "some rows did not pass (promptfoo exit code 100)" in promptfoo_eval.proc.stdout
+    # The provider cache stayed off: nothing written, nothing replayed.
+    assert not (promptfoo_eval.config_dir / "cache" / "cache.json").exists()
+    assert all(r["response"] is None or r["response"].get("cached") is False for r in rows(promptfoo_eval))
+    assert (promptfoo_eval.config_dir / "promptfoo.db").is_file()  # what the viewer reads
+
+
+def test_one_column_per_agent_and_one_row_per_checkpoint(promptfoo_eval):
+    prompts = promptfoo_eval.results["results"]["prompts"]
+    assert [p["provider"] for p in prompts] == [f"agent-{a}" for a in promptfoo_eval.agents]
+    all_rows = rows(promptfoo_eval)
+    assert len(all_rows) == len(promptfoo_eval.agents) * len(CHECKPOINTS)
+    descriptions = sorted({r["testCase"]["description"] for r in all_rows})
+    assert descriptions == [f"{PROBLEM} · {cp}" for cp in CHECKPOINTS]
+    for row in all_rows:
+        assert row["provider"]["label"] == prompts[row["promptIdx"]]["provider"]
+        assert row["testCase"]["metadata"]["framework"] == "pytest"
+
+
+@pytest.mark.parametrize("agent", ["good", "partial"])
+@pytest.mark.parametrize("checkpoint", CHECKPOINTS)
+def test_row_verdict_and_counts_match_the_cli(promptfoo_eval, cli_results, agent, checkpoint):
+    code, cli_json = cli_results[(agent, checkpoint)]
+    row = cell(promptfoo_eval, agent, checkpoint)
+    meta = row["response"]["metadata"]
+    assert row["success"] is (code == 0), f"promptfoo says {row['success']}, the CLI exited {code}"
+    assert row["failureReason"] == (0 if code == 0 else 1)
+    assert meta["passed"] is (code == 0)
+    assert meta["pass_counts"] == cli_json["pass_counts"]
+    assert meta["total_counts"] == cli_json["total_counts"]
+    assert [(t["id"], t["status"]) for t in meta["tests"]] == [(t["id"], t["status"]) for t in cli_json["tests"]]
+    # Score and named scores per group, from the CLI's counts.
+    passed, total = cli_json["pass_counts"], cli_json["total_counts"]
+    expected = {GROUP_KEYS[g]: passed[g] / total[g] for g in total}
+    rate = sum(passed.values()) / sum(total.values())
+    assert row["score"] == pytest.approx(rate)
+    assert row["namedScores"] == pytest.approx({"tests": rate, **expected})
+    assert row["gradingResult"]["pass"] is (code == 0)
+    reasons = {c["reason"] for c in row["gradingResult"]["componentResults"]}
+    assert {f"{g} {passed[g]}/{total[g]}" for g in total} <= reasons
+    # The row's text and the provider's own latency (not promptfoo's queue-inclusive one).
+    assert row["response"]["output"].startswith(f"{agent} · {PROBLEM} · {checkpoint}: ")
+    assert row["latencyMs"] == meta["run_ms"] > 0
+    # Nothing is lost: the run's artifacts are kept beside its JSON result.
+    assert (Path(meta["artifacts_dir"]) / "result.json").is_file()
+
+
+def test_expected_outcomes_of_the_example_agents(promptfoo_eval):
+    assert cell(promptfoo_eval, "good", "checkpoint_2")["success"] is True
+    partial = cell(promptfoo_eval, "partial", "checkpoint_2")
+    assert partial["success"] is False
+    assert partial["namedScores"] == pytest.approx({"tests": 4 / 6, "core": 0.5, "error": 1.0, "regression": 2 / 3})
+
+
+def test_column_metrics_average_each_group_over_the_rows_that_have_it(promptfoo_eval, cli_results):
+    for agent in ("good", "partial"):
+        metrics = promptfoo_eval.results["results"]["prompts"][column(promptfoo_eval, agent)]["metrics"]
+        per_group: dict[str, list[float]] = {}
+        rates = []
+        for checkpoint in CHECKPOINTS:
+            _, cli_json = cli_results[(agent, checkpoint)]
+            passed, total = cli_json["pass_counts"], cli_json["total_counts"]
+            rates.append(sum(passed.values()) / sum(total.values()))
+            for group in total:
+                per_group.setdefault(GROUP_KEYS[group], []).append(passed[group] / total[group])
+        # What the viewer shows in the column header: namedScores / namedScoreWeights.
+        shown = {k: metrics["namedScores"][k] / metrics["namedScoreWeights"][k] for k in per_group}
+        assert shown == pytest.approx({k: sum(v) / len(v) for k, v in per_group.items()})
+        assert metrics["namedScoresCount"]["core"] == len(CHECKPOINTS)  # not inflated by components
+        assert metrics["namedScoresCount"]["tests"] == len(CHECKPOINTS)
+        assert "regression" in metrics["namedScores"] and metrics["namedScoreWeights"]["regression"] == 1
+        assert metrics["namedScores"]["mean_pass_rate"] == pytest.approx(sum(rates) / len(rates))
+        assert metrics["testPassCount"] + metrics["testFailCount"] == len(CHECKPOINTS)
+        assert metrics["testErrorCount"] == 0
+
+
+def test_broken_submission_path_gives_error_rows(promptfoo_eval):
+    broken = promptfoo_eval.world["broken"]
+    idx = column(promptfoo_eval, "broken")
+    broken_rows = [r for r in rows(promptfoo_eval) if r["promptIdx"] == idx]
+    assert len(broken_rows) == len(CHECKPOINTS)
+    for row in broken_rows:
+        assert row["success"] is False
+        assert row["failureReason"] == 2  # ERROR, not a failed assertion
+        assert f"provider config `submissions`: {broken} is not a directory" in row["error"]
+        assert "Traceback" not in row["error"]
+        assert row["gradingResult"] is None
+    metrics = promptfoo_eval.results["results"]["prompts"][idx]["metrics"]
+    assert metrics["testErrorCount"] == len(CHECKPOINTS) and metrics["testPassCount"] == 0
+    stats = promptfoo_eval.results["results"]["stats"]
+    assert stats["errors"] == len(CHECKPOINTS)

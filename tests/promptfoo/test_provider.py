@@ -1,0 +1,337 @@
+"""The promptfoo provider, assertion and test generator, called directly (no Node needed).
+
+Real test runs (sandbox `none`) of a tiny two-checkpoint problem: the provider's output, metadata
+and error rows, and the assertion's pass/score/namedScores/componentResults against the counts.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pf_support import PROBLEM, PROVIDERS, ROOT, build_world, load_provider_module
+from runners import ExecutionResult
+
+provider = load_provider_module("test_runner")
+assertions = load_provider_module("assertions")
+generator = load_provider_module("tests_from_problems")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    return build_world(tmp_path_factory.mktemp("pf-unit"))
+
+
+def options(world, agent="good", base="", **config):
+    cfg = {"agent": agent, "submissions": str(world[agent]), "problems": str(world["problems"]),
+           "sandbox": "none", "basePath": base, "output": str(world["problems"].parent / "runs"),
+           **config}
+    return {"id": "file://providers/test_runner.py", "config": cfg}
+
+
+def context(checkpoint="checkpoint_1", problem=PROBLEM, **extra):
+    return {"vars": {"problem": problem, "checkpoint": checkpoint, "__evalId": "eval-unit", **extra}}
+
+
+@pytest.fixture(scope="module")
+def partial_cp2(world):
+    return provider.call_api("mini checkpoint_2", options(world, "partial"), context("checkpoint_2"))
+
+
+# ---- provider: results --------------------------------------------------------------------------
+
+
+def test_provider_returns_output_metadata_and_latency(world):
+    started = time.monotonic()
+    response = provider.call_api("mini checkpoint_1", options(world), context())
+    elapsed_ms = (time.monotonic() - started) * 1000
+    assert "error" not in response, response.get("error")
+    assert set(response) == {"output", "metadata", "latencyMs"}
+    meta = response["metadata"]
+    result = ExecutionResult.model_validate({k: v for k, v in meta.items()
+                                             if k in ExecutionResult.model_fields})
+    assert result.summary == "Core 1/1, Functionality 1/1, Error 1/1"
+    assert (meta["agent"], meta["problem"], meta["checkpoint"]) == ("good", PROBLEM, "checkpoint_1")
+    assert meta["policy"] == "all-cases" and meta["passed"] is True
+    assert meta["policies"]["all-cases"] is True and set(meta["policies"]) >= {"any", "core-cases"}
+    assert meta["sandbox"] == "none" and "unsandboxed" in meta["flags"]
+    assert 0 < response["latencyMs"] <= elapsed_ms + 1
+    # Artifacts of the run, grouped by eval, agent, problem, checkpoint.
+    artifacts = Path(meta["artifacts_dir"])
+    assert artifacts.parts[-4:] == ("eval-unit", "good", PROBLEM, "checkpoint_1")
+    assert (artifacts / "result.json").is_file()
+    assert response["output"].splitlines()[:2] == [
+        "good · mini · checkpoint_1: PASS (policy all-cases)",
+        "Core 1/1, Functionality 1/1, Error 1/1 (all 3/3)",
+    ]
+
+
+def test_provider_output_lists_failing_tests_with_first_message_line(partial_cp2):
+    out = partial_cp2["output"]
+    lines = out.splitlines()
+    assert lines[0] == "partial · mini · checkpoint_2: FAIL (policy all-cases)"
+    assert lines[1] == "Core 1/2, Error 1/1, Regression 2/3 (all 4/6)"
+    assert "failing (2):" in lines
+    failing = [line for line in lines if line.startswith("- ")]
+    assert len(failing) == 2
+    assert any(line.startswith("- [Core] ") and "test_upper_words" in line
+               and "every word upper-cased" in line for line in failing)
+    assert any(line.startswith("- [Regression] ") and "test_no_args_fails" in line
+               and "no arguments must be an error" in line for line in failing)
+    assert all("\n" not in line and len(line) < 300 for line in failing)
+
+
+def test_provider_output_caps_the_failure_list():
+    tests = [{"id": f"t{i}", "name": f"test_{i}", "group_type": "Core", "status": "failed",
+              "failure_message": f"AssertionError: {i}\nmore detail"} for i in range(25)]
+    text = provider.summarize({"agent": "a", "problem": "p", "checkpoint": "c", "passed": False,
+                               "policy": "all-cases", "pass_counts": {"Core": 0},
+                               "total_counts": {"Core": 25}, "tests": tests})
+    assert text.count("\n- [Core]") == provider.MAX_FAILURES_SHOWN
+    assert "... and 15 more" in text and "more detail" not in text
+
+
+def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
+    # A test file that collects no tests: the harness reports an infrastructure failure.
+    from support import make_problem
+
+    problems = tmp_path / "problems"
+    make_problem(problems, {"test_checkpoint_1.py": "# no tests here\n"}, name=PROBLEM)
+    response = provider.call_api("x", options(world, problems=str(problems)), context())
+    assert "error" not in response
+    meta = response["metadata"]
+    assert meta["infrastructure_failure"] is True and meta["passed"] is False
+    assert "no tests collected" in meta["infrastructure_reason"]
+    assert response["output"].startswith("good · mini · checkpoint_1: INFRASTRUCTURE FAILURE")
+    assert "no tests collected" in response["output"]
+    grade = assertions.get_assert(response["output"], {"metadata": meta, "config": {}})
+    assert grade["pass"] is False and grade["score"] == 0
+    assert grade["reason"].startswith("infrastructure failure:") and "no tests collected" in grade["reason"]
+    assert grade["namedScores"] == {} and grade["componentResults"] == []
+    # `any` passes even an infrastructure failure (the policy's definition), still with score 0.
+    lax = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any"}})
+    assert lax["pass"] is True and lax["score"] == 0
+
+
+@pytest.mark.parametrize(
+    ("exc", "reason"),
+    [
+        ("infra", "no sandbox is usable here"),  # raised by the sandbox choice, before any result
+        ("bug", "harness error RuntimeError: boom"),
+    ],
+)
+def test_provider_reports_raised_harness_failures_as_infrastructure(world, monkeypatch, exc, reason):
+    import runners.api
+    from runners.errors import InfrastructureError
+
+    def failing(*args, **kwargs):
+        raise InfrastructureError("no sandbox is usable here") if exc == "infra" else RuntimeError("boom")
+
+    monkeypatch.setattr(runners.api, "run_checkpoint", failing)
+    response = provider.call_api("x", options(world), context())
+    assert "error" not in response
+    meta = response["metadata"]
+    assert meta["infrastructure_failure"] is True and meta["infrastructure_reason"] == reason
+    assert (meta["problem_name"], meta["checkpoint_name"], meta["framework"]) == (PROBLEM, "checkpoint_1", "pytest")
+    assert meta["passed"] is False and meta["policies"]["any"] is True
+    assert response["output"] == f"good · mini · checkpoint_1: INFRASTRUCTURE FAILURE\n{reason}"
+    assert assertions.get_assert(response["output"], {"metadata": meta})["reason"] == f"infrastructure failure: {reason}"
+
+
+def test_provider_overall_cap_returns_an_infrastructure_failure(world):
+    meta_problems = world["problems"]
+    slow = options(world, overall_timeout=0.2, problems=str(meta_problems))
+    started = time.monotonic()
+    response = provider.call_api("x", slow, context())
+    assert time.monotonic() - started < 5
+    assert response["metadata"]["infrastructure_failure"] is True
+    assert "overall cap of 0.2 s" in response["metadata"]["infrastructure_reason"]
+    assert "INFRASTRUCTURE FAILURE" in response["output"]
+
+
+def test_provider_paths_are_relative_to_base_path(world):
+    base = world["problems"].parent
+    rel = options(world, base=str(base), submissions="submissions/good", problems="problems",
+                  output="runs-rel")
+    response = provider.call_api("x", rel, context())
+    assert "error" not in response, response.get("error")
+    assert Path(response["metadata"]["artifacts_dir"]).is_relative_to(base / "runs-rel")
+
+
+# ---- provider: error rows -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"agent": None}, "provider config `agent` is required"),
+        ({"submissions": None}, "provider config `submissions` is required"),
+        ({"submissions": "/nonexistent/agent"}, "provider config `submissions`: /nonexistent/agent is not a directory"),
+        ({"problems": "/nonexistent/problems"}, "provider config `problems`: /nonexistent/problems is not a directory"),
+        ({"sandbox": "vm"}, "provider config `sandbox`: 'vm' is not one of auto, docker, bubblewrap, none"),
+        ({"pass_policy": "most"}, "provider config `pass_policy`: 'most' is not one of"),
+        ({"wall_timeout": -1}, "provider config `wall_timeout` must be a positive number of seconds"),
+        ({"wall_timeout": 400}, "provider config `wall_timeout`: 400 s does not fit"),
+        ({"pass-policy": "any"}, "unknown key(s) 'pass-policy'"),
+        ({"timeout": 10_000}, "provider config `timeout`: 10000 ms leaves no time"),
+    ],
+)
+def test_bad_config_is_an_error_row(world, change, message):
+    opts = options(world)
+    for key, value in change.items():
+        if value is None:
+            opts["config"].pop(key, None)
+        else:
+            opts["config"][key] = value
+    response = provider.call_api("x", opts, context())
+    assert set(response) == {"error"}
+    assert message in response["error"]
+
+
+@pytest.mark.parametrize(
+    ("ctx", "message"),
+    [
+        (context(problem="nope"), "test var `problem`: unknown problem 'nope'"),
+        (context(checkpoint="checkpoint_9"), "test var `checkpoint`: problem 'mini' has no checkpoint "
+                                             "'checkpoint_9' (known: checkpoint_1, checkpoint_2)"),
+        ({"vars": {"checkpoint": "checkpoint_1"}}, "test var `problem` is required"),
+        (context(problem="../mini"), "test var `problem`: '../mini' is not a plain name"),
+        ({}, "test var `problem` is required"),
+    ],
+)
+def test_bad_vars_are_error_rows(world, ctx, message):
+    response = provider.call_api("x", options(world), ctx)
+    assert set(response) == {"error"} and message in response["error"]
+
+
+def test_missing_submission_directory_is_an_error_row(world, tmp_path):
+    (tmp_path / "agent" / PROBLEM / "checkpoint_1").mkdir(parents=True)
+    opts = options(world, submissions=str(tmp_path / "agent"))
+    response = provider.call_api("x", opts, context("checkpoint_2"))
+    assert set(response) == {"error"}
+    assert f"{tmp_path / 'agent' / PROBLEM / 'checkpoint_2'} does not exist" in response["error"]
+    assert "agent 'good'" in response["error"]
+
+
+def test_bad_options_never_raise(world):
+    for opts, ctx in [(None, None), ({"config": "nope"}, {}), ({"config": {"agent": 3}}, {})]:
+        response = provider.call_api("x", opts, ctx)
+        assert set(response) == {"error"}
+
+
+# ---- assertion ----------------------------------------------------------------------------------
+
+
+def test_named_scores_and_components_match_the_counts(partial_cp2):
+    meta = partial_cp2["metadata"]
+    grade = assertions.get_assert(partial_cp2["output"], {"metadata": meta, "config": {}})
+    passed, total = meta["pass_counts"], meta["total_counts"]
+    assert set(total) == {"Core", "Error", "Regression"}  # no Functionality in checkpoint_2's own tests
+    assert grade["namedScores"] == {g.lower(): passed[g] / total[g] for g in total}
+    assert grade["namedScores"] == {"core": 0.5, "error": 1.0, "regression": pytest.approx(2 / 3)}
+    assert grade["score"] == pytest.approx(sum(passed.values()) / sum(total.values())) == pytest.approx(4 / 6)
+    assert grade["pass"] is False and grade["pass"] == meta["passed"]
+    assert grade["reason"].startswith("policy all-cases not met: Core 1/2, Error 1/1, Regression 2/3")
+    components = grade["componentResults"]
+    assert [c["reason"] for c in components] == ["Core 1/2", "Error 1/1", "Regression 2/3"]
+    assert [c["pass"] for c in components] == [False, True, False]
+    assert [c["score"] for c in components] == [0.5, 1.0, pytest.approx(2 / 3)]
+    assert [c["assertion"]["metric"] for c in components] == ["core", "error", "regression"]
+    assert all(c["assertion"]["type"] == "python" and c["assertion"]["value"] for c in components)
+
+
+def test_assertion_policy_from_config_overrides_the_providers(partial_cp2):
+    meta = partial_cp2["metadata"]
+    assert assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any-core-cases"}})["pass"] is True
+    assert assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "core-cases"}})["pass"] is False
+    bad = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "most"}})
+    assert bad["pass"] is False and "'most' is not one of" in bad["reason"]
+
+
+def test_assertion_reads_provider_response_metadata_and_falls_back_to_runners(partial_cp2):
+    meta = dict(partial_cp2["metadata"])
+    via_response = assertions.get_assert("", {"providerResponse": {"metadata": meta}})
+    assert via_response["namedScores"]["core"] == 0.5
+    # A bare ExecutionResult (e.g. a saved result.json): runners decides the policy.
+    bare = {k: v for k, v in meta.items() if k in ExecutionResult.model_fields or k in ("summary", "pass_rate")}
+    assert assertions.get_assert("", {"metadata": bare, "config": {"pass_policy": "any-case"}})["pass"] is True
+    assert assertions.get_assert("", {"metadata": bare})["pass"] is False  # default all-cases
+
+
+def test_assertion_without_result_fails_readably():
+    grade = assertions.get_assert("some text", {"metadata": {"foo": 1}})
+    assert grade == {"pass": False, "score": 0.0,
+                     "reason": "no test-run result in the provider's metadata (the provider must be "
+                               "providers/test_runner.py)"}
+
+
+# ---- test generator -----------------------------------------------------------------------------
+
+
+def test_generator_yields_one_test_per_problem_checkpoint_in_order(world, tmp_path):
+    from support import make_problem
+
+    problems = tmp_path / "problems"
+    make_problem(problems, {"test_checkpoint_1.py": "def test_a(): pass\n"}, name="zeta",
+                 checkpoints={"checkpoint_2": {"version": 1, "order": 2},
+                              "checkpoint_10": {"version": 2, "order": 3},
+                              "checkpoint_1": {"version": 1, "order": 1}})
+    make_problem(problems, {"test_checkpoint_1.py": "def test_a(): pass\n"}, name="alpha_js",
+                 framework="junit", test_command=["true"], report_path="r.xml")
+    (problems / "not_a_problem").mkdir()
+    tests = generator.generate_tests({"problems": str(problems)})
+    assert [t["description"] for t in tests] == [
+        "alpha_js · checkpoint_1",
+        "zeta · checkpoint_1", "zeta · checkpoint_2", "zeta · checkpoint_10",
+    ]
+    assert tests[3]["vars"] == {"problem": "zeta", "checkpoint": "checkpoint_10"}
+    assert tests[3]["metadata"] == {"problem": "zeta", "checkpoint": "checkpoint_10", "checkpoint_order": 3,
+                                    "framework": "pytest", "problem_version": 1, "checkpoint_version": 2}
+    assert tests[0]["metadata"]["framework"] == "junit"
+    only = generator.generate_tests({"problems": str(problems), "only": ["zeta"], "checkpoints": ["checkpoint_2"]})
+    assert [t["description"] for t in only] == ["zeta · checkpoint_2"]
+
+
+def test_generator_covers_the_example_problems():
+    tests = generator.generate_tests({"problems": str(ROOT / "problems")})
+    described = {t["description"] for t in tests}
+    assert "inventory_cli · checkpoint_1" in described and "inventory_cli · checkpoint_3" in described
+    for test in tests:
+        assert test["vars"]["problem"] and test["vars"]["checkpoint"]
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"problems": "/nonexistent"}, "config `problems`: /nonexistent is not a directory"),
+        ({"problems": "problems", "colour": 1}, "unknown config key(s) 'colour'"),
+        ({"problems": "problems", "only": ["nope"]}, "config `only`: no problem nope"),
+    ],
+)
+def test_generator_rejects_bad_config(config, message, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(ValueError, match=None) as info:
+        generator.generate_tests(config)
+    assert message in str(info.value)
+
+
+# ---- import cost --------------------------------------------------------------------------------
+
+
+def test_provider_and_assertion_import_fast_and_light():
+    """promptfoo gives a worker 30 s to import the provider, and starts a fresh Python per assertion."""
+    code = ("import sys, time; t = time.perf_counter(); "
+            f"sys.path.insert(0, {str(PROVIDERS)!r}); import test_runner, assertions; "
+            "dt = time.perf_counter() - t; "
+            "heavy = sorted(m for m in ('runners', 'pydantic', 'yaml') if m in sys.modules); "
+            "print(dt, ','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    seconds, heavy = out.stdout.split()[0], out.stdout.split()[1:]
+    assert heavy == [], f"heavy modules imported at module level: {heavy}"
+    assert float(seconds) < 0.5

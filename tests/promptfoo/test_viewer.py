@@ -1,0 +1,129 @@
+"""The promptfoo web viewer shows the eval: one column per agent with its per-group scores.
+
+Starts `npx promptfoo view` on a free port with the eval's PROMPTFOO_CONFIG_DIR, waits for
+/health, loads the page in headless Debian Chromium through playwright-core (a small Node script
+run on the project's Node 22), checks the text, keeps a screenshot, and stops the viewer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pf_support import ARTIFACTS, CHROMIUM, NODE_BIN, ROOT, free_port, need_chromium, promptfoo_env
+
+pytestmark = [pytest.mark.node, pytest.mark.slow]
+
+CHECK_SCRIPT = Path(__file__).with_name("viewer_check.cjs")
+
+
+def _group_alive(pgid: int) -> list[str]:
+    """Live (non-zombie) processes of a process group, as "pid cmd"."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            # pid (comm) state ppid pgrp ...: comm may hold spaces, so split after the last ')'.
+            state, _ppid, pgrp = stat.rsplit(")", 1)[1].split()[:3]
+            if int(pgrp) == pgid and state != "Z":
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                alive.append(f"{entry.name} {cmdline[:120]}")
+        except (OSError, ValueError, IndexError):
+            continue
+    return alive
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        deadline = time.monotonic() + wait
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not _group_alive(proc.pid):
+            return
+
+
+@pytest.fixture(scope="session")
+def chromium_ready() -> None:
+    """Checked before the (slower) eval fixture runs: session scope, listed first."""
+    need_chromium()
+
+
+@pytest.fixture
+def viewer(chromium_ready, promptfoo_eval, tmp_path):
+    port = free_port()
+    log = (tmp_path / "viewer.log").open("w")
+    proc = subprocess.Popen(["npx", "--no-install", "promptfoo", "view", "-p", str(port), "-n"],
+                            cwd=ROOT, env=promptfoo_env(promptfoo_eval.config_dir), stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+                    health = json.loads(response.read())
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    pytest.fail(f"promptfoo view did not answer on port {port} (exit {proc.poll()}):\n"
+                                f"{(tmp_path / 'viewer.log').read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield {"url": f"http://127.0.0.1:{port}/", "health": health, "proc": proc, "port": port}
+    finally:
+        _stop(proc)
+        log.close()
+        leftover = _group_alive(proc.pid)
+        assert not leftover, f"viewer processes left behind: {leftover}"
+
+
+def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo_eval, viewer, tmp_path):
+    assert viewer["health"]["status"] == "OK" and viewer["health"]["version"] == "0.123.1"
+    labels = [f"agent-{a}" for a in promptfoo_eval.agents]
+    expect = [*labels, "core", "error", "functionality", "regression", "mean_pass_rate",
+              "partial · mini · checkpoint_2: FAIL", "provider config `submissions`"]
+    screenshot = tmp_path / "promptfoo-viewer.png"
+    options = {"url": viewer["url"], "chromium": str(CHROMIUM), "userDataDir": str(tmp_path / "chromium-profile"),
+               "screenshot": str(screenshot), "expect": expect, "timeoutMs": 60000}
+    proc = subprocess.run([str(NODE_BIN / "node"), str(CHECK_SCRIPT), json.dumps(options)], cwd=ROOT,
+                          env=promptfoo_env(promptfoo_eval.config_dir), capture_output=True, text=True,
+                          timeout=180)
+    report = json.loads(proc.stdout or "{}") if proc.stdout.startswith("{") else {}
+    assert proc.returncode == 0 and report.get("ok"), f"browser check failed: {report.get('error')}\n{proc.stderr[-3000:]}"
+    # Keep the screenshot as an artifact (tmp_path is cleaned up by pytest eventually).
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(screenshot, ARTIFACTS / "promptfoo-viewer.png")
+    assert screenshot.stat().st_size > 10_000
+
+    missing = [text for text, found in report["found"].items() if not found]
+    assert not missing, f"not on the page: {missing}\n--- page text\n{report['bodyText'][:4000]}"
+    text = report["bodyText"]
+    assert "runners promptfoo test" in report["title"] or "runners promptfoo test" in text
+    # Each agent's column header carries its per-group averages, e.g. "core 75.00% (1.50/2.00)".
+    header = text.split(f"{PROBLEM_ROW}", 1)[0]
+    for label in labels[:2]:
+        block = header.split(label, 1)[1]
+        for metric in ("core", "error", "functionality", "regression", "tests"):
+            assert metric in block.split("agent-", 1)[0], f"{metric} missing from {label}'s header"
+    partial_header = header.split("agent-partial", 1)[1].split("agent-", 1)[0]
+    assert "core\n75.00% (1.50/2.00)" in partial_header
+
+
+PROBLEM_ROW = "mini · checkpoint_1"
