@@ -1,0 +1,2 @@
+export { wrap } from "./lib/wrap.js";
+export { align } from "./lib/align.js";
