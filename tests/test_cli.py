@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from runners import ExecutionResult, GroupType as G
 from support import make_problem, make_submission
+
+from runners import ExecutionResult
+from runners import GroupType as G
 
 MAIN = "import sys\nprint(' '.join(sys.argv[1:]))\n"
 TESTS = {

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from runners import EnvironmentSpec, GroupType as G, run_checkpoint
 from support import make_problem, make_submission
+
+from runners import EnvironmentSpec, run_checkpoint
+from runners import GroupType as G
 
 TESTS = {
     "test_checkpoint_1.py": """

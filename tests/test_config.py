@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support import make_problem
 
 from runners import ConfigError, GroupType, load_problem
-from support import make_problem
 
 
 def _problem(tmp_path: Path, **config) -> Path:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support import need_sandbox
 
 from runners import EnvironmentSpec, ExecutionResult, run_checkpoint
-from support import need_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text())

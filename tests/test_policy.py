@@ -3,7 +3,8 @@
 import pytest
 
 from runners.policy import PassPolicy as P
-from runners.results import ExecutionResult, GroupType as G, TestResult
+from runners.results import ExecutionResult, TestResult
+from runners.results import GroupType as G
 
 
 def _result(spec: dict[G, tuple[int, int]], infra: bool = False) -> ExecutionResult:

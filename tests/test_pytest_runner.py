@@ -8,13 +8,13 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
-
-from runners import EnvironmentSpec, GroupType as G, UserInputError, load_problem, run_checkpoint
-from runners.frameworks.pytest_runner import PytestRunner
 from support import make_problem, make_submission, need_sandbox, tree_digest
+
+from runners import EnvironmentSpec, UserInputError, load_problem, run_checkpoint
+from runners import GroupType as G
+from runners.frameworks.pytest_runner import PytestRunner
 
 ECHO_MAIN = """
 import sys
@@ -325,7 +325,7 @@ def test_workers_give_the_same_result_as_one_process(tmp_path):
     sub = make_submission(tmp_path, {"main.py": ECHO_MAIN})
     one = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     two = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none", workers=2))
-    shape = lambda r: sorted((t.id, t.status, t.raw_status, t.group_type) for t in r.tests)  # noqa: E731
+    shape = lambda r: sorted((t.id, t.status, t.raw_status, t.group_type) for t in r.tests)
     assert shape(two) == shape(one)
     assert two.pass_counts == one.pass_counts
 

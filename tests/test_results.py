@@ -1,6 +1,7 @@
 """The result model: derived counts, metrics, and a JSON that reads back unchanged."""
 
-from runners import CorrectnessResults, ExecutionResult, GroupType as G, TestResult
+from runners import CorrectnessResults, ExecutionResult, TestResult
+from runners import GroupType as G
 from runners.results import SCHEMA_VERSION
 
 

@@ -171,7 +171,7 @@ class DockerSandbox(Sandbox):
                 client.close()
         except docker.errors.DockerException as exc:
             return f"the Docker engine does not answer ({exc}); {_ENGINE_HINT}"
-        except Exception as exc:  # noqa: BLE001 - requests errors and the like
+        except Exception as exc:  # requests errors and the like
             return f"the Docker engine does not answer ({type(exc).__name__}: {exc}); {_ENGINE_HINT}"
         return None
 
@@ -377,7 +377,7 @@ class DockerSandbox(Sandbox):
             except docker.errors.APIError as exc:
                 raise InfrastructureError(
                     f"docker could not start the sandbox container: {exc.explanation or exc}") from None
-            except Exception as exc:  # noqa: BLE001 - requests errors: the daemon did not answer
+            except Exception as exc:  # requests errors: the daemon did not answer
                 raise InfrastructureError(f"the Docker engine failed while starting the sandbox: {exc}") from None
             timed_out = _wait(container, started + request.timeout)
             if timed_out:
@@ -592,7 +592,7 @@ def _pump_frames(sock: Any, out: CappedBuffer, err: CappedBuffer) -> None:
                 out.feed(data)
             elif stream == STDERR:
                 err.feed(data)
-    except Exception:  # noqa: BLE001 - the socket closed under us: the run is over
+    except Exception:  # the socket closed under us: the run is over
         pass
 
 
@@ -613,7 +613,7 @@ def _close(sock: Any) -> None:
     if response is not None:
         try:
             response.close()
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
 
 
@@ -678,7 +678,7 @@ def _remove(client: Any, container: Any, request_id: str) -> None:
     if container is None:
         try:
             targets = client.containers.list(all=True, filters={"label": f"{LABEL_REQUEST}={request_id}"})
-        except Exception:  # noqa: BLE001
+        except Exception:
             targets = []
     for target in targets:
         for _ in range(3):
@@ -687,5 +687,5 @@ def _remove(client: Any, container: Any, request_id: str) -> None:
                 break
             except docker.errors.NotFound:
                 break
-            except Exception:  # noqa: BLE001 - retried; a leftover is swept later by its label
+            except Exception:  # retried; a leftover is swept later by its label
                 time.sleep(0.5)

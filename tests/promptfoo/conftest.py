@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pf_support import ROOT, build_world, need_promptfoo, promptfoo_env, write_eval_config
 
 AGENTS = ["good", "partial", "broken"]

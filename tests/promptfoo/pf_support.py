@@ -12,7 +12,6 @@ from types import ModuleType
 from typing import Any
 
 import yaml
-
 from support import make_problem, make_submission, need
 
 ROOT = Path(__file__).resolve().parents[2]

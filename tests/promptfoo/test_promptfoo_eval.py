@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from pf_support import CHECKPOINTS, PROBLEM
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]

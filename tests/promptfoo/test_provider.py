@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from pf_support import PROBLEM, PROVIDERS, ROOT, build_world, load_provider_module
+
 from runners import ExecutionResult
 
 provider = load_provider_module("test_runner")

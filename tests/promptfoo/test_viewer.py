@@ -17,7 +17,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from pf_support import ARTIFACTS, CHROMIUM, NODE_BIN, ROOT, free_port, need_chromium, promptfoo_env
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]

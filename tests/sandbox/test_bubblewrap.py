@@ -11,11 +11,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from support import need_sandbox
 
 from runners.limits import DEFAULT_LIMITS, ResourceLimits
 from runners.sandbox.base import Mount, SandboxRequest, SandboxResult
 from runners.sandbox.bubblewrap import BubblewrapSandbox
-from support import need_sandbox
 
 PYTHON = getattr(sys, "_base_executable", sys.executable)
 CANARY = f"canary-{uuid.uuid4().hex}"

@@ -312,7 +312,7 @@ def test_orphans_of_dead_owners_are_swept(docker_sandbox, docker_images):
         for container in (orphan, alive):
             try:
                 container.remove(force=True)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
 
