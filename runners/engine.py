@@ -20,12 +20,16 @@ from runners.categorize import categorize
 from runners.errors import InfrastructureError, UserInputError
 from runners.frameworks.base import Layout, RunContext, Runner, Verdict
 from runners.records import ParsedReport
-from runners.results import ExecutionResult
+from runners.results import ExecutionResult, TestResult
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.registry import resolve_sandbox
+from runners.scan import scan_submission
 from runners.workspace import Workspace
 
 TAIL_CHARS = 16_000
+# Per text field of one test (captured output, message, traceback): a test that prints 100 MB
+# must not make a 100 MB result, nor hold it in the harness's memory.
+TEST_TEXT_CHARS = 64_000
 
 
 def execute(
@@ -67,6 +71,8 @@ def execute(
     )
     try:
         workspace.copy_submission(submission)
+        # What no sandbox stops (code the tests import runs inside the test process): flagged.
+        ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission)
         workspace.copy_tests(problem, checkpoint, runner.is_test_file, runner.test_files)
         workspace.copy_assets(problem)
         runner.write_config(ctx)
@@ -113,6 +119,8 @@ def execute(
     finally:
         if not environment.keep_workspace:
             workspace.cleanup()
+        else:
+            workspace.release()
 
 
 def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
@@ -124,6 +132,8 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         flags.append("unsandboxed")
     if outcome.truncated:
         flags.append("output-truncated")
+    if _cap_test_text(tests):
+        flags.append("test-output-truncated")
     return ExecutionResult(
         problem_name=ctx.problem.name,
         problem_version=ctx.problem.version,
@@ -145,6 +155,20 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         stderr=outcome.stderr[-TAIL_CHARS:],
         output_truncated=outcome.truncated,
     )
+
+
+def _cap_test_text(tests: list[TestResult]) -> bool:
+    """Keep the head and tail of over-long text fields; True when something was cut."""
+    cut = False
+    half = TEST_TEXT_CHARS // 2
+    for test in tests:
+        for name in ("stdout", "stderr", "failure_message", "traceback"):
+            value = getattr(test, name)
+            if value and len(value) > TEST_TEXT_CHARS:
+                dropped = len(value) - 2 * half
+                setattr(test, name, f"{value[:half]}\n[... {dropped} characters truncated ...]\n{value[-half:]}")
+                cut = True
+    return cut
 
 
 def _failed(runner: Runner, ctx: RunContext, reason: str) -> ExecutionResult:

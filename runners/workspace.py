@@ -7,6 +7,7 @@
   config/       generated runner configuration (pytest.ini, vitest/jest config)
   reports/      where the framework writes its reports
   home/ tmp/    private HOME and TMPDIR
+  .runners-owner  which harness process made it: a later harness removes it if that one died
 ```
 
 The tests sit beside the submission, never inside it, so nothing the submission ships (a
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import stat
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +33,11 @@ from runners.errors import UserInputError
 SUBMISSION_IGNORE = (".git", ".hg", ".svn", "__pycache__", "*.pyc", ".venv", "venv", "node_modules",
                      ".pytest_cache", ".mypy_cache", ".ruff_cache")
 ASSETS_DIR = "assets"
+# Who made a workspace (host:pid:process start), so that one left by a harness that died is
+# removed by the next harness that starts; never mounted into a sandbox.
+OWNER_FILE = ".runners-owner"
+_swept: set[str] = set()
+_sweep_lock = threading.Lock()
 
 
 @dataclass
@@ -68,7 +76,9 @@ class Workspace:
 
     @classmethod
     def create(cls, base_dir: Path | None = None) -> "Workspace":
+        sweep_stale(base_dir)
         root = Path(tempfile.mkdtemp(prefix="runners-", dir=base_dir)).resolve()
+        (root / OWNER_FILE).write_text(_owner(os.getpid()) or "", encoding="utf-8")
         workspace = cls(root=root)
         for sub in ("config", "reports", "home", "tmp"):
             (root / sub).mkdir()
@@ -152,6 +162,10 @@ class Workspace:
                         full.chmod(full.stat().st_mode & ~0o222)
                 Path(dirpath).chmod(Path(dirpath).stat().st_mode & ~0o222)
 
+    def release(self) -> None:
+        """Keep this workspace for good (`--keep-workspace`): no later sweep removes it."""
+        (self.root / OWNER_FILE).unlink(missing_ok=True)
+
     def cleanup(self) -> None:
         if not self.owned or not self.root.exists():
             return
@@ -167,6 +181,43 @@ class Workspace:
         except OSError:
             pass
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def sweep_stale(base_dir: Path | None = None) -> int:
+    """Once per process and base directory: remove `runners-*` workspaces whose harness (on this
+    host) is gone, e.g. killed mid-run. Returns how many were removed."""
+    base = Path(base_dir or tempfile.gettempdir())
+    with _sweep_lock:
+        if str(base) in _swept:
+            return 0
+        _swept.add(str(base))
+    removed = 0
+    for root in base.glob("runners-*"):
+        try:
+            info = os.lstat(root)
+            owner = (root / OWNER_FILE).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue  # not ours to judge: no owner record (kept, or made by something else)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            continue
+        host, _, rest = owner.partition(":")
+        pid = rest.partition(":")[0]
+        if host != socket.gethostname() or not pid.isdigit() or _owner(int(pid)) == owner:
+            continue  # another machine's, or its harness is alive
+        Workspace(root=root).cleanup()
+        removed += 1
+    return removed
+
+
+def _owner(pid: int) -> str | None:
+    """host:pid:start time of a live process (None when there is none): a reused pid differs."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()
+    return f"{socket.gethostname()}:{pid}:{fields[19].decode() if len(fields) > 19 else 0}"
 
 
 def _regular_files_only(skipped: list[str]) -> Callable[[str, str], object]:

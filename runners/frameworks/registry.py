@@ -6,6 +6,7 @@ Built-in runners register on import; third-party ones are found through the
 
 from __future__ import annotations
 
+import threading
 from importlib.metadata import entry_points
 
 from runners.errors import UserInputError
@@ -14,6 +15,7 @@ from runners.frameworks.base import Runner
 ENTRY_POINT_GROUP = "runners.frameworks"
 _REGISTRY: dict[str, type[Runner]] = {}
 _loaded = False
+_load_lock = threading.Lock()
 _BUILTIN_MODULES = ("pytest_runner", "js_runners", "command_runner")
 
 
@@ -37,20 +39,25 @@ def runner_class(framework: str) -> type[Runner]:
 
 
 def _load() -> None:
+    # Under a lock, and marked loaded only once done: runs started at once from several threads
+    # must not see a half-filled registry ("framework 'vitest' has no runner").
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    import importlib
+    with _load_lock:
+        if _loaded:
+            return
+        import importlib
 
-    for module in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(f"runners.frameworks.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"runners.frameworks.{module}":
-                raise
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        cls = point.load()
-        if not (isinstance(cls, type) and issubclass(cls, Runner)):
-            raise UserInputError(f"entry point {point.name!r} in {ENTRY_POINT_GROUP} is not a Runner class")
-        _REGISTRY.setdefault(point.name, cls)
+        for module in _BUILTIN_MODULES:
+            try:
+                importlib.import_module(f"runners.frameworks.{module}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"runners.frameworks.{module}":
+                    raise
+        for point in entry_points(group=ENTRY_POINT_GROUP):
+            cls = point.load()
+            if not (isinstance(cls, type) and issubclass(cls, Runner)):
+                raise UserInputError(f"entry point {point.name!r} in {ENTRY_POINT_GROUP} is not a Runner class")
+            _REGISTRY.setdefault(point.name, cls)
+        _loaded = True

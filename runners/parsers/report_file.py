@@ -13,7 +13,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+# Reports are parsed in the harness's memory: a test that prints hundreds of MB inside the test
+# process must not take the harness down with it (a bigger report is an infrastructure failure).
+DEFAULT_MAX_BYTES = 128 * 1024 * 1024
 
 
 class ReportError(Exception):

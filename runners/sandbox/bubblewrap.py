@@ -11,9 +11,11 @@ back to rlimits and says which limits are not enforced.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterable
 from functools import lru_cache
@@ -28,6 +30,10 @@ SANDBOX_UID = 65534  # "nobody": the uid sandboxed processes run as when the har
 INNER_UID = 1000  # the uid seen inside when the harness is not root (user namespace)
 MB = 1024 * 1024
 _ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+# A run's cgroup is named <run id>-<purpose>-<harness pid>-<random>: the pid says whose it is.
+_GROUP_OWNER = re.compile(r"-(\d+)-[0-9a-f]{6}$")
+_swept = False
+_sweep_lock = threading.Lock()
 
 
 def _is_root() -> bool:
@@ -49,6 +55,8 @@ def _base_args(network: bool) -> list[str]:
                  "--cap-add", "CAP_SETPCAP"]
     else:
         args += ["--unshare-user", "--uid", str(INNER_UID), "--gid", str(INNER_UID), "--cap-drop", "ALL"]
+        if _supports_disable_userns():
+            args.append("--disable-userns")  # no `unshare -r` inside: docker's seccomp refuses it too
     args += ["--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
     for name in _ROOT_LINKS:
         path = Path("/") / name
@@ -64,8 +72,43 @@ def _drop_inside() -> list[str]:
     """Run first inside the sandbox when the harness is root: become `nobody`, for good."""
     if not _is_root():
         return []
+    return [*_setpriv(), *_no_nested_userns()]
+
+
+def _setpriv() -> list[str]:
     return ["/usr/bin/setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+@lru_cache(maxsize=1)
+def _supports_disable_userns() -> bool:
+    bwrap = _bwrap()
+    try:
+        out = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=20,
+                             check=False).stdout if bwrap else ""
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--disable-userns" in out
+
+
+@lru_cache(maxsize=1)
+def _no_nested_userns() -> list[str]:
+    """Root harness: after setpriv, a nested unprivileged bwrap whose user namespace cannot nest,
+    so the command cannot make user namespaces of its own (`unshare -r`, then mount and the rest of
+    the kernel surface a namespace-root gets). [] where that is unavailable (bwrap < 0.8, no
+    unprivileged user namespaces); the rest of the profile still holds."""
+    bwrap = _bwrap()
+    if not bwrap or not _is_root() or not bwrap.startswith("/usr/") or not _supports_disable_userns():
+        return []
+    inner = [bwrap, "--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+             "--dev-bind", "/", "/", "--"]
+    try:
+        proc = subprocess.run([bwrap, *_base_args(network=False), "--tmpfs", "/tmp", "--", *_setpriv(), *inner,
+                               "/usr/bin/true"],
+                              capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return inner if proc.returncode == 0 else []
 
 
 @register_sandbox
@@ -112,8 +155,9 @@ class BubblewrapSandbox(Sandbox):
                 if mount.writable and mount.source.exists():
                     _chown_tree(mount.source, SANDBOX_UID)
         notes: list[str] = []
-        cgroup = RunCgroup.create(f"{request.run_id}-{request.purpose}-{uuid.uuid4().hex[:6]}", limits) \
-            if _is_root() else None
+        self._sweep_once()
+        cgroup = RunCgroup.create(f"{request.run_id}-{request.purpose}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
+                                  limits) if _is_root() else None
         if cgroup is None:
             notes.append("memory, process and CPU limits not enforced: no cgroup access")
         else:
@@ -148,6 +192,34 @@ class BubblewrapSandbox(Sandbox):
         return result
 
 
+    def sweep_orphans(self) -> int:
+        """Remove the cgroups of runs whose harness died mid-run (the sandbox died with it)."""
+        if not _is_root():
+            return 0
+        return RunCgroup.sweep(_orphan_group)
+
+    def _sweep_once(self) -> None:
+        global _swept
+        with _sweep_lock:
+            if _swept:
+                return
+            _swept = True
+        self.sweep_orphans()
+
+
+def _orphan_group(name: str) -> bool:
+    found = _GROUP_OWNER.search(name)
+    if not found or int(found.group(1)) == os.getpid():
+        return False
+    try:
+        os.kill(int(found.group(1)), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False  # alive (or a reused pid: left for a later start)
+
+
 def _parent_dirs(targets: Iterable[str]) -> list[str]:
     """Create mount points' parents traversable by the sandbox uid (bwrap would use 0700)."""
     args: list[str] = []
@@ -172,7 +244,7 @@ def host_interpreter_mounts(python: str) -> list[Mount]:
 @lru_cache(maxsize=16)
 def _interpreter_prefix(python: str) -> str | None:
     try:
-        out = subprocess.run([python, "-c", "import sys; print(sys.base_prefix)"], capture_output=True,
+        out = subprocess.run([python, "-I", "-S", "-c", "import sys; print(sys.base_prefix)"], capture_output=True,
                              text=True, timeout=30, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
@@ -197,7 +269,8 @@ def _probe() -> str | None:
     if _is_root() and shutil.which("setpriv") is None:
         return "setpriv (util-linux) is needed to drop root privileges before bwrap"
     try:
-        proc = subprocess.run([bwrap, *_base_args(network=False), "--", *_drop_inside(), "/usr/bin/true"],
+        proc = subprocess.run([bwrap, *_base_args(network=False), "--tmpfs", "/tmp", "--", *_drop_inside(),
+                               "/usr/bin/true"],
                               capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bwrap could not be started: {exc}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,6 +102,23 @@ class RunCgroup:
         if not dirs:
             return None
         return cg
+
+    @classmethod
+    def sweep(cls, is_orphan: Callable[[str], bool]) -> int:
+        """Remove the run groups (under every controller) whose name `is_orphan` says belongs to
+        a harness that is gone; their processes, if any, are killed first. Returns how many."""
+        parents = [ROOT / PARENT] if (ROOT / "cgroup.controllers").is_file() else \
+            [ROOT / controller / PARENT for controller in ("memory", "pids", "cpu")]
+        removed = 0
+        for parent in parents:
+            try:
+                groups = [g for g in parent.iterdir() if g.is_dir() and is_orphan(g.name)]
+            except OSError:
+                continue
+            for group in groups:
+                cls([group], unified=len(parents) == 1).remove()
+                removed += 0 if group.exists() else 1
+        return removed
 
     def enter(self) -> None:
         """Move the calling process in; meant for `preexec_fn`, before the command execs."""

@@ -1,9 +1,9 @@
 """Process-tree supervisor for backends without a pid namespace (`none`).
 
 Run as `python -I reaper.py ARGV...`. It becomes a child subreaper, so daemons that double-fork
-or call setsid are re-parented to it instead of init; when the command exits, or when the harness
-sends SIGTERM, it kills every remaining descendant before exiting. Standalone on purpose: it
-imports nothing from `runners` and runs in any Python 3.
+or call setsid are re-parented to it instead of init; when the command exits, when the harness
+sends SIGTERM, or when the harness dies (parent-death signal), it kills every remaining descendant
+before exiting. Standalone on purpose: it imports nothing from `runners` and runs in any Python 3.
 """
 
 import ctypes
@@ -13,6 +13,7 @@ import signal
 import sys
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 
 
 def descendants(pid: int) -> list[int]:
@@ -63,6 +64,7 @@ def reap(block: bool) -> None:
 
 
 def main() -> int:
+    harness = os.getppid()
     argv = sys.argv[1:]
     if not argv:
         print("reaper: no command", file=sys.stderr)
@@ -76,6 +78,10 @@ def main() -> int:
 
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
+    # Should the harness die (killed, crashed), SIGTERM: the whole tree goes with it.
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != harness:  # it died before the line above
+        return 125
     try:
         child = os.fork()
     except OSError as exc:

@@ -6,6 +6,7 @@ refuses: running untrusted code without isolation must be asked for by name (`no
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from runners.errors import InfrastructureError, UserInputError
@@ -13,6 +14,7 @@ from runners.sandbox.base import Sandbox
 
 _REGISTRY: dict[str, type[Sandbox]] = {}
 _loaded = False
+_load_lock = threading.Lock()
 AUTO_ORDER = ("docker", "bubblewrap")
 
 
@@ -62,17 +64,22 @@ def resolve_sandbox(name: str, factory: Callable[[type[Sandbox]], Sandbox] | Non
 
 def _load_builtins() -> None:
     # Imported lazily so `import runners` stays fast and the docker SDK loads only when needed.
+    # Under a lock, and marked loaded only once done: runs started at once from several threads
+    # must not see a half-filled registry ("unknown sandbox 'none'").
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    from runners.sandbox import none  # noqa: F401
+    with _load_lock:
+        if _loaded:
+            return
+        from runners.sandbox import none  # noqa: F401
 
-    try:
-        from runners.sandbox import bubblewrap  # noqa: F401
-    except ImportError:  # pragma: no cover - module lands with the bubblewrap backend
-        pass
-    try:
-        from runners.sandbox import docker_backend  # noqa: F401
-    except ImportError:  # pragma: no cover
-        pass
+        try:
+            from runners.sandbox import bubblewrap  # noqa: F401
+        except ImportError:  # pragma: no cover - module lands with the bubblewrap backend
+            pass
+        try:
+            from runners.sandbox import docker_backend  # noqa: F401
+        except ImportError:  # pragma: no cover
+            pass
+        _loaded = True

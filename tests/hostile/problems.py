@@ -1,0 +1,173 @@
+"""The three small problems every hostile submission is graded against.
+
+- `hostile_calc` (pytest): `main.py add|sub A B` prints the result (three CLI tests, run through
+  the entrypoint in a subprocess) and `calc.add` is imported *into the pytest process* by the
+  `calc` fixture (one library test, first in the file, so a library that tampers with pytest at
+  import time does so before the other tests run). A second checkpoint holds a hidden test file
+  the checkpoint-1 run must never see.
+- `hostile_vitest` / `hostile_jest`: a library `calc.mjs` / `calc.js` imported by the tests from
+  `RUNNERS_ENTRY_FILE` (in the test worker's process, which is what the JS in-process cases need).
+
+The JS problems reuse the example problems' `package.json` + lock (vitest 4, jest 30), so their
+toolchains come from the same cache as the rest of the project's tests.
+"""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+
+PY_CONFTEST = '''
+import importlib
+import os
+import shlex
+import sys
+
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--entrypoint", action="store", required=True)
+    parser.addoption("--checkpoint", action="store", required=True)
+
+
+@pytest.fixture(scope="session")
+def entrypoint_argv(request):
+    return shlex.split(request.config.getoption("--entrypoint"))
+
+
+@pytest.fixture
+def calc():
+    """The submission's library, imported into this (the pytest) process."""
+    path = os.environ["SUBMISSION_PATH"]
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    return importlib.import_module("calc")
+'''
+
+PY_TESTS = '''
+import subprocess
+
+import pytest
+
+
+def run(argv, *args):
+    return subprocess.run([*argv, *args], capture_output=True, timeout=20)
+
+
+def text(data):
+    return data.decode("utf-8", "replace").strip()
+
+
+def test_add_library(calc):
+    assert calc.add(2, 3) == 5
+
+
+def test_add_cli(entrypoint_argv):
+    out = run(entrypoint_argv, "add", "2", "3")
+    assert out.returncode == 0 and text(out.stdout) == "5", text(out.stderr)[-800:]
+
+
+def test_sub_cli(entrypoint_argv):
+    out = run(entrypoint_argv, "sub", "5", "3")
+    assert out.returncode == 0 and text(out.stdout) == "2", text(out.stderr)[-800:]
+
+
+@pytest.mark.error
+def test_rejects_words(entrypoint_argv):
+    out = run(entrypoint_argv, "add", "two", "3")
+    assert out.returncode != 0, text(out.stdout)[-800:]
+'''
+
+# Never copied into a checkpoint_1 run: the read-secrets cases look for it everywhere.
+PY_HIDDEN_TESTS = '''
+HIDDEN_ANSWER = "@@HIDDEN@@"
+
+
+def test_multiply(entrypoint_argv):
+    assert HIDDEN_ANSWER
+'''
+
+VITEST_TESTS = '''
+import { expect, test } from "vitest";
+import { pathToFileURL } from "node:url";
+
+const load = () => import(pathToFileURL(process.env.RUNNERS_ENTRY_FILE).href);
+
+test("adds", async () => {
+  const { add } = await load();
+  expect(add(2, 3)).toBe(5);
+});
+
+test("subtracts", async () => {
+  const { sub } = await load();
+  expect(sub(5, 3)).toBe(2);
+});
+
+test("rejects words @error", async () => {
+  const { add } = await load();
+  expect(() => add("two", 3)).toThrow();
+});
+'''
+
+JEST_TESTS = '''
+const load = () => require(process.env.RUNNERS_ENTRY_FILE);
+
+test("adds", () => {
+  expect(load().add(2, 3)).toBe(5);
+});
+
+test("subtracts", () => {
+  expect(load().sub(5, 3)).toBe(2);
+});
+
+test("rejects words @error", () => {
+  expect(() => load().add("two", 3)).toThrow();
+});
+'''
+
+# name of each problem's tests and how many tests a complete run reports
+TEST_NAMES = {
+    "pytest": ("test_add_library", "test_add_cli", "test_sub_cli", "test_rejects_words"),
+    "vitest": ("adds", "subtracts", "rejects words @error"),
+    "jest": ("adds", "subtracts", "rejects words @error"),
+}
+TOOLCHAIN_FROM = {"vitest": REPO / "problems" / "text_layout", "jest": REPO / "problems" / "calc_cli"}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+def _config(root: Path, data: dict) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    base = {"version": 1, "description": "a problem for hostile submissions", "tags": ["hostile"]}
+    (root / "config.yaml").write_text(yaml.safe_dump({**base, **data}, sort_keys=False), encoding="utf-8")
+
+
+def build_problems(base: Path, hidden: str) -> dict[str, Path]:
+    """Write the three problems under `base`; returns {framework: problem dir}."""
+    problems: dict[str, Path] = {}
+    py = base / "hostile_calc"
+    _config(py, {"name": "hostile_calc", "entry_file": "main", "timeout": 20,
+                 "checkpoints": {"checkpoint_1": {"version": 1}, "checkpoint_2": {"version": 1}}})
+    _write(py / "tests", {"conftest.py": PY_CONFTEST, "test_checkpoint_1.py": PY_TESTS,
+                          "test_checkpoint_2.py": PY_HIDDEN_TESTS.replace("@@HIDDEN@@", hidden)})
+    problems["pytest"] = py
+    for framework, tests, entry in (("vitest", VITEST_TESTS, "calc.mjs"), ("jest", JEST_TESTS, "calc.js")):
+        root = base / f"hostile_{framework}"
+        _config(root, {"name": f"hostile_{framework}", "entry_file": entry, "framework": framework,
+                       "timeout": 20, "checkpoints": {"checkpoint_1": {"version": 1}}})
+        _write(root / "tests", {"checkpoint_1.test.js": tests})
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy(TOOLCHAIN_FROM[framework] / name, root / name)
+        problems[framework] = root
+    return problems

@@ -1,0 +1,307 @@
+"""Run every hostile case under every backend and write docs/SECURITY.md from what happened.
+
+    uv run --frozen python -m tests.hostile.report                 # all usable backends
+    uv run --frozen python -m tests.hostile.report --load          # plus the load figures
+    uv run --frozen python -m tests.hostile.report --backends docker,bubblewrap --output /tmp/S.md
+
+Needs Docker (with the runners images: `python -m runners image build`) and bubblewrap; run as
+root for bubblewrap's per-run cgroups. Exits 1 when any case shows a violation (the document is
+written anyway, with the violations in it). `pytest tests/hostile` runs the same cases as
+assertions; with RUNNERS_WRITE_SECURITY_DOC=1 it writes the document too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .cases import ANY, BACKENDS, CASES, PASS, Case
+from .harness import GRACE, LIMITS, Observation, World, available_backends, cache_digest
+from .problems import REPO
+
+DOC = REPO / "docs" / "SECURITY.md"
+CRASH_ROW = Case("harness-crash", "§6.25", "the harness process is SIGKILLed while a run spins (in a child "
+                 "harness); then a new harness starts and runs the honest submission", {}, frozenset({PASS}),
+                 "bubblewrap: --die-with-parent; `none`: the supervisor's parent-death signal; docker: the next "
+                 "start sweeps containers whose owner process is gone (and an in-container `timeout` backstop); "
+                 "every backend: the next start removes workspaces whose owner process is gone")
+
+
+@dataclass
+class Run:
+    observations: dict[tuple[str, str], Observation]
+    backends: list[str]
+    unavailable: dict[str, str]
+    seconds: float
+    cache_changes: list[str] = field(default_factory=list)
+    load: dict[str, float] | None = None
+
+
+def run_all(backends: list[str] | None = None, workers: int = 6, load: bool = False) -> Run:
+    probes = available_backends(backends or BACKENDS)
+    usable = [name for name, reason in probes.items() if reason is None]
+    unavailable = {name: reason for name, reason in probes.items() if reason is not None}
+    with World(usable) as world:
+        before = cache_digest()
+        world.warm_up()
+        started = time.monotonic()
+        observations = world.run_matrix(CASES, workers=workers)
+        seconds = time.monotonic() - started
+        changes = cache_changes(before, cache_digest())
+        figures = load_figures(world) if load else None
+    return Run({(o.case, o.backend): o for o in observations}, usable, unavailable, seconds, changes, figures)
+
+
+def cache_changes(before: dict, after: dict) -> list[str]:
+    return sorted(path for path, stat in before.items() if after.get(path) != stat)[:20]
+
+
+def load_figures(world: World, sequential: int = 40, concurrent: int = 8) -> dict[str, float]:
+    from .load import run_load
+
+    return run_load(world, sequential=sequential, concurrent=concurrent).figures()
+
+
+# ---- the document ------------------------------------------------------------------------------
+
+
+def expected_text(case: Case, backend: str | None = None) -> str:
+    if case.undefended:
+        return "flagged (grade may be forged)"
+    outcomes = case.expected(backend) if backend else case.expect
+    if outcomes == ANY:
+        return "anything"
+    text = " or ".join(sorted(outcomes))
+    if case.statuses is not None and "FAIL" in outcomes:
+        text += " (true statuses)"
+    if outcomes == frozenset({PASS}) and case.id not in ("honest-reference", "vitest-honest", "jest-honest"):
+        text += " (attack blocked)" if not case.broken else ""
+    return text
+
+
+def cell(case: Case, obs: Observation | None) -> str:
+    if obs is None:
+        return "not run"
+    if obs.outcome == "SKIP":
+        return "n/a"
+    text = obs.outcome
+    if case.undefended and obs.outcome == PASS:
+        text += " (forged)"
+    if case.flags and obs.result is not None:
+        text += ", flagged"
+    if obs.violations:
+        first = obs.violations[0].splitlines()[0][:160].replace("|", "\\|")
+        return f"**VIOLATION** {text}: {first}"
+    return f"ok: {text}"
+
+
+def render(run: Run) -> str:
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    versions = _versions()
+    cases = [*CASES, CRASH_ROW]
+    violations = sum(1 for o in run.observations.values() if o.violations)
+    header = "| # | case | §6 | what the submission does | expected | " + " | ".join(
+        f"{b}{' (not isolated)' if b == 'none' else ''}" for b in BACKENDS) + " | defence |"
+    rows = [header, "|" + "---|" * (6 + len(BACKENDS))]
+    for number, case in enumerate(cases, start=1):
+        cells = []
+        for backend in BACKENDS:
+            if backend in run.unavailable:
+                cells.append("unavailable")
+            else:
+                cells.append(cell(case, run.observations.get((case.id, backend))))
+        rows.append(f"| {number} | `{case.id}` | {case.catalogue} | {_md(case.title)} | {expected_text(case)} | "
+                    + " | ".join(cells) + f" | {_md(case.defence)} |")
+    skipped = sorted({(case.id, backend, reason) for case in CASES for backend, reason in case.skip_on.items()})
+    skip_lines = [f"- `{cid}` on `{backend}`: {reason}" for cid, backend, reason in skipped]
+    load = ""
+    if run.load:
+        f = run.load
+        load = (f"\n## Load (backend `auto` = {f.get('backend', '?')})\n\n"
+                f"- {int(f['sequential'])} evaluations back to back in {f['sequential_seconds']:.1f} s "
+                f"({f['sequential_seconds'] / f['sequential']:.2f} s each), then {int(f['concurrent'])} at once in "
+                f"{f['concurrent_seconds']:.1f} s; results lost: {int(f['lost'])}; workspaces left: "
+                f"{int(f['workspaces_left'])}; containers left: {int(f['containers_left'])}.\n"
+                f"- harness RSS: {f['rss_start_mb']:.0f} MB after warm-up, {f['rss_after_sequential_mb']:.0f} MB "
+                f"after the sequential runs, {f['rss_end_mb']:.0f} MB at the end (peak {f['rss_peak_mb']:.0f} MB).\n")
+    unavailable = "".join(f"\n- `{name}` was not usable on this machine: {reason}" for name, reason in run.unavailable.items())
+    return TEMPLATE.format(
+        now=now, versions=versions, seconds=run.seconds, count=len(cases), table="\n".join(rows),
+        violations=violations, skips="\n".join(skip_lines), load=load, unavailable=unavailable,
+        cache="unchanged" if not run.cache_changes else f"**CHANGED**: {run.cache_changes[:5]}",
+        grace=GRACE, py_limits=_limits("pytest"), js_limits=_limits("js"),
+    )
+
+
+def _limits(kind: str) -> str:
+    limits = LIMITS[kind]
+    return (f"memory {limits.memory_mb} MB, pids {limits.pids}, {limits.cpus:g} CPU, nofile {limits.nofile}, "
+            f"file size {limits.file_size_mb} MB, /tmp {limits.tmp_size_mb} MB, output {limits.output_bytes // 1024} KB "
+            "per stream")
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _versions() -> str:
+    parts = [f"Linux {platform.release()}", f"Python {platform.python_version()}"]
+    for argv in (["bwrap", "--version"], ["docker", "version", "--format", "Docker Engine {{.Server.Version}}"],
+                 ["node", "--version"]):
+        if shutil.which(argv[0]):
+            try:
+                out = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False).stdout.strip()
+            except (OSError, subprocess.SubprocessError):
+                continue
+            if out:
+                parts.append(out if argv[0] != "node" else f"Node {out}")
+    return ", ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.hostile.report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--output", type=Path, default=DOC)
+    parser.add_argument("--workers", type=int, default=6)
+    parser.add_argument("--load", action="store_true", help="also run the load test and report its figures")
+    args = parser.parse_args(argv)
+    run = run_all(args.backends.split(","), workers=args.workers, load=args.load)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(render(run), encoding="utf-8")
+    bad = [o for o in run.observations.values() if o.violations]
+    for obs in bad:
+        print(f"VIOLATION {obs.case} on {obs.backend}: " + "\n    ".join(obs.violations), file=sys.stderr)
+    print(f"{len(run.observations)} runs of {len(CASES) + 1} cases on {', '.join(run.backends)} in "
+          f"{run.seconds:.0f} s; {len(bad)} with violations; wrote {args.output}")
+    return 1 if bad or run.cache_changes else 0
+
+
+TEMPLATE = """\
+# Security: what a submission can and cannot do to the harness
+
+<!-- GENERATED by `python -m tests.hostile.report` (see "Regenerating" below): edit the template in
+     tests/hostile/report.py and the cases in tests/hostile/cases.py, not this file. -->
+
+Generated {now} on {versions}. The {count} cases below ran in {seconds:.0f} s (after a warm-up of the
+toolchains); runs with a violation: **{violations}**. Toolchain caches after the runs: {cache}.{unavailable}
+
+## Threat model
+
+A submission is code written by an agent we do not trust. The harness runs the hidden tests against it
+and must produce a grade nobody can fake. We assume the submission knows how the harness works (this
+document, the source) and acts adaptively at run time: it may fork, allocate, print, write, connect,
+kill, sleep, read everything it can see, and tamper with anything in its reach.
+
+**The harness defends** (a violation of any of these is a bug, and a case below fails):
+
+1. *No hang*: every run ends within its wall clock plus a small grace ({grace:g} s in these tests),
+   whatever the submission ignores (SIGTERM, SIGALRM) or leaves behind (daemons holding pipes).
+2. *No faked grade from outside the test process*: the report that is graded is written by the test
+   runner into a directory the harness owns and is read without following links, size-capped, only
+   when fresh, and only when it carries an HMAC made with a one-time key that our side of the test
+   run (the pytest plugin, the vitest/jest reporter) read and deleted before any submission code ran.
+   A missing, truncated, tampered or inconsistent report, a timeout or an out-of-memory kill is an
+   infrastructure failure with a reason, never a pass; skipped, missing or unreported tests never
+   count as passed; grades never come from the output.
+3. *No effect on the host* (docker, bubblewrap): no writes outside the run's own workspace, no network,
+   no host sockets, no host processes or their environments, no secrets, no other runs, no privileges;
+   nothing outlives the run (processes, containers, temporary directories).
+4. *Bounded harness*: output, reports and each test's captured text are capped, so a flood costs the
+   harness bounded memory and disk; the next run works.
+5. *Honest failures*: a merely broken submission (syntax error, crash, wrong output, 10 MB of output,
+   binary output) gets an ordinary failing result, not an infrastructure failure.
+
+**How, per backend**
+
+| | docker (first choice of `auto`) | bubblewrap (fallback) | none (only by name) |
+|---|---|---|---|
+| isolation | a fresh container per run, read-only root, `network_mode=none`, uid 1000, `cap_drop=ALL`, `no-new-privileges`, docker's seccomp (no user namespaces), docker-init as pid 1 | new user/pid/net/ipc/uts/cgroup namespaces, a minimal root (/usr, /etc, the interpreter, the mounts asked for), uid 65534 via `setpriv` (no capabilities, `no_new_privs`), a nested user namespace that may not nest (`--disable-userns`), `--die-with-parent`, `--new-session` | none: the harness's own user on the host |
+| limits | memory = memory+swap, pids, CPUs, `nofile`/`fsize` rlimits, `/tmp` tmpfs size | a per-run cgroup (memory, pids, CPU), `nofile`/`fsize` rlimits, `/tmp` tmpfs size | `nofile`/`fsize` rlimits only |
+| end of run | wall clock enforced by the harness, container killed and removed; labels let the next start sweep containers of a dead harness; an in-container `timeout` backstop | process group killed, then the pid namespace goes with bwrap (`--die-with-parent`); the cgroup is killed and removed | a subreaper supervisor kills every descendant at the end, on SIGTERM, and when the harness dies |
+| what is visible | the submission copy (rw), tests and generated config (ro), the report directory (rw), the toolchain cache (ro) | the same, plus /usr and /etc read-only | everything the harness's user can see |
+
+The cases were run with these limits: pytest {py_limits}; vitest/jest {js_limits}; wall clocks per case
+(6-8 s for the hang cases, 30-60 s otherwise).
+
+**What the harness only detects** (`runners/scan.py`, flags `grader-touching: FILE:LINE WHAT` on the
+result, shown by the CLI and in the JSON): when the tests import the submission (a library problem),
+its code runs *inside the test process* and can forge the grade from there: patch `_pytest`, return an
+object whose `__eq__` is always true, find the report key in the plugin's memory and re-sign a forged
+report at exit, extend vitest's or jest's `expect`, replace `Object.is`. No report format survives
+that. The scan flags pytest hooks and conftest files, `_pytest` imports, exits in library code, frame
+and interpreter introspection, replaced attributes of `time`/`sys`/`builtins`/`_pytest`, `__eq__`
+always true, fake test summaries, strings naming the hidden tests or the report files, `.pth` /
+`sitecustomize` / `pytest11`, vitest/jest/babel configuration, setup and reporter files, imports of
+the test framework, `expect.extend`, replaced built-ins, `process.exit` in library code, and a shipped
+`node_modules`. It is bounded (2000 files, 512 KB per file, 16 MB, 5 s) and raises no flag on the
+example submissions in `examples/submissions`.
+
+**Known limits** (documented, not defended):
+
+- *In-process forgery* (above): detected only. Out-of-process assertions (the tests call the
+  submission through a subprocess or RPC, as the CLI tests here do) are the real fix for problems that
+  must not be forged.
+- *The running checkpoint's tests are readable by the submission* (`answer-lookup`): pytest needs to
+  read them and runs as the same uid in the sandbox. The tests of later checkpoints and the
+  submission's git history are never copied. Detected by the scan when the code names the tests' paths.
+- *The workspace has no disk quota* (`disk-fill`): writes are bounded per file (`fsize`) and in `/tmp`
+  (tmpfs size), but the submission copy is a host directory: a submission can write until the wall
+  clock ends the run (the directory is then deleted). Put `TMPDIR` on a size-limited filesystem where
+  this matters.
+- *`none` is not a sandbox*: cases whose attack is a write outside, a kill of every process, an
+  unbounded fork or allocation, a host socket or a secret are not run there (listed below); the rest
+  show what `none` still guarantees (wall clock, tree kill, report integrity against files and
+  daemons, capped output).
+- *bubblewrap has no seccomp filter*: the whole syscall surface of the kernel is reachable (docker's
+  default profile applies under docker). Nested user namespaces are refused only where bwrap is 0.8 or
+  newer and the kernel allows unprivileged user namespaces (otherwise `unshare -r` works inside).
+- *docker after a harness crash*: the container of the interrupted run keeps running until the next
+  harness start sweeps it, or at most the wall clock plus 30 s (the in-container backstop).
+- *Harness memory while parsing*: a report may be up to 128 MB (more is an infrastructure failure);
+  parsing it briefly costs a few times that.
+- *Archive extraction* (§6.27): not applicable; no archive produced by a run is ever extracted (runs
+  use bind mounts; the only extraction is of the Node distribution the harness downloads itself).
+
+**Weaknesses this suite found, now fixed**: concurrent first runs saw a half-filled sandbox or runner
+registry ("unknown sandbox 'none'"); bubblewrap let the submission create user namespaces (`unshare
+-r`, then mount); on `none`, a killed harness left the whole process tree running; a killed harness
+left its workspace in the temporary directory and (bubblewrap) its cgroups, forever; a test printing
+60 MB inside the test process made a 60 MB result (the harness grew by 200 MB per such run).
+
+## Cases
+
+Outcomes: PASS (every test passed), FAIL (tests ran, some failed), INFRA (infrastructure failure with a
+reason), TIMEOUT (the wall clock ended the run). "true statuses": the FAIL must list exactly the
+statuses of the honest truth (e.g. every test failed); "attack blocked": a correct submission that
+also attacks, and prints `LEAK` (failing its tests) if the attack worked; "flagged": the scan's flags
+for the case must be on the result. Each cell is checked for every property above (time, host
+sentinels, leftovers, canary secret, result JSON, next run); "ok" means all of them held.
+
+{table}
+
+Not run on `none` (not isolated, so the attack would hit the machine running the suite):
+
+{skips}
+{load}
+## Regenerating
+
+```
+uv run --frozen python -m tests.hostile.report          # writes docs/SECURITY.md; --load adds the load figures
+uv run --frozen pytest tests/hostile                    # the same cases, as assertions (CI: `make test`)
+RUNNERS_WRITE_SECURITY_DOC=1 uv run --frozen pytest tests/hostile   # both at once
+```
+
+The cases, their payloads and their expected outcomes are in `tests/hostile/cases.py`; the checks
+every run must pass are in `tests/hostile/harness.py`.
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())
