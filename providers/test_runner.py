@@ -25,6 +25,9 @@ promptfoo passes as `basePath`; when that is empty, against the current director
     overall_timeout  seconds before call_api gives up and reports an infrastructure failure
                      (default: promptfoo's per-call `timeout` minus a margin, so the answer
                      always arrives before promptfoo's own timeout, which would leave the worker busy)
+    ray_address      run the row as a Ray task on this cluster ("host:6379", "auto", "ray://...")
+                     instead of in this process; needs the `ray` extra. Artifacts still land
+                     under `output` on this machine. Without it, rows run locally.
     timeout          promptfoo's own per-call timeout in milliseconds (read, not set, here)
 
 Return value: `output` (short readable summary), `metadata` (the whole `ExecutionResult` as JSON
@@ -59,12 +62,14 @@ POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases",
 PROMPTFOO_DEFAULT_TIMEOUT_MS = 300_000
 #: The provider answers this many seconds before promptfoo's own per-call timeout fires.
 TIMEOUT_MARGIN_S = 15.0
+#: A Ray row stops waiting this much before the overall cap (connecting, cancelling, unpacking).
+RAY_MARGIN_S = 5.0
 MAX_FAILURES_SHOWN = 10
 MAX_MESSAGE_CHARS = 160
 GROUP_ORDER = ("Core", "Functionality", "Error", "Regression")
 
 OWN_KEYS = {"agent", "submissions", "problems", "sandbox", "pass_policy", "wall_timeout", "output",
-            "cache_dir", "overall_timeout"}
+            "cache_dir", "overall_timeout", "ray_address"}
 #: Keys promptfoo itself puts into (or reads from) a Python provider's config.
 PROMPTFOO_KEYS = {"basePath", "timeout", "workers", "pythonExecutable"}
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -140,6 +145,7 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
                        f"{promptfoo_ms:g} ms minus {TIMEOUT_MARGIN_S:g} s); raise `timeout`")
     output_root = _path(config, "output", base, default=DEFAULT_OUTPUT)
     cache_dir = _path(config, "cache_dir", base, default=None)
+    ray_address = _text(config, "ray_address", default=None)
 
     vars_ = context.get("vars") if isinstance(context.get("vars"), dict) else {}
     problem = _var(vars_, "problem")
@@ -154,7 +160,7 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
     return Cell(agent=agent, submissions=submissions, problems=problems, problem=problem,
                 checkpoint=checkpoint, problem_dir=problem_dir, submission=submission,
                 sandbox=sandbox, policy=policy, wall_timeout=wall_timeout, overall=overall,
-                cache_dir=cache_dir,
+                cache_dir=cache_dir, ray_address=ray_address,
                 output_dir=output_root / run_tag / _slug(agent) / problem / checkpoint)
 
 
@@ -300,8 +306,11 @@ def _run_bounded(cell: Cell, problem: Any, environment: Any, infra_error: type) 
 
     def target() -> None:
         try:
-            box["result"] = run_checkpoint(problem, cell.checkpoint, cell.submission, environment,
-                                           output_dir=cell.output_dir)
+            if cell.ray_address:
+                box["result"] = _run_on_ray(cell, environment)
+            else:
+                box["result"] = run_checkpoint(problem, cell.checkpoint, cell.submission, environment,
+                                               output_dir=cell.output_dir)
         except UserInputError as exc:
             box["result"] = exc
         except infra_error as exc:
@@ -320,6 +329,17 @@ def _run_bounded(cell: Cell, problem: Any, environment: Any, infra_error: type) 
     if "traceback" in box:
         print(box["traceback"], file=sys.stderr, flush=True)
     return box["result"]
+
+
+def _run_on_ray(cell: Cell, environment: Any) -> Any:
+    """The same run as a Ray task; it gives up (and cancels the task) a little before the
+    provider's overall cap, so the row says what happened rather than only that time ran out."""
+    from runners.batch.cells import Cell as BatchCell
+    from runners.batch.executors import run_cell_remote
+
+    remote = BatchCell.of(cell.problem_dir, cell.checkpoint, cell.submission, agent=cell.agent)
+    return run_cell_remote(remote, cell.ray_address, environment=environment,
+                           output_dir=cell.output_dir, timeout=max(cell.overall - RAY_MARGIN_S, 1.0))
 
 
 def _synthetic_failure(cell: Cell, problem: Any, reason: str) -> Any:

@@ -166,6 +166,45 @@ def evaluate(
     raise typer.Exit(EXIT_MET if all(pass_policy.check(r) for r in results) else EXIT_NOT_MET)
 
 
+@app.command()
+def batch(
+    problems: Annotated[Path, typer.Option("--problems", "-p", help="Directory of problems (<name>/config.yaml).")],
+    submissions: Annotated[Path, typer.Option("--submissions", "-s", help="Root with <agent>/<problem>/checkpoint_N/ directories.")],
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="local: worker processes (default 1); ray: cells in flight (default: all, Ray schedules by resources).")] = None,
+    executor: Annotated[str, typer.Option("--executor", help="local | ray")] = "local",
+    address: Annotated[Optional[str], typer.Option("--address", help="Ray cluster address (host:port, auto, ray://...); default: $RAY_ADDRESS or a local Ray for this batch.")] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Results directory; rerunning with the same one resumes.")] = Path("runs/batch"),
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Run every cell again, even finished and current ones.")] = False,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Also run again cells whose last run was an infrastructure failure.")] = False,
+    sandbox: SandboxOpt = "auto",
+    pass_policy: PolicyOpt = PassPolicy.ALL_CASES,
+    agent: Annotated[Optional[list[str]], typer.Option("--agent", help="Only this agent (repeatable).")] = None,
+    problem: Annotated[Optional[list[str]], typer.Option("--problem", help="Only this problem (repeatable).")] = None,
+    wall_timeout: WallOpt = None,
+    cache_dir: CacheOpt = None,
+) -> None:
+    """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
+
+    Exit 0 when every cell has a result (tests may fail), 3 when a cell is an infrastructure
+    failure, 2 bad input, 130 interrupted (finished cells are kept; rerun to resume).
+    """
+    from runners.batch.orchestrator import EXIT_INTERRUPTED, BatchOptions, run_batch
+
+    if executor not in ("local", "ray"):
+        raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
+    options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
+                           executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
+                           retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
+                           wall_timeout=wall_timeout, cache_dir=cache_dir, agents=tuple(agent or ()),
+                           only_problems=tuple(problem or ()))
+    try:
+        outcome = run_batch(options, console)
+    except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)
+        err_console.print("[bold yellow]interrupted[/]")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    raise typer.Exit(outcome.exit_code)
+
+
 image_app = typer.Typer(help="Build the Docker images the docker sandbox runs tests in.", no_args_is_help=True)
 app.add_typer(image_app, name="image")
 
