@@ -2,24 +2,30 @@
 
 Parsers know their framework; nothing after them does. A record carries the framework's facts
 (status, markers, file) and `categorize` turns it into a `TestResult`.
+
+Plain slotted dataclasses, not pydantic models: they never cross a boundary (the parsers build
+them from reports they have already type-checked, and `TestResult` validates everything that
+reaches a result), and with 100,000 tests validating each record twice was a fifth of the time
+of normalizing a report.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from dataclasses import dataclass, field
 
 from runners.results import TestStatus
 
 
-class RawRecord(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class RawRecord:
     id: str
     name: str
-    file: str | None = Field(None, description="Test file, relative to the tests root.")
+    file: str | None = None  # the test file, relative to the tests root
     line: int | None = None
     status: TestStatus
     raw_status: str | None = None
     duration_ms: float | None = None
-    markers: list[str] = Field(default_factory=list)
+    markers: list[str] = field(default_factory=list)
     message: str | None = None
     traceback: str | None = None
     stdout: str | None = None
@@ -29,10 +35,11 @@ class RawRecord(BaseModel):
     collection_error: bool = False
 
 
-class ParsedReport(BaseModel):
+@dataclass(slots=True)
+class ParsedReport:
     """A parser's whole output: the records plus what the report itself says about the run."""
 
-    records: list[RawRecord] = Field(default_factory=list)
+    records: list[RawRecord] = field(default_factory=list)
     collected: int | None = None
-    exit_code: int | None = Field(None, description="The exit code the report claims, if any.")
-    errors: list[str] = Field(default_factory=list, description="Run-level errors in the report.")
+    exit_code: int | None = None  # the exit code the report claims, if any
+    errors: list[str] = field(default_factory=list)  # run-level errors in the report

@@ -24,7 +24,10 @@ if ! command -v uv >/dev/null 2>&1; then
   echo "setup: installing uv"
   python3 -m pip install --quiet uv
 fi
-uv sync --quiet --locked
+uv sync --quiet --locked  # byte-compiles the dependencies ([tool.uv] compile-bytecode)
+# The project itself is installed editable, so uv leaves it alone; where PYTHONDONTWRITEBYTECODE
+# is set Python would compile it again on every command.
+uv run --frozen --quiet python -m compileall -q runners >/dev/null
 
 if command -v apt-get >/dev/null 2>&1; then
   apt_install bubblewrap util-linux

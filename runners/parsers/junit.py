@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from junitparser import Attr, Error, Failure, JUnitXmlError, Skipped, xunit2
 
@@ -205,13 +205,14 @@ def _mark_describe_failures(records: list[RawRecord]) -> None:
         prefix = record.name + " > "
         if any(f == record.file and n.startswith(prefix) for f, n in names):
             where = " > ".join(p for p in (record.file, record.name) if p)
-            records[i] = record.model_copy(update={
-                "status": "error",
-                "raw_status": "suite_error",
-                "message": f"{where}: a suite-level hook (beforeAll/afterAll) failed: "
-                           f"{record.message or 'no message'}",
-                "collection_error": True,
-            })
+            records[i] = replace(
+                record,
+                status="error",
+                raw_status="suite_error",
+                message=f"{where}: a suite-level hook (beforeAll/afterAll) failed: "
+                        f"{record.message or 'no message'}",
+                collection_error=True,
+            )
 
 
 def _outcome(case: _Case) -> tuple[TestStatus, str, str | None, str | None]:

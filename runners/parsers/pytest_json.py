@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from runners.gcpause import gc_paused
 from runners.parsers.report_file import ReportError, load_json_object
 from runners.records import ParsedReport, RawRecord
 from runners.results import TestStatus
@@ -25,6 +26,7 @@ _STATUS: dict[str, TestStatus] = {
 }
 
 
+@gc_paused()
 def parse_pytest_json(data: bytes | str | dict[str, Any]) -> ParsedReport:
     report = load_report_object(data)
     tests = report.get("tests")
