@@ -3,8 +3,8 @@
 - The tests live outside the submission; pytest gets `-c <generated ini>`, `--rootdir` and
   `--confcutdir`, plugin autoloading off and the needed plugins named, so nothing the submission
   ships (conftest, ini, pyproject settings, installed plugins) is loaded.
-- `python -I` keeps the working directory (the submission) off `sys.path`, so a submission
-  cannot shadow pytest or its plugins with its own modules.
+- `python -s -P` keeps the working directory (the submission) and user site-packages off
+  `sys.path`, so a submission cannot shadow pytest or its plugins with its own modules.
 - pytest-json-report is the primary source, CTRF the cross-check; any disagreement, a missing or
   stale report, exit codes 2-5 or zero collected tests make the run an infrastructure failure.
 """
@@ -82,7 +82,10 @@ class PytestRunner(Runner):
     def invocation(self, ctx: RunContext) -> Invocation:
         assert self.toolchain is not None and self.submission_env is not None
         layout = ctx.layout
-        argv = [self.toolchain.python, "-I", "-m", "pytest",
+        # -s -P: no user site-packages and the working directory (the submission) not on
+        # sys.path, so nothing there can shadow pytest or its plugins. Not -I: it would also
+        # ignore PYTHONHASHSEED, which keeps set orderings (and so messages) the same every run.
+        argv = [self.toolchain.python, "-s", "-P", "-m", "pytest",
                 "-c", f"{layout.config}/pytest.ini", f"--rootdir={layout.root}",
                 f"--confcutdir={layout.tests}", "-p", "no:cacheprovider"]
         for plugin in PLUGINS:
@@ -109,6 +112,7 @@ class PytestRunner(Runner):
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
+            "PYTHONHASHSEED": "0",
             "UV_OFFLINE": "1",
             "PIP_NO_INDEX": "1",
             "SUBMISSION_PATH": layout.submission,
