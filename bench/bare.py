@@ -12,8 +12,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import Proc, Settings, run_timed, scratch_rm, unique
+from bench.common import Proc, Settings, run_timed, unique
 from bench.world import Cell
+from runners.batch.store import rmtree_forcibly
 
 
 @dataclass
@@ -27,7 +28,7 @@ class Prepared:
     layout: object  # runners.frameworks.base.Layout
 
     def cleanup(self) -> None:
-        scratch_rm(self.workspace)
+        rmtree_forcibly(self.workspace)
 
 
 class BareSuite:

@@ -22,9 +22,9 @@ from bench.common import (
     Unavailable,
     median,
     run_timed,
-    scratch_rm,
 )
 from bench.world import world
+from runners.batch.store import rmtree_forcibly
 
 NAME = "batch"
 TITLE = "5. Many evaluations: `runners batch` at -j 1 and -j 2"
@@ -120,7 +120,7 @@ def run(settings: Settings) -> Section:
                     records[jobs].append({"cell_seconds": sum(d.get("seconds", 0.0) for d in done)})
                 return proc.sample
             finally:
-                scratch_rm(out)
+                rmtree_forcibly(out)
 
         return measure
 

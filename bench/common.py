@@ -8,7 +8,6 @@ both sides. Ratios and added seconds are medians of the per-round pairs (`compar
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import statistics
 import subprocess
@@ -290,19 +289,6 @@ def timing_row(
 
 
 # ---- helpers ------------------------------------------------------------------------------------
-
-
-def scratch_rm(path: Path) -> None:
-    """Remove a scratch tree, including read-only parts a sealed workspace leaves."""
-    if not path.exists():
-        return
-    for dirpath, dirnames, _ in os.walk(path):
-        for name in dirnames:
-            try:
-                os.chmod(os.path.join(dirpath, name), 0o700)
-            except OSError:
-                pass
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def usable_sandboxes(settings: Settings, section: Section) -> list[str]:

@@ -26,12 +26,12 @@ from bench.common import (
     interleave,
     median,
     run_timed,
-    scratch_rm,
     timed_call,
     timing_row,
     usable_sandboxes,
 )
 from bench.world import Cell, tiny_world, world
+from runners.batch.store import rmtree_forcibly
 
 NAME = "overhead"
 TITLE = "1. Overhead per evaluation (harness vs the bare pytest command)"
@@ -92,7 +92,7 @@ def cli_variant(
             check_result(out / "run" / "result.json", f"runners run --sandbox {sandbox}")
             return proc.sample
         finally:
-            scratch_rm(out)
+            rmtree_forcibly(out)
 
     return run
 
@@ -122,7 +122,7 @@ def api_variant(settings: Settings, cell: Cell, sandbox: str) -> Callable[[], Sa
             sample.extra["outside"] = sample.wall - (result.duration or 0.0)
             return sample
         finally:
-            scratch_rm(out)
+            rmtree_forcibly(out)
 
     return run
 

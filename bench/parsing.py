@@ -42,8 +42,8 @@ from bench.common import (
     interleave,
     median,
     run_timed,
-    scratch_rm,
 )
+from runners.batch.store import rmtree_forcibly
 
 NAME = "parsing"
 TITLE = "4. Normalizing a pytest-json-report (parse + categorize + ExecutionResult) vs json.load"
@@ -151,7 +151,7 @@ def generate(settings: Settings, tests: int) -> Path:
             and (root / "reports" / "pytest-report.json").is_file()
         ):
             return root
-    scratch_rm(root)
+    rmtree_forcibly(root)
     (root / "problem" / "tests").mkdir(parents=True)
     (root / "reports").mkdir()
     (root / "config").mkdir()

@@ -36,11 +36,11 @@ from bench.common import (
     child_env,
     median,
     run_timed,
-    scratch_rm,
     unique,
     usable_sandboxes,
 )
 from bench.world import world
+from runners.batch.store import rmtree_forcibly
 
 NAME = "prepare"
 TITLE = "2. Toolchain preparation, cold and warm (the prepare step itself)"
@@ -144,7 +144,7 @@ def run(settings: Settings) -> Section:
                 f"warm {second['total']:.3f} s"
             )
             for built in first["built_dirs"]:
-                scratch_rm(Path(built))
+                rmtree_forcibly(Path(built))
         for index in range(fresh_rounds):
             scratch = settings.tmp(f"fresh-cache-{sandbox}")
             try:
@@ -164,7 +164,7 @@ def run(settings: Settings) -> Section:
                     f"warm {second['total']:.3f} s"
                 )
             finally:
-                scratch_rm(scratch)
+                rmtree_forcibly(scratch)
         _rows(section, sandbox, cold, warm, fresh, fresh_warm, bool(offline))
     section.notes.append(
         "The prepare step only: `PythonToolchains(...)`, `.toolchain(test_dependencies)`, "

@@ -26,10 +26,10 @@ from bench.common import (
     Unavailable,
     median,
     run_timed,
-    scratch_rm,
 )
 from bench.overhead import check_result, cli_argv
 from bench.world import world
+from runners.batch.store import rmtree_forcibly
 
 NAME = "promptfoo"
 TITLE = "6. A Promptfoo row vs the same `runners run`"
@@ -181,7 +181,7 @@ def run(settings: Settings) -> Section:
                 for r in rows
             ]
         finally:
-            scratch_rm(scratch)
+            rmtree_forcibly(scratch)
 
     def cli_once() -> float:
         scratch = settings.tmp("promptfoo-cli")
@@ -191,7 +191,7 @@ def run(settings: Settings) -> Section:
             check_result(scratch / "run" / "result.json", "runners run")
             return proc.sample.wall
         finally:
-            scratch_rm(scratch)
+            rmtree_forcibly(scratch)
 
     for index in range(settings.repeat + 1):  # round 0 warms up
         wall, rows = eval_once()

@@ -31,10 +31,10 @@ from bench.common import (
     Variant,
     interleave,
     run_timed,
-    scratch_rm,
     timing_row,
 )
 from bench.world import world
+from runners.batch.store import rmtree_forcibly
 
 NAME = "scbench"
 TITLE = "3. SCBench's `uvx --with …` per run vs the prepared toolchain (same suite)"
@@ -180,7 +180,7 @@ def run(settings: Settings) -> Section:
                 .sample
             )
         finally:
-            scratch_rm(cache)
+            rmtree_forcibly(cache)
 
     ours_version_argv = [toolchain_python, "-I", "-m", "pytest", "--version"]
     labels = {

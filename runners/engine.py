@@ -19,8 +19,8 @@ from runners.artifacts import save_artifacts
 from runners.categorize import categorize
 from runners.errors import InfrastructureError, UserInputError
 from runners.frameworks.base import Layout, RunContext, Runner, Verdict
-from runners.records import ParsedReport
-from runners.results import ExecutionResult, TestResult
+from runners.records import ParsedReport, RawRecord
+from runners.results import ExecutionResult
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
@@ -126,13 +126,14 @@ def execute(
 def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
             verdict: Verdict) -> ExecutionResult:
     order = {cp.name: cp.order or 0 for cp in ctx.problem.ordered_checkpoints()}
+    cut = _bound_text(verdict.report.records)
     tests = categorize(verdict.report.records, ctx.checkpoint.name, order, ctx.problem.marker_groups())
     flags = list(ctx.flags)
     if not ctx.sandbox.isolated:
         flags.append("unsandboxed")
     if outcome.truncated:
         flags.append("output-truncated")
-    if _cap_test_text(tests):
+    if cut:
         flags.append("test-output-truncated")
     return ExecutionResult(
         problem_name=ctx.problem.name,
@@ -149,7 +150,7 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         infrastructure_failure=verdict.infrastructure_reason is not None,
         infrastructure_reason=verdict.infrastructure_reason,
         timed_out=outcome.timed_out,
-        errors=[*ctx.workspace.notes, *ctx.errors, *verdict.errors, *outcome.notes],
+        errors=[*ctx.workspace.notes, *ctx.errors, *map(utf8_safe, verdict.errors), *outcome.notes],
         flags=flags,
         stdout=outcome.stdout[-TAIL_CHARS:],
         stderr=outcome.stderr[-TAIL_CHARS:],
@@ -157,18 +158,38 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
     )
 
 
-def _cap_test_text(tests: list[TestResult]) -> bool:
-    """Keep the head and tail of over-long text fields; True when something was cut."""
+def _bound_text(records: list[RawRecord]) -> bool:
+    """Make every record's text fit in a result: over-long text fields keep their head and tail
+    (True when something was cut), and lone surrogates (a test that printed or raised with bytes
+    that are not UTF-8; JSON reports escape them as `\\udcff`) become U+FFFD, since a result
+    must always be writable as UTF-8."""
     cut = False
     half = TEST_TEXT_CHARS // 2
-    for test in tests:
-        for name in ("stdout", "stderr", "failure_message", "traceback"):
-            value = getattr(test, name)
-            if value and len(value) > TEST_TEXT_CHARS:
+    for record in records:
+        for name in ("stdout", "stderr", "message", "traceback"):
+            value = getattr(record, name)
+            if not value:
+                continue
+            if len(value) > TEST_TEXT_CHARS:
                 dropped = len(value) - 2 * half
-                setattr(test, name, f"{value[:half]}\n[... {dropped} characters truncated ...]\n{value[-half:]}")
+                value = f"{value[:half]}\n[... {dropped} characters truncated ...]\n{value[-half:]}"
                 cut = True
+            setattr(record, name, utf8_safe(value))
+        record.id, record.name = utf8_safe(record.id), utf8_safe(record.name)
+        if record.file:
+            record.file = utf8_safe(record.file)
+        record.markers = [utf8_safe(m) for m in record.markers]
     return cut
+
+
+def utf8_safe(text: str) -> str:
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _failed(runner: Runner, ctx: RunContext, reason: str) -> ExecutionResult:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.errors import UserInputError
+from runners.processes import start_time
 
 # Never copied from a submission: VCS history (may hold answers), caches, local environments.
 SUBMISSION_IGNORE = (".git", ".hg", ".svn", "__pycache__", "*.pyc", ".venv", "venv", "node_modules",
@@ -211,13 +212,8 @@ def sweep_stale(base_dir: Path | None = None) -> int:
 
 def _owner(pid: int) -> str | None:
     """host:pid:start time of a live process (None when there is none): a reused pid differs."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    fields = data[data.rfind(b")") + 2:].split()
-    return f"{socket.gethostname()}:{pid}:{fields[19].decode() if len(fields) > 19 else 0}"
+    started = start_time(pid)
+    return None if started is None else f"{socket.gethostname()}:{pid}:{started}"
 
 
 def _regular_files_only(skipped: list[str]) -> Callable[[str, str], object]:

@@ -134,6 +134,23 @@ def test_every_outcome_is_normalized(tmp_path, env):
     assert result.exit_code == 1 and result.collected == 12
 
 
+def test_undecodable_output_in_a_failure_is_kept_readable(tmp_path, env):
+    """A program printing bytes that are not UTF-8 makes messages with lone surrogates, which
+    pytest-json-report escapes as `\\udcff`; the result still reads and saves as UTF-8 JSON."""
+    problem = make_problem(tmp_path, {"test_checkpoint_1.py": (
+        "def test_bytes():\n"
+        "    raise ValueError(b'bad \\xff byte'.decode('utf-8', 'surrogateescape'))\n"
+        "def test_ok():\n    pass\n")})
+    sub = make_submission(tmp_path, {"main.py": ECHO_MAIN})
+    result = run_checkpoint(problem, "checkpoint_1", sub, env, output_dir=tmp_path / "out")
+    assert not result.infrastructure_failure, result.infrastructure_reason
+    failed = _by_id(result)["tests/test_checkpoint_1.py::test_bytes"]
+    assert failed.status == "failed"
+    assert failed.failure_message == "ValueError: bad \ufffd byte"
+    saved = json.loads((tmp_path / "out" / "result.json").read_text(encoding="utf-8"))
+    assert {t["failure_message"] for t in saved["tests"] if t["status"] == "failed"} == {"ValueError: bad \ufffd byte"}
+
+
 def test_collection_error_names_the_file_and_other_tests_still_run(tmp_path, env):
     problem = make_problem(tmp_path, {
         "test_checkpoint_1.py": "def test_ok(): pass\n",

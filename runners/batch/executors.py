@@ -42,6 +42,7 @@ from runners.batch.store import rmtree_forcibly
 from runners.config import ProblemConfig, load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
+from runners.processes import process_tree, start_time
 from runners.results import ExecutionResult
 
 POLL_SECONDS = 0.25
@@ -241,7 +242,7 @@ class LocalExecutor:
                 mp_wait(waitables, timeout=POLL_SECONDS)
                 for worker in busy:
                     if worker.process.is_alive():
-                        worker.tree = _tree(worker.process.pid)
+                        worker.tree = process_tree(worker.process.pid)
                     self._collect(worker, workers, on_done)
         finally:
             self._shutdown(workers, on_done, cancel)
@@ -358,56 +359,22 @@ class LocalExecutor:
         """SIGKILL a worker and every process below it, now or when last seen (sandbox
         supervisors run in their own sessions, so the process group alone would miss them)."""
         pid = worker.process.pid
-        seen = {**worker.tree, **_tree(pid)}
+        seen = {**worker.tree, **process_tree(pid)}
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
         for _ in range(3):  # a dying parent can still fork: look again
             for target, start in seen.items():
-                if _start_time(target) == start:  # the same process, not a reused pid
+                if start_time(target) == start:  # the same process, not a reused pid
                     try:
                         os.kill(target, signal.SIGKILL)
                     except OSError:
                         pass
-            fresh = {p: s for q in seen for p, s in _tree(q).items() if p not in seen}
+            fresh = {p: s for q in seen for p, s in process_tree(q).items() if p not in seen}
             if not fresh:
                 break
             seen.update(fresh)
-
-
-def _start_time(pid: int) -> str | None:
-    """Start time of a live (non-zombie) process, to tell it from a later one with its pid."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return None if fields[0] in ("Z", "X") else fields[19]
-
-
-def _tree(pid: int) -> dict[int, str]:
-    return {p: s for p in _descendants(pid) if (s := _start_time(p)) is not None}
-
-
-def _descendants(pid: int) -> list[int]:
-    found: list[int] = []
-    stack = [pid]
-    while stack:
-        current = stack.pop()
-        try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{current}/task/{task}/children") as handle:
-                    children = [int(c) for c in handle.read().split()]
-            except OSError:
-                continue
-            found.extend(children)
-            stack.extend(children)
-    return found
 
 
 def _sweep_docker() -> None:

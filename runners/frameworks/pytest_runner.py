@@ -27,7 +27,7 @@ from runners.frameworks.base import (
     wall_clock_verdict,
 )
 from runners.frameworks.registry import register_runner
-from runners.parsers.ctrf import parse_ctrf
+from runners.parsers.ctrf import ctrf_outcomes
 from runners.parsers.pytest_json import load_report_object, parse_pytest_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME, verify
@@ -164,21 +164,19 @@ class PytestRunner(Runner):
 
     def _cross_check(self, parsed: ParsedReport, reports: Path, ctx: RunContext) -> str | None:
         try:
-            ctrf = parse_ctrf(read_report(reports / CTRF_REPORT, not_before=ctx.started_at))
+            ctrf = ctrf_outcomes(read_report(reports / CTRF_REPORT, not_before=ctx.started_at))
         except ReportError as exc:
             return f"CTRF cross-check failed: {exc}"
         primary = {r.id: r.status == "passed" for r in parsed.records if not r.collection_error}
-        secondary = {r.id: r.status == "passed" for r in ctrf.records}
-        if set(primary) != set(secondary):
-            only = sorted(set(primary) ^ set(secondary))[:3]
+        if primary.keys() != ctrf.keys():
+            only = sorted(primary.keys() ^ ctrf.keys())[:3]
             return f"CTRF and pytest-json-report list different tests (e.g. {only}): report not trusted"
-        differing = sorted(k for k in primary if primary[k] != secondary[k])
+        differing = sorted(k for k, passed in primary.items() if passed != ctrf[k].passed)
         if differing:
             return f"CTRF and pytest-json-report disagree on {differing[:3]}: report not trusted"
         # CTRF knows about retries; json-report does not.
-        attempts = {r.id: r for r in ctrf.records}
         for record in parsed.records:
-            other = attempts.get(record.id)
+            other = ctrf.get(record.id)
             if other and other.attempts > 1:
                 record.attempts, record.flaky = other.attempts, other.flaky
         return None

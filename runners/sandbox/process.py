@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import resource
+import select
 import signal
 import subprocess
 import threading
@@ -112,7 +113,7 @@ def run_process(
         reader.start()
     timed_out = False
     try:
-        proc.wait(timeout=timeout)
+        wait_exact(proc, timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
         _terminate(proc)
@@ -138,6 +139,23 @@ def run_process(
         timed_out=timed_out,
         duration=time.monotonic() - started,
     )
+
+
+def wait_exact(proc: subprocess.Popen[bytes], timeout: float) -> int:
+    """`proc.wait(timeout)`, but woken the moment the process ends: Popen polls with sleeps of up
+    to 50 ms, which every sandboxed step (probe, prepare, tests) would add to the run."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except OSError:  # the process is already reaped, or a kernel without pidfds
+        return proc.wait(timeout=timeout)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        if not poller.poll(max(timeout, 0.0) * 1000):
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+    finally:
+        os.close(fd)
+    return proc.wait()
 
 
 def _terminate(proc: subprocess.Popen[bytes]) -> None:

@@ -15,36 +15,9 @@ import pytest
 from support import need_sandbox
 
 from runners.batch.store import CellRecord
+from runners.processes import process_tree, start_time
 
 pytestmark = pytest.mark.slow
-
-
-def _descendants(pid: int) -> list[int]:
-    found, stack = [], [pid]
-    while stack:
-        current = stack.pop()
-        try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{current}/task/{task}/children") as handle:
-                    children = [int(c) for c in handle.read().split()]
-            except OSError:
-                continue
-            found += children
-            stack += children
-    return found
-
-
-def _start_time(pid: int) -> str | None:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return None if fields[0] == "Z" else fields[19]  # a zombie is not running
 
 
 def _running_with(text: str) -> list[str]:
@@ -57,7 +30,7 @@ def _running_with(text: str) -> list[str]:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if text in cmdline and _start_time(int(entry)) is not None:
+        if text in cmdline and start_time(int(entry)) is not None:
             found.append(f"{entry}: {cmdline[:200]}")
     return found
 
@@ -82,7 +55,7 @@ def test_sigint_keeps_finished_cells_and_leaves_nothing_running(sandbox, example
             time.sleep(0.1)
         # Cells are running now (9 cells, 2 workers): take the process tree, then press Ctrl-C.
         time.sleep(1.0)
-        tree = {pid: _start_time(pid) for pid in _descendants(proc.pid)}
+        tree = process_tree(proc.pid)
         assert len(tree) >= 2, "the worker processes were not running"
         os.kill(proc.pid, signal.SIGINT)  # the parent only, as the test has its own session
         stdout, _ = proc.communicate(timeout=120)
@@ -106,7 +79,7 @@ def test_sigint_keeps_finished_cells_and_leaves_nothing_running(sandbox, example
     assert (out / "summary.md").is_file() and (out / "results.parquet").is_file()
     # Nothing left: processes of the tree, processes using the TMPDIR, temporary directories.
     time.sleep(0.5)
-    alive = [pid for pid, start in tree.items() if start is not None and _start_time(pid) == start]
+    alive = [pid for pid, start in tree.items() if start is not None and start_time(pid) == start]
     assert not alive, [Path(f"/proc/{p}/cmdline").read_bytes() for p in alive]
     assert not _running_with(str(tmp))
     assert list(tmp.iterdir()) == []

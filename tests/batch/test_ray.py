@@ -33,6 +33,7 @@ from runners.batch.cells import Cell
 from runners.batch.store import CellRecord
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
+from runners.processes import process_tree, start_time
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -274,37 +275,6 @@ SLOW = {"test_checkpoint_1.py": "import time\n\ndef test_slow():\n    time.sleep
 QUICK = {"test_checkpoint_1.py": "def test_ok(entrypoint_argv):\n    assert entrypoint_argv\n"}
 
 
-def _tree(pid: int) -> dict[int, str]:
-    found: dict[int, str] = {}
-    stack = [pid]
-    while stack:
-        current = stack.pop()
-        try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                children = [int(c) for c in Path(f"/proc/{current}/task/{task}/children").read_text().split()]
-            except OSError:
-                continue
-            for child in children:
-                try:
-                    found[child] = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[19]
-                except OSError:
-                    continue
-            stack += children
-    return found
-
-
-def _alive(pid: int, start: str) -> bool:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return False
-    return fields[0] != "Z" and fields[19] == start
-
-
 def test_private_local_ray_and_ctrl_c(tmp_path):
     """No --address: the batch starts its own Ray (ray.init), and Ctrl-C cancels the running task,
     keeps the finished cell and shuts that Ray down: nothing of it is left running."""
@@ -333,7 +303,7 @@ def test_private_local_ray_and_ctrl_c(tmp_path):
             assert time.monotonic() < deadline, "the quick cell did not finish"
             time.sleep(0.2)
         time.sleep(2.0)  # the slow cell's test is running now
-        tree = _tree(proc.pid)
+        tree = process_tree(proc.pid)
         assert any("raylet" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")
                    for p in tree if Path(f"/proc/{p}/cmdline").exists()), "no private Ray was started"
         os.kill(proc.pid, signal.SIGINT)
@@ -347,6 +317,6 @@ def test_private_local_ray_and_ctrl_c(tmp_path):
     assert info["ran"] == ["agent/quick/checkpoint_1"] and info["cancelled"] == ["agent/slow/checkpoint_1"]
     assert not (out / "cells" / "agent" / "slow" / "checkpoint_1" / "cell.json").exists()
     deadline = time.monotonic() + 30  # Ray's own processes wind down after the driver exits
-    while (left := [p for p, s in tree.items() if _alive(p, s)]) and time.monotonic() < deadline:
+    while (left := [p for p, s in tree.items() if start_time(p) == s]) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not left, [Path(f"/proc/{p}/cmdline").read_text(errors="replace")[:120] for p in left]
