@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import assert_same_results, comparable, runners_cli
+from batch_support import assert_same_results, comparable, runners_cli
 
 from runners.batch.store import COLUMNS, CellRecord
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_same_results, comparable, runners_cli
+from batch_support import assert_same_results, comparable, runners_cli
 from support import need
 
 from runners.batch.cells import Cell
@@ -238,9 +238,8 @@ def test_run_cell_remote_bad_input_and_timeout(ray_client, example_cells):
 
 def _provider() -> Any:
     """providers/test_runner.py imported by path, as promptfoo does."""
-    from conftest import REPO
-
-    spec = importlib.util.spec_from_file_location("pf_test_runner_ray", REPO / "providers" / "test_runner.py")
+    path = Path(__file__).resolve().parents[2] / "providers" / "test_runner.py"
+    spec = importlib.util.spec_from_file_location("pf_test_runner_ray", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
