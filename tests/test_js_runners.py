@@ -27,6 +27,7 @@ from support import make_problem, make_submission, need, need_sandbox
 
 from runners import EnvironmentSpec, load_problem, run_checkpoint
 from runners import GroupType as G
+from runners.errors import ConfigError
 from runners.results import ExecutionResult, TestResult
 from runners.sandbox.registry import sandbox_class
 
@@ -177,6 +178,23 @@ def vitest_problem(tmp_path_factory) -> Path:
 def vitest_honest(vitest_problem, tmp_path_factory) -> ExecutionResult:
     sub = make_submission(tmp_path_factory.mktemp("sub"), {"main.mjs": GOOD_MJS})
     return run_checkpoint(vitest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("package.json", '{"devDependencies": {"vitest": "4.0.0",}', "not valid JSON"),
+    ("package-lock.json", "[]", "expected a JSON object"),
+    ("package.json", '{"devDependencies": ["vitest"]}', "field `devDependencies`"),
+])
+def test_a_broken_npm_file_in_the_problem_is_a_config_error_naming_it(name, text, expected, tmp_path):
+    """Found before anything runs, with the file named (npm would fail or hang in the sandbox)."""
+    problem = make_problem(tmp_path, {"checkpoint_1.test.ts": VITEST_CASES}, conftest=None,
+                           framework="vitest", entry_file="main.mjs")
+    _copy_toolchain(problem, "text_layout")
+    (problem / name).write_text(text)
+    sub = make_submission(tmp_path, {"main.mjs": GOOD_MJS})
+    with pytest.raises(ConfigError) as info:
+        run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
+    assert str(problem / name) in str(info.value) and expected in str(info.value)
 
 
 def _line(source: str, needle: str, nth: int = 1) -> int:

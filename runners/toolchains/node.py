@@ -6,6 +6,7 @@ then mounted read-only as the `node_modules` beside the tests, so the test step 
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,8 @@ class NodeToolchains:
                               f"framework {problem.framework!r} needs {' and '.join(missing)} next to "
                               "config.yaml (the test toolchain, installed with `npm ci`)")
         contents = {name: (problem.path / name).read_text(encoding="utf-8") for name in PACKAGE_FILES}
+        for name, text in contents.items():
+            _check_package_file(problem.path / name, text)
         material = {"node": self.identity, **contents}
 
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
@@ -95,3 +98,17 @@ class NodeToolchains:
             run_id=self.run_id,
             purpose="prepare",
         ))
+
+
+def _check_package_file(path: Path, text: str) -> None:
+    """Fail fast, naming the file: npm would only time out or fail inside the sandbox."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(path, f"not valid JSON ({exc}); expected the npm {path.name}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(path, f"expected a JSON object (the npm {path.name}), got {type(data).__name__}")
+    if path.name == "package.json":
+        for field in ("dependencies", "devDependencies"):
+            if field in data and not isinstance(data[field], dict):
+                raise ConfigError(path, f"field `{field}`: expected an object of package: version")
