@@ -27,7 +27,7 @@ from support import make_problem, make_submission, need, need_sandbox
 
 from runners import EnvironmentSpec, load_problem, run_checkpoint
 from runners import GroupType as G
-from runners.errors import ConfigError
+from runners.errors import ConfigError, UserInputError
 from runners.results import ExecutionResult, TestResult
 from runners.sandbox.registry import sandbox_class
 
@@ -546,3 +546,31 @@ def test_vitest_report_rewritten_after_the_run_is_refused(tmp_path):
     else:
         assert {t.name: t.status for t in result.tests} == {"adds": "failed"}
     assert not result.passes_policy("any-core-cases")
+
+
+@pytest.mark.parametrize("framework", ["vitest", "jest"])
+def test_select_runs_exactly_the_named_tests(framework, vitest_problem, jest_problem, tmp_path):
+    """`--select` takes the result's ids: the same title in another describe, the file's other
+    tests and the other test files are not run, and the result lists only what was selected."""
+    problem, ext, main = ((vitest_problem, "ts", {"main.mjs": GOOD_MJS}) if framework == "vitest"
+                          else (jest_problem, "js", {"main.js": GOOD_CJS}))
+    file = f"tests/checkpoint_1.test.{ext}"
+    tagged = "tagged describe @regression" if framework == "vitest" else "tagged describe @functionality"
+    wanted = [f"{file} > adds", f"{file} > {tagged} > inherits the tag", f"{file} > twins > same title #2"]
+    sub = make_submission(tmp_path, main)
+    env = EnvironmentSpec(sandbox="none")
+    result = run_checkpoint(problem, "checkpoint_1", sub, env, select=wanted)
+    assert not result.infrastructure_failure, result.infrastructure_reason
+    # Both twins run (one title), but only the one asked for is in the result.
+    assert sorted(t.id for t in result.tests) == sorted(wanted)
+    assert {t.id: t.status for t in result.tests}[f"{file} > adds"] == "passed"
+
+    whole = run_checkpoint(problem, "checkpoint_1", sub, env, select=[f"tests/checkpoint_1.spec.{ext}"])
+    assert {t.file_path for t in whole.tests} == {f"tests/checkpoint_1.spec.{ext}"}
+
+    with pytest.raises(UserInputError, match="no such test"):
+        run_checkpoint(problem, "checkpoint_1", sub, env, select=[f"{file} > does not exist"])
+    with pytest.raises(UserInputError, match="not a test file of this checkpoint"):
+        run_checkpoint(problem, "checkpoint_1", sub, env, select=["tests/checkpoint_9.test.js > adds"])
+    with pytest.raises(UserInputError, match="whole files or single tests"):
+        run_checkpoint(problem, "checkpoint_1", sub, env, select=[file, f"{file} > adds"])

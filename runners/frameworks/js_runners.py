@@ -28,6 +28,7 @@ import secrets
 from pathlib import Path
 
 from runners.config import BUILTIN_MARKERS
+from runners.errors import UserInputError
 from runners.frameworks.base import (
     Invocation,
     RunContext,
@@ -49,6 +50,14 @@ from runners.toolchains.node import NodeEnv, NodeToolchains
 _JS_TEST = re.compile(r"^.+\.(?:test|spec)\.[cm]?[jt]sx?$")
 EXTENSIONS = ("ts", "js", "mjs", "cjs", "mts", "cts", "tsx", "jsx")
 SIGNATURE_SUFFIX = ".sig"
+_ORDINAL = re.compile(r" #\d+$")  # the ` #2` the parsers add to a repeated id
+
+
+def _js_escape(text: str) -> str:
+    """Escape for a JavaScript RegExp (Python's re.escape also escapes characters JS rejects in
+    unicode mode, such as spaces)."""
+    return re.sub(r"[\\^$.*+?()[\]{}|/]", lambda m: "\\" + m.group(), text)
+
 
 # Loaded in the main vitest/jest process before any test runs: takes the one-time key, deletes
 # its file, and signs every report it writes (HMAC-SHA256 of the exact bytes, in `<report>.sig`).
@@ -119,6 +128,54 @@ class JsRunner(Runner):
             wanted.update(self.test_files(cp.name))
         return sorted(f"tests/{p.name}" for p in ctx.workspace.tests.iterdir() if p.name in wanted)
 
+    def selection(self, ctx: RunContext) -> tuple[list[str], str | None]:
+        """(test files to run, name pattern) for `--select`. An id is `file > describe... > title`
+        (the result's ids) or a file alone; the pattern is anchored, so a title that is a prefix of
+        another, or the same title in another describe, is not run too."""
+        available = self.selected_tests(ctx)
+        if not ctx.select:
+            return available, None
+        files: set[str] = set()
+        whole: list[str] = []
+        names: list[list[str]] = []
+        for test_id in ctx.select:
+            file, *titles = test_id.split(" > ")
+            if file not in available:
+                raise UserInputError(f"option --select: {test_id!r}: {file} is not a test file of this "
+                                     f"checkpoint (files: {', '.join(available)})")
+            files.add(file)
+            if titles:
+                titles[-1] = _ORDINAL.sub("", titles[-1])
+                names.append(titles)
+            else:
+                whole.append(file)
+        if whole and names:
+            raise UserInputError(f"option --select: {self.name} can run whole files or single tests, "
+                                 f"not both in one run ({', '.join(whole)} is a whole file)")
+        if not names:
+            return sorted(files), None
+        return sorted(files), "^(?:" + "|".join(self.full_name_pattern(t) for t in names) + ")$"
+
+    def full_name_pattern(self, titles: list[str]) -> str:
+        """A regex for the full name the framework matches `--testNamePattern` against."""
+        raise NotImplementedError
+
+    def keep_selected(self, ctx: RunContext, parsed: ParsedReport) -> None:
+        """Tests the name pattern filtered out are reported as skipped: drop them, so that the
+        result lists what was selected, as with pytest. Without any selected test left, the
+        selection named nothing that exists."""
+        if not ctx.select:
+            return
+        wanted = set(ctx.select)
+        # A repeated title (`same title #2`) can only be selected with its twins: they ran too.
+        twins = {_ORDINAL.sub("", i) for i in wanted}
+        kept = [r for r in parsed.records
+                if r.id in wanted or r.file in wanted or r.collection_error
+                or (r.status != "skipped" and _ORDINAL.sub("", r.id) not in twins)]
+        if not any(r.id in wanted or r.file in wanted for r in kept):
+            raise UserInputError(f"option --select: no such test among {' '.join(ctx.select)}")
+        parsed.records = kept
+
     def entry_env(self, ctx: RunContext) -> tuple[str, dict[str, str]]:
         assert self.node_env is not None
         entry_file = f"{ctx.layout.submission}/{entry_file_name(ctx.problem.entry_file, '.js')}"
@@ -171,6 +228,7 @@ class JsRunner(Runner):
             parsed = self.parse(data, ctx.layout.root)
         except ReportError as exc:
             return Verdict(ParsedReport(), infrastructure_reason=f"{exc} ({self.name} exit code {outcome.exit_code})")
+        self.keep_selected(ctx, parsed)
         verdict = Verdict(parsed)
         failing = [r for r in parsed.records if r.status in ("failed", "error")]
         code = outcome.exit_code
@@ -205,7 +263,7 @@ class VitestRunner(JsRunner):
             "root": ctx.layout.root,
             "cacheDir": f"{ctx.layout.tmp}/vite-cache",
             "test": {
-                "include": self.selected_tests(ctx),
+                "include": self.selection(ctx)[0],
                 "includeTaskLocation": True,
                 "watch": False,
                 "globals": False,
@@ -235,10 +293,15 @@ class VitestRunner(JsRunner):
         argv = [self.node_env.node, self.node_env.bin("vitest", "vitest.mjs"), "run",
                 "--config", f"{layout.config}/vitest.config.mjs", "--configLoader", "runner",
                 "--root", layout.root, *ctx.extra_args]
-        if ctx.select:
-            argv += ["--testNamePattern", "|".join(re.escape(t.rsplit(" > ", 1)[-1]) for t in ctx.select)]
+        pattern = self.selection(ctx)[1]
+        if pattern:
+            argv += ["--testNamePattern", pattern]
         return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts() + self.node_modules_mount(ctx),
                           image=ctx.sandbox.image_for("node"), entrypoint=entrypoint)
+
+    def full_name_pattern(self, titles: list[str]) -> str:
+        # Suites and title joined by " " up to vitest 4, by " > " from vitest 5.
+        return "(?: | > )".join(map(_js_escape, titles))
 
     def node_modules_mount(self, ctx: RunContext):
         return node_modules_mount(self.toolchains, self.node_env, ctx)
@@ -258,7 +321,7 @@ class JestRunner(JsRunner):
         config = {
             "rootDir": root,
             "roots": [f"{root}/tests"],
-            "testMatch": [f"{root}/{path}" for path in self.selected_tests(ctx)],
+            "testMatch": [f"{root}/{path}" for path in self.selection(ctx)[0]],
             "testEnvironment": "node",
             "cacheDirectory": f"{ctx.layout.tmp}/jest-cache",
             "watchman": False,
@@ -284,11 +347,15 @@ class JestRunner(JsRunner):
         argv = [self.node_env.node, self.node_env.bin("jest", "bin/jest.js"),
                 "--config", json.dumps(config, separators=(",", ":")), "--testLocationInResults", "--ci",
                 "--no-watchman", *ctx.extra_args]
-        if ctx.select:
-            argv += ["--testNamePattern", "|".join(re.escape(t.rsplit(" > ", 1)[-1]) for t in ctx.select)]
+        pattern = self.selection(ctx)[1]
+        if pattern:
+            argv += ["--testNamePattern", pattern]
         return Invocation(argv=argv, env=env,
                           mounts=self.toolchains.mounts() + node_modules_mount(self.toolchains, self.node_env, ctx),
                           image=ctx.sandbox.image_for("node"), entrypoint=entrypoint)
+
+    def full_name_pattern(self, titles: list[str]) -> str:
+        return " ".join(map(_js_escape, titles))  # jest's fullName
 
     def parse(self, data: bytes, root: str) -> ParsedReport:
         return parse_jest_json(data, root=root)
