@@ -11,6 +11,7 @@ back to rlimits and says which limits are not enforced.
 from __future__ import annotations
 
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from runners.sandbox import seccomp
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.cgroups import RunCgroup
 from runners.sandbox.process import apply_rlimits, run_process
@@ -68,11 +70,15 @@ def _base_args(network: bool) -> list[str]:
     return args
 
 
-def _drop_inside() -> list[str]:
-    """Run first inside the sandbox when the harness is root: become `nobody`, for good."""
+def _drop_inside(seccomp: list[str] | None = None) -> list[str]:
+    """Run first inside the sandbox when the harness is root: become `nobody`, for good. The
+    seccomp filter goes on the innermost bwrap: it must still set up its own namespace."""
     if not _is_root():
         return []
-    return [*_setpriv(), *_no_nested_userns()]
+    inner = _no_nested_userns()
+    if not inner:
+        return _setpriv()
+    return [*_setpriv(), inner[0], *(seccomp or []), *inner[1:]]
 
 
 def _setpriv() -> list[str]:
@@ -162,7 +168,12 @@ class BubblewrapSandbox(Sandbox):
             notes.append("memory, process and CPU limits not enforced: no cgroup access")
         else:
             notes += cgroup.notes
-        args = [bwrap, *_base_args(request.network)]
+        seccomp_fd = seccomp.program_fd()
+        filter_args = ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
+        if seccomp_fd is None:
+            notes.append(f"no seccomp filter: none for {platform.machine()}")
+        nested = _is_root() and bool(_no_nested_userns())  # then the inner bwrap installs it
+        args = [bwrap, *_base_args(request.network), *([] if nested else filter_args)]
         tmp_size = (limits.tmp_size_mb or 512) * MB
         # A private /tmp the unprivileged uid can use (bwrap would make it root-owned 0755).
         args += ["--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp",
@@ -173,7 +184,7 @@ class BubblewrapSandbox(Sandbox):
         args += ["--chdir", request.cwd, "--clearenv"]
         for key, value in request.env.items():
             args += ["--setenv", key, value]
-        args += ["--", *_drop_inside(), *request.argv]
+        args += ["--", *_drop_inside(filter_args if nested else []), *request.argv]
 
         def enter_limits() -> None:
             if cgroup is not None:
@@ -182,8 +193,11 @@ class BubblewrapSandbox(Sandbox):
 
         try:
             result = run_process(args, cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=request.timeout,
-                                 output_cap=limits.output_bytes or 4 * MB, preexec_fn=enter_limits)
+                                 output_cap=limits.output_bytes or 4 * MB, preexec_fn=enter_limits,
+                                 pass_fds=[seccomp_fd] if seccomp_fd is not None else [])
         finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
             oom = cgroup.oom_killed() if cgroup is not None else False
             if cgroup is not None:
                 cgroup.remove()  # kills anything left in the sandbox's cgroup

@@ -222,7 +222,7 @@ kill, sleep, read everything it can see, and tamper with anything in its reach.
 
 | | docker (first choice of `auto`) | bubblewrap (fallback) | none (only by name) |
 |---|---|---|---|
-| isolation | a fresh container per run, read-only root, `network_mode=none`, uid 1000, `cap_drop=ALL`, `no-new-privileges`, docker's seccomp (no user namespaces), docker-init as pid 1 | new user/pid/net/ipc/uts/cgroup namespaces, a minimal root (/usr, /etc, the interpreter, the mounts asked for), uid 65534 via `setpriv` (no capabilities, `no_new_privs`), a nested user namespace that may not nest (`--disable-userns`), `--die-with-parent`, `--new-session` | none: the harness's own user on the host |
+| isolation | a fresh container per run, read-only root, `network_mode=none`, uid 1000, `cap_drop=ALL`, `no-new-privileges`, docker's seccomp (no user namespaces), docker-init as pid 1 | new user/pid/net/ipc/uts/cgroup namespaces, a minimal root (/usr, /etc, the interpreter, the mounts asked for), uid 65534 via `setpriv` (no capabilities, `no_new_privs`), a nested user namespace that may not nest (`--disable-userns`), a seccomp deny list (EPERM), `--die-with-parent`, `--new-session` | none: the harness's own user on the host |
 | limits | memory = memory+swap, pids, CPUs, `nofile`/`fsize` rlimits, `/tmp` tmpfs size | a per-run cgroup (memory, pids, CPU), `nofile`/`fsize` rlimits, `/tmp` tmpfs size | `nofile`/`fsize` rlimits only |
 | end of run | wall clock enforced by the harness, container killed and removed; labels let the next start sweep containers of a dead harness; an in-container `timeout` backstop | process group killed, then the pid namespace goes with bwrap (`--die-with-parent`); the cgroup is killed and removed | a subreaper supervisor kills every descendant at the end, on SIGTERM, and when the harness dies |
 | what is visible | the submission copy (rw), tests and generated config (ro), the report directory (rw), the toolchain cache (ro) | the same, plus /usr and /etc read-only | everything the harness's user can see |
@@ -259,9 +259,12 @@ example submissions in `examples/submissions`.
   unbounded fork or allocation, a host socket or a secret are not run there (listed below); the rest
   show what `none` still guarantees (wall clock, tree kill, report integrity against files and
   daemons, capped output).
-- *bubblewrap has no seccomp filter*: the whole syscall surface of the kernel is reachable (docker's
-  default profile applies under docker). Nested user namespaces are refused only where bwrap is 0.8 or
-  newer and the kernel allows unprivileged user namespaces (otherwise `unshare -r` works inside).
+- *bubblewrap's seccomp filter is a short deny list*, on x86-64 only (`runners/sandbox/seccomp.py`:
+  ptrace, process_vm_*, keyrings, bpf, perf events, userfaultfd, modules, kexec, mounts, unshare,
+  setns, swap, reboot, host names, handle opens, I/O ports, acct, quotas; other ABIs refused); the
+  rest of the kernel is reachable, where docker's default profile is an allow list. Nested user
+  namespaces are refused only where bwrap is 0.8 or newer and the kernel allows unprivileged user
+  namespaces (otherwise `unshare -r` works inside).
 - *docker after a harness crash*: the container of the interrupted run keeps running until the next
   harness start sweeps it, or at most the wall clock plus 30 s (the in-container backstop).
 - *Harness memory while parsing*: a report may be up to 128 MB (more is an infrastructure failure);

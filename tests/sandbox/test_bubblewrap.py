@@ -214,3 +214,28 @@ def test_probe_explains_a_missing_bwrap(monkeypatch):
     finally:
         bubblewrap._probe.cache_clear()
     assert os.environ.get("RUNNERS_CANARY_SECRET") is None
+
+
+def test_kernel_calls_a_test_never_needs_are_refused(sandbox, tmp_path):
+    """The seccomp filter: tracing, keyrings, new namespaces, mounts and eBPF fail with EPERM,
+    while ordinary work (files, processes, threads, sockets on loopback) goes on."""
+    result = run(sandbox, tmp_path, """
+        import ctypes, os, subprocess, threading
+        libc = ctypes.CDLL(None, use_errno=True)
+        calls = {"ptrace": (101, 0, 0, 0, 0), "keyctl": (250, 1, 0, 0, 0),
+                 "unshare": (272, 0x10000000), "mount": (165, b"none", b"/tmp", b"tmpfs", 0, None),
+                 "bpf": (321, 0, 0, 0), "setns": (308, -1, 0)}
+        for name, args in calls.items():
+            ctypes.set_errno(0)
+            ret = libc.syscall(*args)
+            print(name, ret, os.strerror(ctypes.get_errno()) if ret == -1 else "allowed")
+        threading.Thread(target=lambda: None).start()
+        print("child:", subprocess.run(["/usr/bin/true"]).returncode)
+        open("/workspace/ok.txt", "w").write("ok")
+    """)
+    assert result.exit_code == 0, result.stderr
+    for name in ("ptrace", "keyctl", "unshare", "mount", "bpf", "setns"):
+        assert f"{name} -1 Operation not permitted" in result.stdout, result.stdout
+    assert "child: 0" in result.stdout
+    assert (tmp_path / "work" / "ok.txt").read_text() == "ok"
+    assert not any("seccomp" in note for note in result.notes)
