@@ -16,7 +16,7 @@ view:
 	bash scripts/view.sh
 
 test:
-	uv run --frozen pytest
+	uv run pytest
 
 bench:
-	uv run --frozen python -m bench
+	uv run python -m bench

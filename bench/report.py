@@ -200,7 +200,7 @@ def write_markdown(path: Path, sections: list[Section], facts: dict[str, str]) -
     lines = [
         "# Benchmark results",
         "",
-        "Written by `make bench` (`uv run --frozen python -m bench`); do not edit by hand. How the",
+        "Written by `make bench` (`uv run python -m bench`); do not edit by hand. How the",
         "figures are taken: [docs/benchmarks.md](../docs/benchmarks.md).",
         "",
         "## Machine and run",

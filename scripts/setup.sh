@@ -24,7 +24,8 @@ if ! command -v uv >/dev/null 2>&1; then
   echo "setup: installing uv"
   python3 -m pip install --quiet uv
 fi
-uv sync --quiet --locked  # byte-compiles the dependencies ([tool.uv] compile-bytecode)
+# Locks from the exact pins in pyproject.toml, then installs (byte-compiled: [tool.uv] compile-bytecode).
+uv sync --quiet
 # The project itself is installed editable, so uv leaves it alone; where PYTHONDONTWRITEBYTECODE
 # is set Python would compile it again on every command.
 uv run --frozen --quiet python -m compileall -q runners >/dev/null
