@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import yaml
 
 from bench.common import (
-    PYTHON,
     ROOT,
     BenchError,
     Row,
@@ -38,23 +38,15 @@ SANDBOX = "bubblewrap"
 
 
 def promptfoo_env(config_dir: Path) -> dict[str, str]:
-    """What scripts/promptfoo-env.sh sets (offline, uncached, the project's interpreter)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROMPTFOO_")}
-    env.update(
-        PROMPTFOO_CONFIG_DIR=str(config_dir),
-        PROMPTFOO_PYTHON=str(ROOT / ".venv" / "bin" / "python")
-        if (ROOT / ".venv").is_dir()
-        else PYTHON,
-        PROMPTFOO_CACHE_ENABLED="false",
-        PROMPTFOO_DISABLE_TELEMETRY="1",
-        PROMPTFOO_DISABLE_UPDATE="1",
-        PROMPTFOO_DISABLE_SHARING="1",
-        PROMPTFOO_DISABLE_REMOTE_GENERATION="1",
-        PROMPTFOO_DISABLE_REDTEAM_REMOTE_GENERATION="1",
-        PATH=f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}",
-        NO_COLOR="1",
-    )
-    return env
+    """The environment scripts/promptfoo-env.sh gives promptfoo (offline, uncached, the project's
+    interpreter, Node 22 first on PATH), read from the script itself, with promptfoo's data in
+    `config_dir`. The promptfoo tests use it too."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("PROMPTFOO_")}
+    base["PROMPTFOO_CONFIG_DIR"] = str(config_dir)
+    proc = subprocess.run(["bash", "-c", 'source "$0" && env -0', str(ROOT / "scripts" / "promptfoo-env.sh")],
+                          env=base, capture_output=True, check=True)
+    env = dict(item.split("=", 1) for item in proc.stdout.decode().split("\0") if "=" in item)
+    return {**env, "NO_COLOR": "1"}
 
 
 def write_config(

@@ -1,5 +1,6 @@
-# Sourced by scripts/compare.sh and scripts/view.sh (and mirrored by tests/promptfoo/): the
-# environment promptfoo runs in for this project. Offline, private, no caching, one interpreter.
+# Sourced by scripts/compare.sh and scripts/view.sh, and read by bench/promptfoo.py for the bench
+# and the promptfoo tests: the environment promptfoo runs in for this project. Offline, private,
+# no caching, one interpreter.
 #
 #   PROMPTFOO_CONFIG_DIR      promptfoo's DB (evals the viewer shows), logs and cache live in the
 #                             project (.runners/promptfoo/), not in ~/.promptfoo

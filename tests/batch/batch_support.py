@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from runners.processes import start_time
+
 
 def runners_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 900,
                 cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -70,3 +72,19 @@ def _first_difference(a: Any, b: Any, path: str = "") -> str:
             if x != y:
                 return _first_difference(x, y, f"{path}[{i}]")
     return f"{path}: runners run {str(a)[:300]!r} != batch {str(b)[:300]!r}"
+
+
+def running_with(text: str) -> list[str]:
+    """Live processes (zombies aside) whose command line mentions `text`, e.g. a test's private
+    TMPDIR: what a batch left running."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmdline and start_time(int(entry)) is not None:
+            found.append(f"{entry}: {cmdline[:200]}")
+    return found

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from batch_support import running_with
 from rich.console import Console
 from support import make_problem, write_files
 
@@ -52,21 +53,6 @@ def _tree(root: Path, problems: dict[str, dict[str, str]], **extra: object) -> t
     return problems_dir, submissions
 
 
-def _running_with(text: str) -> list[str]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if text in cmdline and state != "Z":
-            found.append(f"{entry}: {cmdline[:160]}")
-    return found
-
-
 def test_dead_worker_and_harness_error_fail_only_their_cells(tmp_path):
     problems, submissions = _tree(tmp_path, {"fine": PASSING, "killer": KILLER})
     # A checkpoint without its test file: the harness raises while preparing that cell.
@@ -94,7 +80,7 @@ def test_dead_worker_and_harness_error_fail_only_their_cells(tmp_path):
     result = store.result(cells["killer"])
     assert result.infrastructure_failure and "died" in result.infrastructure_reason
     assert "2 infrastructure failures" in (out / "summary.md").read_text()
-    assert not _running_with(str(tmp)), "a process of the killed worker is still running"
+    assert not running_with(str(tmp)), "a process of the killed worker is still running"
     assert list(tmp.iterdir()) == []
     # Crashed cells run again on the next batch; the finished one is kept.
     again = subprocess.run([sys.executable, "-m", "runners", "batch", "--problems", str(problems),
@@ -115,7 +101,7 @@ def test_cancel_past_the_grace_period_kills_the_sandboxed_processes(tmp_path, mo
     def interrupt_when_tests_run() -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            if sum("pytest" in line for line in _running_with(str(tmp))) >= 2:
+            if sum("pytest" in line for line in running_with(str(tmp))) >= 2:
                 break
             time.sleep(0.2)
         os.kill(os.getpid(), signal.SIGINT)
@@ -129,5 +115,5 @@ def test_cancel_past_the_grace_period_kills_the_sandboxed_processes(tmp_path, mo
     assert sorted(outcome.cancelled) == ["agent/slow_a/checkpoint_1", "agent/slow_b/checkpoint_1"]
     assert time.monotonic() - started < 100
     time.sleep(0.5)
-    assert not _running_with(str(tmp))
+    assert not running_with(str(tmp))
     assert list(tmp.iterdir()) == []

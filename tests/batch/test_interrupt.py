@@ -12,27 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
+from batch_support import running_with
 from support import need_sandbox
 
 from runners.batch.store import CellRecord
 from runners.processes import process_tree, start_time
 
 pytestmark = pytest.mark.slow
-
-
-def _running_with(text: str) -> list[str]:
-    """Command lines of live processes that mention `text` (the test's private TMPDIR)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if text in cmdline and start_time(int(entry)) is not None:
-            found.append(f"{entry}: {cmdline[:200]}")
-    return found
 
 
 @pytest.mark.parametrize("sandbox", ["none", "bubblewrap", "docker"])
@@ -81,7 +67,7 @@ def test_sigint_keeps_finished_cells_and_leaves_nothing_running(sandbox, example
     time.sleep(0.5)
     alive = [pid for pid, start in tree.items() if start is not None and start_time(pid) == start]
     assert not alive, [Path(f"/proc/{p}/cmdline").read_bytes() for p in alive]
-    assert not _running_with(str(tmp))
+    assert not running_with(str(tmp))
     assert list(tmp.iterdir()) == []
     if sandbox == "docker":
         import docker

@@ -115,6 +115,8 @@ def render(run: Run) -> str:
         for backend in BACKENDS:
             if backend in run.unavailable:
                 cells.append("unavailable")
+            elif backend in case.skip_on:
+                cells.append("n/a")
             else:
                 cells.append(cell(case, run.observations.get((case.id, backend))))
         rows.append(f"| {number} | `{case.id}` | {case.catalogue} | {_md(case.title)} | {expected_text(case)} | "

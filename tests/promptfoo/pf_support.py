@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 import socket
 import sys
@@ -13,6 +12,8 @@ from typing import Any
 
 import yaml
 from support import make_problem, make_submission, need
+
+from bench.promptfoo import promptfoo_env  # noqa: F401 - the promptfoo tests' environment
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDERS = ROOT / "providers"
@@ -127,24 +128,6 @@ def need_chromium() -> None:
     need(CHROMIUM.exists(), f"{CHROMIUM} is missing (run as root: apt-get install chromium)")
     need((ROOT / "node_modules" / "playwright-core" / "package.json").is_file(),
          "playwright-core is not installed in node_modules (run: bash scripts/setup-node.sh)")
-
-
-def promptfoo_env(config_dir: Path) -> dict[str, str]:
-    """What scripts/promptfoo-env.sh sets, for processes started from the tests."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROMPTFOO_")}
-    env.update(
-        PROMPTFOO_CONFIG_DIR=str(config_dir),
-        PROMPTFOO_PYTHON=str(ROOT / ".venv" / "bin" / "python"),
-        PROMPTFOO_CACHE_ENABLED="false",
-        PROMPTFOO_DISABLE_TELEMETRY="1",
-        PROMPTFOO_DISABLE_UPDATE="1",
-        PROMPTFOO_DISABLE_SHARING="1",
-        PROMPTFOO_DISABLE_REMOTE_GENERATION="1",
-        PROMPTFOO_DISABLE_REDTEAM_REMOTE_GENERATION="1",
-        PATH=f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}",
-        NO_COLOR="1",
-    )
-    return env
 
 
 def write_eval_config(root: Path, world: dict[str, Path], agents: list[str], **provider: Any) -> Path:
