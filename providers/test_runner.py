@@ -66,6 +66,7 @@ TIMEOUT_MARGIN_S = 15.0
 RAY_MARGIN_S = 5.0
 MAX_FAILURES_SHOWN = 10
 MAX_MESSAGE_CHARS = 160
+MAX_REASON_CHARS = 2_400
 GROUP_ORDER = ("Core", "Functionality", "Error", "Regression")
 
 OWN_KEYS = {"agent", "submissions", "problems", "sandbox", "pass_policy", "wall_timeout", "output",
@@ -371,7 +372,8 @@ def summarize(metadata: dict[str, Any]) -> str:
     head = f"{metadata.get('agent')} · {metadata.get('problem')} · {metadata.get('checkpoint')}"
     if metadata.get("infrastructure_failure"):
         reason = (metadata.get("infrastructure_reason") or "unknown").strip()
-        lines = [f"{head}: INFRASTRUCTURE FAILURE", _clip(reason, 600)]
+        # The reason's lines after the first are the tool's own output (bounded by the harness).
+        lines = [f"{head}: INFRASTRUCTURE FAILURE", _clip(reason, MAX_REASON_CHARS)]
         return "\n".join(lines)
     verdict = "PASS" if metadata.get("passed") else "FAIL"
     lines = [f"{head}: {verdict} (policy {metadata.get('policy')})"]

@@ -18,6 +18,7 @@ from pathlib import Path
 from runners.artifacts import save_artifacts
 from runners.categorize import categorize
 from runners.errors import InfrastructureError, UserInputError
+from runners.excerpt import with_output
 from runners.frameworks.base import Layout, RunContext, Runner, Verdict
 from runners.records import ParsedReport, RawRecord
 from runners.results import ExecutionResult
@@ -135,6 +136,11 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         flags.append("output-truncated")
     if cut:
         flags.append("test-output-truncated")
+    reason = verdict.infrastructure_reason
+    if reason is not None and not outcome.timed_out:
+        # The cause is in the tool's own words ("error: unrecognized arguments: ..."); a killed
+        # run's output says only what it was doing when the clock ran out.
+        reason = utf8_safe(with_output(reason, outcome.stderr, outcome.stdout))
     return ExecutionResult(
         problem_name=ctx.problem.name,
         problem_version=ctx.problem.version,
@@ -147,8 +153,8 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         tests=tests,
         exit_code=outcome.exit_code,
         collected=verdict.report.collected,
-        infrastructure_failure=verdict.infrastructure_reason is not None,
-        infrastructure_reason=verdict.infrastructure_reason,
+        infrastructure_failure=reason is not None,
+        infrastructure_reason=reason,
         timed_out=outcome.timed_out,
         errors=[*ctx.workspace.notes, *ctx.errors, *map(utf8_safe, verdict.errors), *outcome.notes],
         flags=flags,

@@ -61,8 +61,11 @@ def failures_table(result: ExecutionResult) -> Table | None:
 
 def render_result(console: Console, result: ExecutionResult, policy: PassPolicy) -> None:
     if result.infrastructure_failure:
-        console.print(Panel(Text(result.infrastructure_reason or "unknown", style="bold"),
-                            title="Infrastructure failure", border_style="red"))
+        # The reason's first line is the harness's verdict; the lines after it are the tool's
+        # own output that explains it (runners.excerpt).
+        head, _, cause = (result.infrastructure_reason or "unknown").partition("\n")
+        body = Group(Text(head, style="bold"), Text(cause)) if cause else Text(head, style="bold")
+        console.print(Panel(body, title="Infrastructure failure", border_style="red"))
     console.print(result_table(result))
     failures = failures_table(result)
     if failures is not None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import make_problem, make_submission
+from support import make_problem, make_submission, need_sandbox
 
 from runners import ExecutionResult
 from runners import GroupType as G
@@ -106,6 +106,31 @@ def test_infrastructure_failure_exits_3(tmp_path):
               "--output", str(tmp_path / "o"))
     assert out.returncode == 3
     assert "Infrastructure failure" in out.stdout and "no tests collected" in out.stdout
+
+
+# A conftest that registers --entrypoint but not --checkpoint: pytest stops with a usage error.
+NO_CHECKPOINT_OPTION = """
+def pytest_addoption(parser):
+    parser.addoption("--entrypoint", action="store")
+"""
+UNRECOGNIZED = "error: unrecognized arguments: --checkpoint=checkpoint_1"
+
+
+def test_infrastructure_failure_shows_the_tools_own_words(tmp_path):
+    """pytest's usage error is in the table and the JSON, not only in stderr.txt."""
+    need_sandbox("bubblewrap")
+    problem = make_problem(tmp_path, {"test_checkpoint_1.py": "def test_a():\n    pass\n"},
+                           conftest=NO_CHECKPOINT_OPTION)
+    sub = make_submission(tmp_path, {"main.py": MAIN})
+    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(sub), "--sandbox", "bubblewrap",
+              "--output", str(tmp_path / "o"), "--json", str(tmp_path / "r.json"))
+    assert out.returncode == 3, out.stderr
+    assert UNRECOGNIZED in out.stdout and "ERROR: usage:" in out.stdout
+    result = ExecutionResult.model_validate_json((tmp_path / "r.json").read_text())
+    head, *cause = result.infrastructure_reason.splitlines()
+    assert head.startswith("pytest exited 4 (usage error)")
+    assert any(UNRECOGNIZED in line for line in cause) and len(cause) <= 10
+    assert UNRECOGNIZED in result.summary
 
 
 def test_evaluate_runs_every_checkpoint_and_prints_solve_results(tmp_path, problem):

@@ -93,6 +93,15 @@ def test_missing_report_is_an_infrastructure_failure(tmp_path, env):
     assert result.infrastructure_failure and "was not written" in result.infrastructure_reason
 
 
+def test_a_command_that_crashes_names_its_exception(tmp_path, env):
+    problem = make_problem(tmp_path, TESTS, framework="junit",
+                           test_command=["{python}", "-c", "import runners_no_such_module"])
+    result = run_checkpoint(problem, "checkpoint_1", make_submission(tmp_path, {"main.py": MAIN}), env)
+    head, *cause = result.infrastructure_reason.splitlines()
+    assert "was not written" in head and "(command exit code 1)" in head
+    assert [line.strip() for line in cause] == ["ModuleNotFoundError: No module named 'runners_no_such_module'"]
+
+
 def test_report_shipped_with_the_submission_is_never_graded(tmp_path, env):
     fake = ('<testsuite><testcase classname="x.checkpoint_1" name="t"/></testsuite>')
     problem = make_problem(tmp_path, TESTS, framework="junit", report_path="out/junit.xml",

@@ -482,6 +482,22 @@ DECOY_TEST = {"ancestorTitles": [], "title": "decoy", "status": "failed", "failu
               "location": {"line": 9, "column": 1}}
 
 
+def test_a_toolchain_without_jest_names_the_missing_module(tmp_path):
+    """The problem's package.json forgot jest: node's own error is the reason, not only exit 1."""
+    problem = make_problem(tmp_path, {"checkpoint_1.test.js": "test('a', () => {});\n"}, conftest=None,
+                           framework="jest", entry_file="main.js")
+    (problem / "package.json").write_text('{"name": "t", "version": "1.0.0", "private": true}')
+    (problem / "package-lock.json").write_text(json.dumps({
+        "name": "t", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+        "packages": {"": {"name": "t", "version": "1.0.0"}}}))
+    sub = make_submission(tmp_path, {"main.js": GOOD_CJS})
+    result = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
+    head, *cause = result.infrastructure_reason.splitlines()
+    assert head == "report jest-report.json was not written (jest exit code 1)"
+    assert len(cause) == 1 and cause[0].strip().startswith("Error: Cannot find module '")
+    assert cause[0].strip().endswith("/node_modules/jest/bin/jest.js'")
+
+
 def _forged_report(test_file: str, tests: list[dict]) -> str:
     return json.dumps({"numTotalTests": len(tests), "numFailedTestSuites": 0, "numRuntimeErrorTestSuites": 0,
                        "testResults": [{"name": test_file, "status": "passed", "message": "",

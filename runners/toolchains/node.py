@@ -13,6 +13,7 @@ from pathlib import Path
 
 from runners.config import ProblemConfig
 from runners.errors import ConfigError, InfrastructureError
+from runners.excerpt import with_output
 from runners.limits import ResourceLimits
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
 from runners.toolchains.cache import CachedEnv, ensure_env
@@ -70,9 +71,9 @@ class NodeToolchains:
                 # registries and mirrors omit them); `npm install` still honours the lock.
                 result = self._npm(npm, "install", host_tmp, sandbox_tmp)
             if result.exit_code != 0:
-                detail = (result.stderr or result.stdout).strip().splitlines()[:12]
                 why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-                raise InfrastructureError(f"npm for {problem.name} failed ({why}):\n    " + "\n    ".join(detail))
+                raise InfrastructureError(with_output(f"npm for {problem.name} failed ({why})",
+                                                      result.stderr, result.stdout))
 
         return NodeEnv(ensure_env(self.host_root, self.sandbox_root, "nodemods", material, build), self.node)
 

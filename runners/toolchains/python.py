@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from runners.errors import InfrastructureError
+from runners.excerpt import with_output
 from runners.limits import ResourceLimits
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest
 from runners.toolchains.cache import CachedEnv, ensure_env
@@ -155,16 +156,14 @@ class PythonToolchains:
                 )
             )
             if result.exit_code != 0:
-                detail = (result.stderr or result.stdout).strip().splitlines()[-12:]
                 why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-                raise InfrastructureError(
-                    f"preparing the {what} failed ({why}):\n    " + "\n    ".join(detail)
-                )
+                raise InfrastructureError(with_output(f"preparing the {what} failed ({why})",
+                                                      result.stderr, result.stdout))
             self.log.append(" ".join(argv))
         (host_tmp / ".requirements.txt").unlink(missing_ok=True)
 
 
-def prepare_python(ctx: "RunContext") -> tuple[PythonToolchains, PythonEnv, PythonEnv]:
+def prepare_python(ctx: RunContext) -> tuple[PythonToolchains, PythonEnv, PythonEnv]:
     """The test toolchain and the submission's environment for a run; a submission whose
     dependencies cannot be installed is noted and flagged, and runs in an empty environment."""
     toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.python,

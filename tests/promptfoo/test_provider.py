@@ -118,6 +118,21 @@ def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
     assert lax["pass"] is True and lax["score"] == 0
 
 
+def test_provider_infrastructure_failure_carries_the_tools_own_words(world, tmp_path):
+    """The row's output and the assertion's reason say what pytest said, not only its exit code."""
+    from support import make_problem
+
+    problems = tmp_path / "problems"
+    make_problem(problems, {"test_checkpoint_1.py": "def test_a():\n    pass\n"}, name=PROBLEM,
+                 conftest="def pytest_addoption(parser):\n    parser.addoption('--entrypoint')\n")
+    response = provider.call_api("x", options(world, problems=str(problems)), context())
+    cause = "error: unrecognized arguments: --checkpoint=checkpoint_1"
+    assert "pytest exited 4 (usage error)" in response["output"] and cause in response["output"]
+    assert cause in response["metadata"]["infrastructure_reason"]
+    grade = assertions.get_assert(response["output"], {"metadata": response["metadata"], "config": {}})
+    assert grade["pass"] is False and cause in grade["reason"]
+
+
 @pytest.mark.parametrize(
     ("exc", "reason"),
     [
