@@ -148,7 +148,8 @@ class ExecutionResult(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def summary(self) -> str:
-        """One readable line: per group passed/total, or the infrastructure failure."""
+        """One readable line: per group passed/total; or the infrastructure failure, whose reason
+        may go on with the tool's own lines (see `runners.excerpt`)."""
         if self.infrastructure_failure:
             return f"INFRASTRUCTURE FAILURE: {self.infrastructure_reason or 'unknown'}"
         parts = [

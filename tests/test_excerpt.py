@@ -44,6 +44,13 @@ def test_node_and_python_failures_keep_the_error_not_the_stack():
     assert decisive_lines(traceback) == ["ModuleNotFoundError: No module named 'nosuch'"]
 
 
+def test_npm_errors_are_kept_in_order():
+    npm = ("npm error code ENOTCACHED\n"
+           "npm error request to <registry>/left-pad failed: cache mode is 'only-if-cached'\n"
+           "npm error A complete log of this run can be found in: /home/.npm/_logs/x.log\n")
+    assert decisive_lines(npm) == npm.strip().splitlines()
+
+
 def test_a_heading_keeps_the_line_that_explains_it():
     jest = "● Validation Error:\n\n  Module ./nope in the testEnvironment option was not found.\n\n  Docs: x\n"
     assert decisive_lines(jest) == ["● Validation Error:",
