@@ -46,7 +46,7 @@ CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where pre
 KeepOpt = Annotated[bool, typer.Option("--keep-workspace", help="Keep the temporary workspace for debugging.")]
 JunitOpt = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the result as JUnit XML.")]
 CtrfOpt = Annotated[Optional[Path], typer.Option("--ctrf", help="Also write the result as CTRF JSON.")]
-PythonOpt = Annotated[Optional[str], typer.Option(
+PythonOpt = Annotated[str | None, typer.Option(
     "--python", help="The submission's Python: a version (3.12), a range (>=3.12) or an interpreter path "
     "(default: the problem's `python`, else the harness's own).")]
 
@@ -226,7 +226,7 @@ def image_build(
         "--base-image", help="Base to build on (default: python:3.12-slim / node:22-slim, or the "
         "locally built runners-local-base when it exists).")] = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build even when the image is current.")] = False,
-    python: Annotated[Optional[list[str]], typer.Option(
+    python: Annotated[list[str] | None, typer.Option(
         "--python", help="Also build runners-python:X.Y for this Python version (repeatable): on "
         "python:X.Y-slim, or on the local base with this machine's pyenv/uv build copied in.")] = None,
 ) -> None:

@@ -122,7 +122,7 @@ class ProblemConfig(_Strict):
     @classmethod
     def _python_quoted(cls, value: Any) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):  # 3.10 in YAML is 3.1
-            raise ValueError('expected a quoted version, e.g. python: "3.12"')
+            raise ValueError('expected a quoted version, e.g. python: "3.12"')  # noqa: TRY004 (pydantic wants ValueError)
         return value
 
     @field_validator("python")

@@ -97,7 +97,7 @@ def python_request(user: str | None, problem: object) -> PythonRequest | None:
 def interpreter_version(python: str) -> str | None:
     """`major.minor.micro` of an interpreter, or None when it does not run."""
     try:
-        out = subprocess.run([python, "-I", "-S", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+        out = subprocess.run([python, "-I", "-S", "-c", "import sys; print('.'.join(map(str, sys.version_info[:3])))"],
                              capture_output=True, text=True, timeout=30, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
@@ -165,7 +165,7 @@ def find_host_python(request: PythonRequest | None) -> str:
             raise UserInputError(f"{request.source}: {request.spec} is not a Python interpreter that runs here")
         return os.path.abspath(exe)
     specifier = request.specifier  # validated where the request was made
-    own_version = "%d.%d.%d" % sys.version_info[:3]
+    own_version = ".".join(map(str, sys.version_info[:3]))
     if request.matches(own_version):
         return _own()
     found = host_interpreters()

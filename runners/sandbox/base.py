@@ -147,7 +147,7 @@ class Sandbox(ABC):
         """The interpreter environments are built from, as the sandbox sees it."""
         return self.for_python(PythonRequest(requested, "option --python") if requested else None)[1]
 
-    def for_python(self, request: "PythonRequest | None") -> tuple["Sandbox", str]:
+    def for_python(self, request: PythonRequest | None) -> tuple[Sandbox, str]:
         """The sandbox a run's Python toolchains use (docker: one per image, so per version) and
         the interpreter in it that meets `request` (None: the default). UserInputError when
         nothing here meets it."""

@@ -155,9 +155,9 @@ def _version_tags(repository: str, request: PythonRequest) -> list[str]:
     for image in images:
         for tag in image.tags:
             version = tag.rpartition(":")[2]
-            if tag.rpartition(":")[0] == repository and re.fullmatch(r"\d+\.\d+", version):
-                if any(request.matches(f"{version}.{micro}") for micro in range(0, 40)):
-                    versions.append(version)
+            if (tag.rpartition(":")[0] == repository and re.fullmatch(r"\d+\.\d+", version)
+                    and any(request.matches(f"{version}.{micro}") for micro in range(40))):
+                versions.append(version)
     ordered = sorted(set(versions), key=lambda v: tuple(int(p) for p in v.split(".")), reverse=True)
     return [f"{repository}:{v}" for v in ordered]
 
