@@ -94,14 +94,24 @@ def python_request(user: str | None, problem: object) -> PythonRequest | None:
 
 
 @lru_cache(maxsize=64)
-def interpreter_version(python: str) -> str | None:
-    """`major.minor.micro` of an interpreter, or None when it does not run."""
+def _probe(python: str) -> tuple[str, str] | None:
+    """(`major.minor.micro`, the real executable) of an interpreter, or None when it does not run.
+    The executable is the interpreter's own view: a launcher (pyenv shim) resolves to its target."""
+    code = "import sys; print('.'.join(map(str, sys.version_info[:3]))); print(sys.executable)"
     try:
-        out = subprocess.run([python, "-I", "-S", "-c", "import sys; print('.'.join(map(str, sys.version_info[:3])))"],
-                             capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+        out = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=30,
+                             check=True).stdout.split("\n")
     except (OSError, subprocess.SubprocessError):
         return None
-    return out or None
+    if len(out) < 2 or not out[0].strip() or not out[1].strip():
+        return None
+    return out[0].strip(), os.path.realpath(out[1].strip())
+
+
+def interpreter_version(python: str) -> str | None:
+    """`major.minor.micro` of an interpreter, or None when it does not run."""
+    probed = _probe(python)
+    return probed[0] if probed else None
 
 
 def _own() -> str:
@@ -146,12 +156,12 @@ def host_interpreters() -> list[tuple[str, str]]:
     seen: set[str] = set()
     found: list[tuple[str, str]] = []
     for exe in [_own(), *_path_candidates(), *_pyenv_candidates(), *_uv_candidates()]:
-        real = os.path.realpath(exe)
-        if real in seen:
+        if os.path.realpath(exe) in seen or not (probed := _probe(exe)):
             continue
-        seen.add(real)
-        if version := interpreter_version(exe):
-            found.append((exe, version))
+        version, real = probed
+        seen.update({os.path.realpath(exe), real})
+        if real not in {path for path, _ in found}:
+            found.append((real, version))
     return found
 
 

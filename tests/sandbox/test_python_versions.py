@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from support import make_problem, make_submission, need, need_sandbox
 
 from runners import EnvironmentSpec, run_checkpoint
@@ -164,3 +165,17 @@ def test_docker_picks_the_image_of_the_requested_version(tmp_path, python_312_im
     message = str(info.value)
     assert message.startswith("option --python: no Docker image has a Python matching ==3.99.*")
     assert "runners-python:latest has 3.11" in message and "--python X.Y" in message
+
+
+def test_the_example_gives_its_expected_counts_on_312_too(python_312_image):
+    """SCBench grades on 3.12: the example problem's counts hold there, sandboxed both ways."""
+    need_sandbox("bubblewrap")
+    need_host_python("3.12")
+    expected = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text())["inventory_cli"]["beta"]["checkpoint_2"]
+    submission = ROOT / "examples" / "submissions" / "beta" / "inventory_cli" / "checkpoint_2"
+    for backend in ("bubblewrap", "docker"):
+        result = run_checkpoint(ROOT / "problems" / "inventory_cli", "checkpoint_2", submission,
+                                EnvironmentSpec(sandbox=backend, python="3.12"))
+        assert not result.infrastructure_failure, result.infrastructure_reason
+        counts = {g.value: [result.pass_counts[g], total] for g, total in result.total_counts.items()}
+        assert counts == expected, backend
