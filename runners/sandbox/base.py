@@ -101,6 +101,12 @@ class Sandbox(ABC):
         """What makes environments built from `python` different from others (cache key)."""
         return host_interpreter_identity(python)
 
+    def python_version(self, python: str) -> str | None:
+        """`major.minor.micro` of the interpreter toolchains are built from (None: unknown)."""
+        from runners.pythons import interpreter_version
+
+        return interpreter_version(python)
+
     def interpreter_mounts(self, python: str) -> list[Mount]:
         """Read-only mounts a toolchain interpreter needs inside the sandbox."""
         return []

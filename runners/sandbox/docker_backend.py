@@ -249,6 +249,10 @@ class DockerSandbox(Sandbox):
             f"(tagged {repository}:X.Y)"
         )
 
+    def python_version(self, python: str) -> str | None:
+        info = self._info(self.python_image)
+        return info.python_version if python == info.python else None  # another path: not probed
+
     def _python_in(self, image: str) -> str:
         info = self._info(image)
         if not info.python:

@@ -174,6 +174,7 @@ def prepare_python(ctx: "RunContext") -> tuple[PythonToolchains, PythonEnv, Pyth
     toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, request,
                                   ctx.environment.prepare_timeout, ctx.run_id)
     ctx.sandbox = toolchains.sandbox  # the runner takes the test step's image from it
+    ctx.python = toolchains.sandbox.python_version(toolchains.python)
     toolchain = toolchains.toolchain(ctx.problem.test_dependencies)
     submission_env, failure = toolchains.submission_env(ctx.workspace.submission)
     if failure:

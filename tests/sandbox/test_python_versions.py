@@ -103,11 +103,13 @@ def test_bubblewrap_runs_the_problems_python_and_the_user_overrides_it(tmp_path)
     result = run_checkpoint(wants_312, "checkpoint_1", sub, EnvironmentSpec(sandbox="bubblewrap"))
     assert not result.infrastructure_failure, result.infrastructure_reason
     assert [t.status for t in result.tests] == ["passed"], result.tests[0].failure_message
+    assert result.python is not None and result.python.startswith("3.12."), result.python
 
     # --python wins over the problem's requirement
     expects_313 = make_problem(tmp_path / "b", version_test("3.13"), python="3.12")
     result = run_checkpoint(expects_313, "checkpoint_1", sub, EnvironmentSpec(sandbox="bubblewrap", python="3.13"))
     assert [t.status for t in result.tests] == ["passed"], result.infrastructure_reason
+    assert result.python is not None and result.python.startswith("3.13."), result.python
 
 
 def test_batch_and_the_promptfoo_provider_pass_python_through(tmp_path):
@@ -159,6 +161,7 @@ def test_docker_picks_the_image_of_the_requested_version(tmp_path, python_312_im
     assert result.sandbox == "docker"
     assert not result.infrastructure_failure, result.infrastructure_reason
     assert [t.status for t in result.tests] == ["passed"], result.tests[0].failure_message
+    assert result.python is not None and result.python.startswith("3.12."), result.python
 
     with pytest.raises(UserInputError) as info:
         run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="docker", python="3.99"))
