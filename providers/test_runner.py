@@ -22,6 +22,9 @@ promptfoo passes as `basePath`; when that is empty, against the current director
     wall_timeout     (problem's or harness default)  seconds for one test run
     output           ".runners/promptfoo-runs"  artifacts root: <output>/<eval>/<agent>/<problem>/<checkpoint>/
     cache_dir        (harness default)  where prepared toolchains are kept
+    python           (problem's `python`, else the harness's)  the submission's Python: a version
+                     ("3.12"), a range (">=3.12") or an interpreter path; not promptfoo's
+                     `pythonExecutable`, which runs this provider
     overall_timeout  seconds before call_api gives up and reports an infrastructure failure
                      (default: promptfoo's per-call `timeout` minus a margin, so the answer
                      always arrives before promptfoo's own timeout, which would leave the worker busy)
@@ -70,7 +73,7 @@ MAX_REASON_CHARS = 2_400
 GROUP_ORDER = ("Core", "Functionality", "Error", "Regression")
 
 OWN_KEYS = {"agent", "submissions", "problems", "sandbox", "pass_policy", "wall_timeout", "output",
-            "cache_dir", "overall_timeout", "ray_address"}
+            "cache_dir", "overall_timeout", "ray_address", "python"}
 #: Keys promptfoo itself puts into (or reads from) a Python provider's config.
 PROMPTFOO_KEYS = {"basePath", "timeout", "workers", "pythonExecutable"}
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -147,6 +150,7 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
     output_root = _path(config, "output", base, default=DEFAULT_OUTPUT)
     cache_dir = _path(config, "cache_dir", base, default=None)
     ray_address = _text(config, "ray_address", default=None)
+    python = _python(config)
 
     vars_ = context.get("vars") if isinstance(context.get("vars"), dict) else {}
     problem = _var(vars_, "problem")
@@ -161,8 +165,25 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
     return Cell(agent=agent, submissions=submissions, problems=problems, problem=problem,
                 checkpoint=checkpoint, problem_dir=problem_dir, submission=submission,
                 sandbox=sandbox, policy=policy, wall_timeout=wall_timeout, overall=overall,
-                cache_dir=cache_dir, ray_address=ray_address,
+                cache_dir=cache_dir, ray_address=ray_address, python=python,
                 output_dir=output_root / run_tag / _slug(agent) / problem / checkpoint)
+
+
+def _python(config: dict[str, Any]) -> str | None:
+    value = config.get("python")
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):  # `python: 3.10` in YAML is the number 3.1
+        raise BadInput(f"provider config `python`: expected a quoted version (\"3.12\"), a range or a "
+                       f"path, got {value!r}")
+    from runners.pythons import is_path, parse_requirement
+
+    if not is_path(value):
+        try:
+            parse_requirement(value)
+        except ValueError as exc:
+            raise BadInput(f"provider config `python`: {exc} (got {value!r})") from None
+    return value
 
 
 def _base_dir(value: Any) -> Path:
@@ -274,6 +295,8 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             environment.limits = environment.limits.model_copy(update={"wall_timeout": cell.wall_timeout})
         if cell.cache_dir is not None:
             environment.cache_dir = cell.cache_dir
+        if cell.python is not None:
+            environment.python = cell.python
     except BadInput as exc:
         return {"error": f"runners provider: {exc}"}
     except UserInputError as exc:

@@ -21,6 +21,7 @@ from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
 from runners.metrics import CheckpointScore
 from runners.policy import PassPolicy
+from runners.pythons import validate_option
 from runners.render import evaluation_summary, evaluation_table, render_result
 from runners.results import ExecutionResult
 
@@ -45,13 +46,18 @@ CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where pre
 KeepOpt = Annotated[bool, typer.Option("--keep-workspace", help="Keep the temporary workspace for debugging.")]
 JunitOpt = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the result as JUnit XML.")]
 CtrfOpt = Annotated[Optional[Path], typer.Option("--ctrf", help="Also write the result as CTRF JSON.")]
+PythonOpt = Annotated[str | None, typer.Option(
+    "--python", help="The submission's Python: a version (3.12), a range (>=3.12) or an interpreter path "
+    "(default: the problem's `python`, else the harness's own).")]
 
 
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
-                 keep: bool) -> EnvironmentSpec:
+                 keep: bool, python: str | None = None) -> EnvironmentSpec:
     if sandbox not in ("auto", "docker", "bubblewrap", "none"):
         raise UserInputError(f"option --sandbox: {sandbox!r} is not one of auto, docker, bubblewrap, none")
     spec = EnvironmentSpec(sandbox=sandbox, workers=workers, keep_workspace=keep)  # type: ignore[arg-type]
+    if python:
+        spec.python = validate_option(python)
     if wall_timeout:
         spec.limits = spec.limits.model_copy(update={"wall_timeout": wall_timeout})
     if cache_dir:
@@ -102,9 +108,10 @@ def run(
     keep_workspace: KeepOpt = False,
     junit_xml: JunitOpt = None,
     ctrf: CtrfOpt = None,
+    python: PythonOpt = None,
 ) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
-    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
+    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python)
     problem = load_problem(problem_dir)
     runner = make_runner(problem, checkpoint, submission, environment)
     output = output or _default_output(problem.name, runner.checkpoint.name)
@@ -129,9 +136,10 @@ def evaluate(
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Write all results as one JSON list.")] = None,
     junit_xml: JunitOpt = None,
     ctrf: CtrfOpt = None,
+    python: PythonOpt = None,
 ) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
-    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
+    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python)
     problem = load_problem(problem_dir)
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
@@ -182,6 +190,7 @@ def batch(
     problem: Annotated[Optional[list[str]], typer.Option("--problem", help="Only this problem (repeatable).")] = None,
     wall_timeout: WallOpt = None,
     cache_dir: CacheOpt = None,
+    python: PythonOpt = None,
 ) -> None:
     """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
 
@@ -195,7 +204,8 @@ def batch(
     options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
-                           wall_timeout=wall_timeout, cache_dir=cache_dir, agents=tuple(agent or ()),
+                           wall_timeout=wall_timeout, cache_dir=cache_dir, python=validate_option(python),
+                           agents=tuple(agent or ()),
                            only_problems=tuple(problem or ()))
     try:
         outcome = run_batch(options, console)
@@ -216,14 +226,19 @@ def image_build(
         "--base-image", help="Base to build on (default: python:3.12-slim / node:22-slim, or the "
         "locally built runners-local-base when it exists).")] = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build even when the image is current.")] = False,
+    python: Annotated[list[str] | None, typer.Option(
+        "--python", help="Also build runners-python:X.Y for this Python version (repeatable): on "
+        "python:X.Y-slim, or on the local base with this machine's pyenv/uv build copied in.")] = None,
 ) -> None:
     """Build runners-python:latest and runners-node:latest (skipped when already current)."""
-    from runners.images import KINDS, ensure_images
+    from runners.images import KINDS, check_python_version, ensure_images
 
     if kind not in (*KINDS, "all"):
         raise UserInputError(f"option --kind: {kind!r} is not one of python, node, all")
     kinds = KINDS if kind == "all" else (kind,)
-    built = ensure_images(kinds, base_image, rebuild=rebuild, log=lambda line: console.print(f"[dim]{line}[/]"))
+    versions = [check_python_version(v) for v in python or []]
+    built = ensure_images(kinds, base_image, rebuild=rebuild, pythons=versions,
+                          log=lambda line: console.print(f"[dim]{line}[/]"))
     for name, tag in built.items():
         console.print(f"[green]✔[/] {name}: {tag}")
 

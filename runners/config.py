@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 
 from runners.errors import ConfigError
 from runners.limits import ResourceLimits
+from runners.pythons import is_path, parse_requirement
 from runners.results import GroupType
 from runners.validation import load_yaml_mapping, validate_model
 
@@ -100,6 +101,10 @@ class ProblemConfig(_Strict):
     report_path: str | None = Field(
         None, description="junit/ctrf frameworks: where the command writes its report."
     )
+    python: str | None = Field(
+        None, description="The Python the submission and its tests need: a version (3.12) or a "
+        "range (>=3.12); default: whatever the user or the harness runs."
+    )
 
     _path: Path | None = PrivateAttr(None)
 
@@ -111,6 +116,26 @@ class ProblemConfig(_Strict):
                 "must be a mapping of checkpoint name to settings (the legacy list of names "
                 "with per-checkpoint config.yaml files is not supported)"
             )
+        return value
+
+    @field_validator("python", mode="before")
+    @classmethod
+    def _python_quoted(cls, value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):  # 3.10 in YAML is 3.1
+            raise ValueError('expected a quoted version, e.g. python: "3.12"')  # noqa: TRY004 (pydantic wants ValueError)
+        return value
+
+    @field_validator("python")
+    @classmethod
+    def _python_requirement(cls, value: str | None) -> str | None:
+        if value is not None:
+            if is_path(value):
+                raise ValueError("expected a Python version (e.g. 3.12) or a version range (e.g. >=3.12), "
+                                 "not a path: the interpreter is the user's choice (--python)")
+            try:
+                parse_requirement(value)
+            except ValueError:
+                raise ValueError("expected a Python version (e.g. 3.12) or a version range (e.g. >=3.12)") from None
         return value
 
     @field_validator("markers")

@@ -148,6 +148,7 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         checkpoint_version=ctx.checkpoint.version,
         framework=runner.name,
         sandbox=ctx.sandbox.name,
+        python=ctx.python,
         entrypoint=entrypoint,
         duration=round(outcome.duration, 3),
         tests=tests,

@@ -4,7 +4,11 @@
 build_image("python", "python:3.12-slim")                 -> "runners-python:latest"
 build_image("node", "runners-local-base:bookworm")         -> "runners-node:latest"
 ensure_images()    # both, on the local base when it exists; skipped when already up to date
+ensure_images(["python"], pythons=["3.12"])   # also runners-python:3.12
 ```
+
+An image for another Python version (`runners-python:3.12`) is built on `python:3.12-slim`, or on
+the local base with a host build of that version (pyenv, uv-managed) copied under /usr/local.
 
 The build context is assembled in a temporary directory: the Dockerfile shipped in
 `runners/docker/`, the harness's own uv binary (python), the pinned `python-tools.txt`, the host CA
@@ -97,6 +101,67 @@ def default_base_image(kind: ImageKind, client=None) -> str:
     """The local debootstrapped base when it exists (CI, offline machines), else the official one."""
     client = client or docker_client()
     return LOCAL_BASE if image_exists(client, LOCAL_BASE) else OFFICIAL_BASES[kind]
+
+
+# ---- a Python of another version: python:X.Y-slim, or a host build on the local base ---------
+
+PYTHON_DIST_DIR = "python-dist"
+# Skipped when a host interpreter is copied into an image: tests never import these.
+_PYTHON_DIST_SKIP = ("test", "idlelib", "tkinter", "turtledemo")
+
+
+def python_tag(version: str, repository: str = "runners-python") -> str:
+    return f"{repository}:{version}"
+
+
+def python_base(version: str, client=None) -> str:
+    """The base a `version` image is built on: the local base (a host build of that Python is
+    copied in) when it exists, else the official `python:X.Y-slim`."""
+    client = client or docker_client()
+    return LOCAL_BASE if image_exists(client, LOCAL_BASE) else f"python:{version}-slim"
+
+
+def check_python_version(version: str) -> str:
+    import re
+
+    if not re.fullmatch(r"3\.\d+", version):
+        raise UserInputError(f"option --python: expected a version like 3.12 for an image, got {version!r}")
+    return version
+
+
+def host_python_prefix(version: str) -> tuple[Path, str]:
+    """The installation prefix of a host interpreter of `version` (pyenv, uv-managed or a
+    source build; not the system's, whose files are spread over /usr) and its identity."""
+    from runners.pythons import PythonRequest, find_host_python
+    from runners.sandbox.base import host_interpreter_identity
+
+    python = find_host_python(PythonRequest(version, "option --python"))
+    identity = host_interpreter_identity(python)  # "<realpath> <version> <machine> <base prefix>"
+    prefix = Path(identity.rsplit(" ", 1)[-1])
+    if str(prefix) in ("/usr", "/usr/local") or not (prefix / "bin").is_dir():
+        raise UserInputError(
+            f"option --python: the Python {version} found here ({python}) is installed in {prefix}, "
+            "which cannot be copied into an image on its own; install one with pyenv or uv, or "
+            f"build on python:{version}-slim (--base-image)"
+        )
+    return prefix, identity
+
+
+def _copy_python(prefix: Path, target: Path) -> None:
+    def skip(directory: str, names: list[str]) -> list[str]:
+        inside_lib = Path(directory).parent.name == "lib" and Path(directory).name.startswith("python")
+        return [n for n in names if inside_lib and n in _PYTHON_DIST_SKIP]
+
+    shutil.copytree(prefix, target, symlinks=True, ignore=skip)
+
+
+def _with_python_layer(dockerfile: str) -> str:
+    """The Dockerfile with the copied interpreter installed under /usr/local right after FROM
+    (its libpython is found through ld.so's cache; python3 on PATH is then this one)."""
+    head, sep, tail = dockerfile.partition("FROM ${BASE_IMAGE}\n")
+    if not sep:
+        raise InfrastructureError("runners/docker/python.Dockerfile has no `FROM ${BASE_IMAGE}` line")
+    return f"{head}{sep}COPY {PYTHON_DIST_DIR}/ /usr/local/\nRUN ldconfig\n{tail}"
 
 
 # ---- node distribution for bases without node ------------------------------------------------
@@ -244,11 +309,17 @@ def _tree_digest(root: Path) -> str:
 
 
 def _assemble_context(kind: ImageKind, context: Path, client, base_image: str,
-                      node_dist: Path | None, log: Log) -> dict[str, str]:
+                      node_dist: Path | None, log: Log, python: str | None = None) -> dict[str, str]:
     """Fill `context`; returns the recipe material (what makes this build different)."""
     dockerfile = DOCKER_DIR / f"{kind}.Dockerfile"
     shutil.copy(dockerfile, context / "Dockerfile")
     material = {"kind": kind, "dockerfile": hashlib.sha256(dockerfile.read_bytes()).hexdigest()}
+    if kind == "python" and python and base_image == LOCAL_BASE:
+        prefix, identity = host_python_prefix(python)
+        log(f"copying the host's Python {python} from {prefix}")
+        _copy_python(prefix, context / PYTHON_DIST_DIR)
+        (context / "Dockerfile").write_text(_with_python_layer(dockerfile.read_text()))
+        material["python"] = identity
     if kind == "python":
         from uv import find_uv_bin
 
@@ -287,6 +358,7 @@ def build_image(
     *,
     bake_toolchain: bool = False,
     node_dist: Path | None = None,
+    python: str | None = None,
     log: Log = _quiet,
     client=None,
 ) -> str:
@@ -294,6 +366,8 @@ def build_image(
 
     `base_image` must exist locally or be pullable. For `node`, a base without node gets a
     Node distribution from the npm registry (or `node_dist`, a /usr/local-like directory).
+    `python` ("3.12", kind python only): on the local base, a host interpreter of that version is
+    copied in; other bases must have it already (python:3.12-slim).
     Raises `UserInputError` for a bad kind and `InfrastructureError` when the build fails.
     """
     import docker
@@ -312,7 +386,7 @@ def build_image(
         previous = None
     with tempfile.TemporaryDirectory(prefix=f"runners-image-{kind}-") as tmp:
         context = Path(tmp)
-        material = _assemble_context(kind, context, client, base_image, node_dist, log)
+        material = _assemble_context(kind, context, client, base_image, node_dist, log, python)
         material.update({"base": base_id, "bake": str(bool(bake_toolchain))})
         buildargs = {"BASE_IMAGE": base_image}
         if kind == "python":
@@ -351,7 +425,7 @@ def build_image(
 
 
 def image_is_current(client, tag: str, kind: ImageKind, base_image: str,
-                     node_dist: Path | None = None) -> bool:
+                     node_dist: Path | None = None, python: str | None = None) -> bool:
     """Whether `tag` exists and was built from exactly this recipe (cheap: no build context)."""
     import docker
 
@@ -369,6 +443,8 @@ def image_is_current(client, tag: str, kind: ImageKind, base_image: str,
     if kind == "python":
         from uv import find_uv_bin
 
+        if python and base_image == LOCAL_BASE:
+            material["python"] = host_python_prefix(python)[1]
         material["uv"] = _sha256_file(Path(find_uv_bin()))
         material["tools"] = hashlib.sha256(TOOLS_FILE.read_bytes()).hexdigest()
         return label == recipe_key(material)
@@ -386,6 +462,7 @@ def ensure_images(
     *,
     tags: dict[str, str] | None = None,
     rebuild: bool = False,
+    pythons: Iterable[str] = (),
     log: Log = _quiet,
 ) -> dict[str, str]:
     """Make sure the images exist and are current; returns {kind: tag}. Used by tests and CI.
@@ -403,4 +480,13 @@ def ensure_images(
         else:
             build_image(kind, base, tag, log=log, client=client)
         built[kind] = tag
+    for version in pythons:  # runners-python:X.Y, for runs that ask for that Python
+        version = check_python_version(version)
+        tag = python_tag(version)
+        base = base_image or python_base(version, client)
+        if not rebuild and image_is_current(client, tag, "python", base, python=version):
+            log(f"{tag} is up to date")
+        else:
+            build_image("python", base, tag, python=version, log=log, client=client)
+        built[f"python {version}"] = tag
     return built

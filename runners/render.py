@@ -77,7 +77,9 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
     met = policy.check(result)
     verdict = Text("MET" if met else "NOT MET", style="bold green" if met else "bold red")
     console.print(Text.assemble(f"policy {policy.value}: ", verdict,
-                                f"   sandbox {result.sandbox} · {result.duration:.2f} s"))
+                                f"   sandbox {result.sandbox} · "
+                                + (f"Python {result.python} · " if result.python else "")
+                                + f"{result.duration:.2f} s"))
     if result.artifacts_dir:
         console.print(Text(f"artifacts: {result.artifacts_dir}", style="dim"))
 

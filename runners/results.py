@@ -95,6 +95,8 @@ class ExecutionResult(BaseModel):
     checkpoint_version: int | None = None
     framework: str = "pytest"
     sandbox: str = "none"
+    python: str | None = Field(None, description="Version of the Python the submission and its "
+                               "tests ran on (Python problems), e.g. 3.12.1.")
     entrypoint: str | None = None
     started_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     duration: float = Field(0.0, description="Wall-clock seconds of the test step.")

@@ -4,9 +4,12 @@
 #   2. the local base image runners-local-base:bookworm (scripts/build-local-base.sh: debootstrap
 #      from this machine's apt mirror, cached as a tarball; no registry pull);
 #   3. runners-python:latest and runners-node:latest built on it with the project's Python
-#      (runners.images.ensure_images: skipped when the images' recipe label is current).
+#      (runners.images.ensure_images: skipped when the images' recipe label is current), and
+#      runners-python:3.12 for the tests of `--python` / a problem's `python:` (the local base
+#      has Debian's 3.11; this machine's pyenv or uv-managed 3.12 is copied in).
 #
-# Environment: PYTHON (default .venv/bin/python), RUNNERS_BASE_CACHE_DIR (see build-local-base.sh),
+# Environment: PYTHON (default .venv/bin/python), RUNNERS_CI_PYTHONS (default "3.12"; versions
+# of the extra images, space-separated, "" for none), RUNNERS_BASE_CACHE_DIR (see build-local-base.sh),
 # DOCKERD_LOG (default /var/log/runners-dockerd.log).
 set -euo pipefail
 
@@ -57,13 +60,13 @@ if ! command -v npm >/dev/null; then
     log "installing npm (to fetch a Node distribution for runners-node)"
     apt_install npm
 fi
-"$PYTHON" - <<'EOF'
-import sys, time
+RUNNERS_CI_PYTHONS="${RUNNERS_CI_PYTHONS-3.12}" "$PYTHON" - <<'EOF'
+import os, sys, time
 
 from runners.images import LOCAL_BASE, ensure_images
 
 started = time.monotonic()
-tags = ensure_images(base_image=LOCAL_BASE, log=lambda line: print(f"  {line}", file=sys.stderr)
+tags = ensure_images(base_image=LOCAL_BASE, pythons=os.environ["RUNNERS_CI_PYTHONS"].split(), log=lambda line: print(f"  {line}", file=sys.stderr)
                      if not line.startswith((" ---> ", "Step ", "Removing intermediate")) else None)
 print(f"[ci-docker] images ready in {time.monotonic() - started:.1f} s: "
       + ", ".join(f"{kind}={tag}" for kind, tag in tags.items()), file=sys.stderr)

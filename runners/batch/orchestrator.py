@@ -64,6 +64,7 @@ class BatchOptions:
     policy: PassPolicy = PassPolicy.ALL_CASES
     wall_timeout: float | None = None
     cache_dir: Path | None = None
+    python: str | None = None
     agents: tuple[str, ...] = ()
     only_problems: tuple[str, ...] = ()
     grace: float = DEFAULT_GRACE
@@ -77,11 +78,16 @@ class BatchOptions:
             spec.limits = spec.limits.model_copy(update={"wall_timeout": self.wall_timeout})
         if self.cache_dir:
             spec.cache_dir = Path(self.cache_dir).resolve()
+        if self.python:
+            spec.python = self.python
         return spec
 
     def settings(self) -> dict[str, Any]:
         """What, besides the content hashes, makes a stored result stale."""
-        return {"sandbox": self.sandbox, "wall_timeout": self.wall_timeout}
+        settings: dict[str, Any] = {"sandbox": self.sandbox, "wall_timeout": self.wall_timeout}
+        if self.python:  # only when chosen: results stored before the option existed stay current
+            settings["python"] = self.python
+        return settings
 
 
 @dataclass

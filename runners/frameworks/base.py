@@ -73,6 +73,7 @@ class RunContext:
     extra_args: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    python: str | None = None  # the version Python toolchains were built from, once prepared
 
     def asset_env(self) -> dict[str, str]:
         env = {"SCBENCH_CHECKPOINT": self.checkpoint.name}

@@ -21,6 +21,7 @@ from runners.limits import ResourceLimits
 
 if TYPE_CHECKING:
     from runners.environment import EnvironmentSpec
+from runners.pythons import PythonRequest
 
 
 class Mount(BaseModel):
@@ -100,6 +101,12 @@ class Sandbox(ABC):
         """What makes environments built from `python` different from others (cache key)."""
         return host_interpreter_identity(python)
 
+    def python_version(self, python: str) -> str | None:
+        """`major.minor.micro` of the interpreter toolchains are built from (None: unknown)."""
+        from runners.pythons import interpreter_version
+
+        return interpreter_version(python)
+
     def interpreter_mounts(self, python: str) -> list[Mount]:
         """Read-only mounts a toolchain interpreter needs inside the sandbox."""
         return []
@@ -144,9 +151,15 @@ class Sandbox(ABC):
 
     def python_for_toolchains(self, requested: str | None) -> str:
         """The interpreter environments are built from, as the sandbox sees it."""
-        import sys
+        return self.for_python(PythonRequest(requested, "option --python") if requested else None)[1]
 
-        return requested or sys.executable
+    def for_python(self, request: PythonRequest | None) -> tuple[Sandbox, str]:
+        """The sandbox a run's Python toolchains use (docker: one per image, so per version) and
+        the interpreter in it that meets `request` (None: the default). UserInputError when
+        nothing here meets it."""
+        from runners.pythons import find_host_python
+
+        return self, find_host_python(request)
 
 
 # Variables an install step needs to reach a package index through a proxy with its own CA.

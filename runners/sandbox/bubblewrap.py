@@ -15,7 +15,6 @@ import platform
 import re
 import shutil
 import subprocess
-import sys
 import threading
 import uuid
 from collections.abc import Iterable
@@ -132,9 +131,6 @@ class BubblewrapSandbox(Sandbox):
         if _is_root() and root.stat().st_uid != SANDBOX_UID:
             os.chown(root, SANDBOX_UID, SANDBOX_UID)
         return root, str(root)
-
-    def python_for_toolchains(self, requested: str | None) -> str:
-        return requested or getattr(sys, "_base_executable", sys.executable)
 
     def interpreter_mounts(self, python: str) -> list[Mount]:
         return host_interpreter_mounts(python)

@@ -25,6 +25,7 @@ and the beginning of the output is never lost to log rotation.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import stat
 import threading
@@ -35,8 +36,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from runners.errors import InfrastructureError
+from runners.errors import InfrastructureError, UserInputError
 from runners.processes import start_time
+from runners.pythons import PythonRequest
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.process import CappedBuffer
 from runners.sandbox.registry import register_sandbox
@@ -135,6 +137,31 @@ _PROBE_SCRIPT = (
 )
 
 
+def image_repository(image: str) -> str:
+    """`runners-python:latest` -> `runners-python` (a registry port is not a tag)."""
+    name, _, tag = image.rpartition(":")
+    return name if name and "/" not in tag else image
+
+
+def _version_tags(repository: str, request: PythonRequest) -> list[str]:
+    """Local tags `<repository>:X.Y` whose version the request allows, newest first."""
+    import docker
+
+    try:
+        images = docker_client().images.list(name=repository)
+    except docker.errors.APIError:
+        return []
+    versions = []
+    for image in images:
+        for tag in image.tags:
+            version = tag.rpartition(":")[2]
+            if (tag.rpartition(":")[0] == repository and re.fullmatch(r"\d+\.\d+", version)
+                    and any(request.matches(f"{version}.{micro}") for micro in range(40))):
+                versions.append(version)
+    ordered = sorted(set(versions), key=lambda v: tuple(int(p) for p in v.split(".")), reverse=True)
+    return [f"{repository}:{v}" for v in ordered]
+
+
 @register_sandbox
 class DockerSandbox(Sandbox):
     name = "docker"
@@ -199,13 +226,48 @@ class DockerSandbox(Sandbox):
     def program_mounts(self, program: str) -> list[Mount]:
         return []
 
-    def python_for_toolchains(self, requested: str | None) -> str:
-        if requested:  # a path inside the image
-            return requested
+    def for_python(self, request: PythonRequest | None) -> tuple[DockerSandbox, str]:
+        """A path is one inside the image; a version picks the image: the configured one when
+        its python3 matches, else `<repository>:<major.minor>` (built with `runners image build
+        --python X.Y`), verified by running it."""
+        if request is not None and request.is_path:
+            return self, request.spec
+        if request is None or self._python_matches(self.python_image, request):
+            return self, self._python_in(self.python_image)
+        repository = image_repository(self.python_image)
+        tried = [self.python_image]
+        for tag in _version_tags(repository, request):
+            tried.append(tag)
+            if self._python_matches(tag, request):
+                chosen = DockerSandbox(python_image=tag, node_image=self.node_image)
+                chosen._host_cache = self._host_cache
+                return chosen, chosen._python_in(tag)
+        found = ", ".join(f"{tag} has {self._info_or_none(tag) or 'no python3'}" for tag in tried)
+        raise UserInputError(
+            f"{request.source}: no Docker image has a Python matching {request.specifier} ({found}); "
+            f"build one with `python -m runners image build --kind python --python X.Y` "
+            f"(tagged {repository}:X.Y)"
+        )
+
+    def python_version(self, python: str) -> str | None:
         info = self._info(self.python_image)
+        return info.python_version if python == info.python else None  # another path: not probed
+
+    def _python_in(self, image: str) -> str:
+        info = self._info(image)
         if not info.python:
-            raise InfrastructureError(f"the image {self.python_image} has no python3; {BUILD_HINT}")
+            raise InfrastructureError(f"the image {image} has no python3; {BUILD_HINT}")
         return info.python
+
+    def _python_matches(self, image: str, request: PythonRequest) -> bool:
+        version = self._info_or_none(image)
+        return version is not None and request.matches(version)
+
+    def _info_or_none(self, image: str) -> str | None:
+        try:
+            return self._info(image).python_version
+        except InfrastructureError:
+            return None
 
     def interpreter_identity(self, python: str) -> str:
         info = self._info(self.python_image)

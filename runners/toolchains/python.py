@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from runners.errors import InfrastructureError
 from runners.excerpt import with_output
 from runners.limits import ResourceLimits
+from runners.pythons import PythonRequest, python_request
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest
 from runners.toolchains.cache import CachedEnv, ensure_env
 
@@ -48,12 +49,14 @@ class PythonEnv:
 class PythonToolchains:
     """Builds and finds Python environments for one sandbox backend."""
 
-    def __init__(self, sandbox: Sandbox, cache_dir: Path, python: str | None,
+    def __init__(self, sandbox: Sandbox, cache_dir: Path, python: str | PythonRequest | None,
                  prepare_timeout: float, run_id: str) -> None:
-        self.sandbox = sandbox
-        self.host_root, self.sandbox_root = sandbox.cache_root(cache_dir)
+        if isinstance(python, str):
+            python = PythonRequest(python, "option --python")
+        # docker: the sandbox of the image that has the requested version
+        self.sandbox, self.python = sandbox.for_python(python)
+        self.host_root, self.sandbox_root = self.sandbox.cache_root(cache_dir)
         self.host_root.mkdir(parents=True, exist_ok=True)
-        self.python = sandbox.python_for_toolchains(python)
         self.identity = sandbox.interpreter_identity(self.python)
         self.prepare_timeout = prepare_timeout
         self.run_id = run_id
@@ -166,8 +169,11 @@ class PythonToolchains:
 def prepare_python(ctx: RunContext) -> tuple[PythonToolchains, PythonEnv, PythonEnv]:
     """The test toolchain and the submission's environment for a run; a submission whose
     dependencies cannot be installed is noted and flagged, and runs in an empty environment."""
-    toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.python,
+    request = python_request(ctx.environment.python, ctx.problem)
+    toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, request,
                                   ctx.environment.prepare_timeout, ctx.run_id)
+    ctx.sandbox = toolchains.sandbox  # the runner takes the test step's image from it
+    ctx.python = toolchains.sandbox.python_version(toolchains.python)
     toolchain = toolchains.toolchain(ctx.problem.test_dependencies)
     submission_env, failure = toolchains.submission_env(ctx.workspace.submission)
     if failure:
