@@ -7,7 +7,9 @@ Used from promptfooconfig.yaml, one provider entry (= one column in the viewer) 
         label: alpha
         config: {agent: alpha, submissions: examples/submissions/alpha, problems: problems}
 
-and tests whose `vars` name the cell: `{problem: inventory_cli, checkpoint: checkpoint_2}`.
+and tests whose `metadata` names the cell: `{problem: inventory_cli, checkpoint: checkpoint_2}`
+(providers/tests_from_problems.py writes them there, not in `vars`, so that the viewer shows no
+extra columns; `vars` with the same keys are read first, for hand-written tests).
 The submission is `<submissions>/<problem>/<checkpoint>/`, the problem `<problems>/<problem>/`.
 
 Provider `config` keys (relative paths are resolved against the config file's directory, which
@@ -148,12 +150,14 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
     ray_address = _text(config, "ray_address", default=None)
 
     vars_ = context.get("vars") if isinstance(context.get("vars"), dict) else {}
-    problem = _var(vars_, "problem")
-    checkpoint = _var(vars_, "checkpoint")
+    test = context.get("test") if isinstance(context.get("test"), dict) else {}
+    metadata = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
+    problem = _var(vars_, metadata, "problem")
+    checkpoint = _var(vars_, metadata, "checkpoint")
     problem_dir = problems / problem
     if not (problem_dir / "config.yaml").is_file():
         known = sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
-        raise BadInput(f"test var `problem`: unknown problem {problem!r}: {problem_dir}/config.yaml "
+        raise BadInput(f"test `problem`: unknown problem {problem!r}: {problem_dir}/config.yaml "
                        f"not found (problems under {problems}: {', '.join(known) or 'none'})")
     submission = submissions / problem / checkpoint
     run_tag = _run_tag(vars_, context)
@@ -222,12 +226,14 @@ def _promptfoo_timeout_ms(config: dict[str, Any]) -> float:
     return float(value)
 
 
-def _var(vars_: dict[str, Any], key: str) -> str:
-    value = vars_.get(key)
+def _var(vars_: dict[str, Any], metadata: dict[str, Any], key: str) -> str:
+    """The cell's `key`: from the test's vars (hand-written tests), else its metadata (generated)."""
+    where, value = ("var", vars_.get(key)) if vars_.get(key) not in (None, "") else ("metadata", metadata.get(key))
     if value is None or value == "":
-        raise BadInput(f"test var `{key}` is required (tests come from providers/tests_from_problems.py)")
+        raise BadInput(f"test metadata `{key}` (or var `{key}`) is required (tests come from "
+                       "providers/tests_from_problems.py)")
     if not isinstance(value, str) or not _SAFE_NAME.match(value):
-        raise BadInput(f"test var `{key}`: {value!r} is not a plain name (letters, digits, '_', '.', '-')")
+        raise BadInput(f"test {where} `{key}`: {value!r} is not a plain name (letters, digits, '_', '.', '-')")
     return value
 
 
@@ -262,7 +268,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
         problem = load_problem(cell.problem_dir)
         if cell.checkpoint not in problem.checkpoints:
             known = ", ".join(c.name for c in problem.ordered_checkpoints())
-            raise BadInput(f"test var `checkpoint`: problem {cell.problem!r} has no checkpoint "
+            raise BadInput(f"test `checkpoint`: problem {cell.problem!r} has no checkpoint "
                            f"{cell.checkpoint!r} (known: {known})")
         if not cell.submission.is_dir():
             raise BadInput(f"agent {cell.agent!r}: submission directory {cell.submission} does not "

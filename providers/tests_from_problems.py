@@ -8,10 +8,11 @@
           checkpoints: [checkpoint_1]   # optional: these checkpoint names only
 
 Every directory of the problems root with a `config.yaml` is a problem (any framework: pytest,
-vitest, jest, ...); its checkpoints come in their configured order. Each test has
-`vars: {problem, checkpoint}` (what providers/test_runner.py reads), a description such as
-`inventory_cli · checkpoint_2` and metadata (problem, checkpoint, order, framework, versions) that
-`promptfoo eval --filter-metadata framework=pytest` can select on.
+vitest, jest, ...); its checkpoints come in their configured order. Each test has a description
+such as `inventory_cli · checkpoint_2` (the row's name in the viewer) and metadata (problem,
+checkpoint, order, framework, versions): providers/test_runner.py reads the cell from it, and
+`promptfoo eval --filter-metadata framework=pytest` can select on it. Tests have no `vars`: the
+viewer shows one column per var, which would repeat the row's name beside the description.
 
 promptfoo calls the generator without the config file's directory, so a relative `problems` is
 taken from the current directory: run promptfoo from the directory of promptfooconfig.yaml (the
@@ -63,9 +64,8 @@ def generate_tests(config: dict[str, Any] | None = None) -> list[dict[str, Any]]
             if wanted_checkpoints is not None and checkpoint.name not in wanted_checkpoints:
                 continue
             tests.append({
-                # The directory name is what the provider looks up, so it is the var.
                 "description": f"{problem_dir.name} · {checkpoint.name}",
-                "vars": {"problem": problem_dir.name, "checkpoint": checkpoint.name},
+                # The directory name is what the provider looks up.
                 "metadata": {
                     "problem": problem_dir.name,
                     "checkpoint": checkpoint.name,

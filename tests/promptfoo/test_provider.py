@@ -112,7 +112,7 @@ def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
     grade = assertions.get_assert(response["output"], {"metadata": meta, "config": {}})
     assert grade["pass"] is False and grade["score"] == 0
     assert grade["reason"].startswith("infrastructure failure:") and "no tests collected" in grade["reason"]
-    assert grade["namedScores"] == {} and grade["componentResults"] == []
+    assert grade["namedScores"] == {} and "componentResults" not in grade
     # `any` passes even an infrastructure failure (the policy's definition), still with score 0.
     lax = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any"}})
     assert lax["pass"] is True and lax["score"] == 0
@@ -196,17 +196,25 @@ def test_bad_config_is_an_error_row(world, change, message):
 @pytest.mark.parametrize(
     ("ctx", "message"),
     [
-        (context(problem="nope"), "test var `problem`: unknown problem 'nope'"),
-        (context(checkpoint="checkpoint_9"), "test var `checkpoint`: problem 'mini' has no checkpoint "
+        (context(problem="nope"), "test `problem`: unknown problem 'nope'"),
+        (context(checkpoint="checkpoint_9"), "test `checkpoint`: problem 'mini' has no checkpoint "
                                              "'checkpoint_9' (known: checkpoint_1, checkpoint_2)"),
-        ({"vars": {"checkpoint": "checkpoint_1"}}, "test var `problem` is required"),
+        ({"vars": {"checkpoint": "checkpoint_1"}}, "test metadata `problem` (or var `problem`) is required"),
         (context(problem="../mini"), "test var `problem`: '../mini' is not a plain name"),
-        ({}, "test var `problem` is required"),
+        ({}, "test metadata `problem` (or var `problem`) is required"),
     ],
 )
 def test_bad_vars_are_error_rows(world, ctx, message):
     response = provider.call_api("x", options(world), ctx)
     assert set(response) == {"error"} and message in response["error"]
+
+
+def test_the_cell_comes_from_the_generated_tests_metadata(world):
+    # What promptfoo passes for a generated test: no vars, the cell in the test's metadata.
+    test = generator.generate_tests({"problems": str(world["problems"]), "checkpoints": ["checkpoint_2"]})[0]
+    response = provider.call_api("x", options(world), {"vars": {}, "test": test})
+    assert "error" not in response, response.get("error")
+    assert (response["metadata"]["problem"], response["metadata"]["checkpoint"]) == (PROBLEM, "checkpoint_2")
 
 
 def test_missing_submission_directory_is_an_error_row(world, tmp_path):
@@ -227,7 +235,7 @@ def test_bad_options_never_raise(world):
 # ---- assertion ----------------------------------------------------------------------------------
 
 
-def test_named_scores_and_components_match_the_counts(partial_cp2):
+def test_named_scores_and_reason_match_the_counts(partial_cp2):
     meta = partial_cp2["metadata"]
     grade = assertions.get_assert(partial_cp2["output"], {"metadata": meta, "config": {}})
     passed, total = meta["pass_counts"], meta["total_counts"]
@@ -236,13 +244,9 @@ def test_named_scores_and_components_match_the_counts(partial_cp2):
     assert grade["namedScores"] == {"core": 0.5, "error": 1.0, "regression": pytest.approx(2 / 3)}
     assert grade["score"] == pytest.approx(sum(passed.values()) / sum(total.values())) == pytest.approx(4 / 6)
     assert grade["pass"] is False and grade["pass"] == meta["passed"]
-    assert grade["reason"].startswith("policy all-cases not met: Core 1/2, Error 1/1, Regression 2/3")
-    components = grade["componentResults"]
-    assert [c["reason"] for c in components] == ["Core 1/2", "Error 1/1", "Regression 2/3"]
-    assert [c["pass"] for c in components] == [False, True, False]
-    assert [c["score"] for c in components] == [0.5, 1.0, pytest.approx(2 / 3)]
-    assert [c["assertion"]["metric"] for c in components] == ["core", "error", "regression"]
-    assert all(c["assertion"]["type"] == "python" and c["assertion"]["value"] for c in components)
+    assert grade["reason"] == "policy all-cases not met: 4/6 tests passed (Core 1/2, Error 1/1, Regression 2/3)"
+    # One result per row: the viewer's badge is the row's verdict, not a count of groups.
+    assert "componentResults" not in grade
 
 
 def test_assertion_policy_from_config_overrides_the_providers(partial_cp2):
@@ -289,7 +293,7 @@ def test_generator_yields_one_test_per_problem_checkpoint_in_order(world, tmp_pa
         "alpha_js · checkpoint_1",
         "zeta · checkpoint_1", "zeta · checkpoint_2", "zeta · checkpoint_10",
     ]
-    assert tests[3]["vars"] == {"problem": "zeta", "checkpoint": "checkpoint_10"}
+    assert "vars" not in tests[3]  # a var would be one more column in the viewer
     assert tests[3]["metadata"] == {"problem": "zeta", "checkpoint": "checkpoint_10", "checkpoint_order": 3,
                                     "framework": "pytest", "problem_version": 1, "checkpoint_version": 2}
     assert tests[0]["metadata"]["framework"] == "junit"
@@ -302,7 +306,7 @@ def test_generator_covers_the_example_problems():
     described = {t["description"] for t in tests}
     assert "inventory_cli · checkpoint_1" in described and "inventory_cli · checkpoint_3" in described
     for test in tests:
-        assert test["vars"]["problem"] and test["vars"]["checkpoint"]
+        assert test["metadata"]["problem"] and test["metadata"]["checkpoint"]
 
 
 @pytest.mark.parametrize(
