@@ -50,7 +50,7 @@ import sys
 import threading
 import time
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -241,7 +241,7 @@ def _run_tag(vars_: dict[str, Any], context: dict[str, Any]) -> str:
     """Groups the artifacts of one `promptfoo eval`; repeats get their own directory."""
     tag = vars_.get("__evalId") or context.get("evaluationId")
     if not isinstance(tag, str) or not tag:
-        tag = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        tag = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     repeat = vars_.get("__repeatIndex", context.get("repeatIndex")) or 0
     tag = _slug(tag)
     return f"{tag}-repeat-{repeat}" if isinstance(repeat, int) and repeat > 0 else tag
@@ -374,7 +374,8 @@ def _response(cell: Cell, result: Any, latency_ms: int) -> dict[str, Any]:
 
 def summarize(metadata: dict[str, Any]) -> str:
     """The row's short text: verdict, per-group passed/total, then the failing tests (capped)."""
-    head = f"{metadata.get('agent')} · {metadata.get('problem')} · {metadata.get('checkpoint')}"
+    # The row's name: the viewer has no name column (see tests_from_problems.py), the column is the agent.
+    head = f"{metadata.get('problem')} · {metadata.get('checkpoint')}"
     if metadata.get("infrastructure_failure"):
         reason = (metadata.get("infrastructure_reason") or "unknown").strip()
         lines = [f"{head}: INFRASTRUCTURE FAILURE", _clip(reason, 600)]

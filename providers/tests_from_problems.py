@@ -8,11 +8,14 @@
           checkpoints: [checkpoint_1]   # optional: these checkpoint names only
 
 Every directory of the problems root with a `config.yaml` is a problem (any framework: pytest,
-vitest, jest, ...); its checkpoints come in their configured order. Each test has a description
-such as `inventory_cli · checkpoint_2` (the row's name in the viewer) and metadata (problem,
-checkpoint, order, framework, versions): providers/test_runner.py reads the cell from it, and
-`promptfoo eval --filter-metadata framework=pytest` can select on it. Tests have no `vars`: the
-viewer shows one column per var, which would repeat the row's name beside the description.
+vitest, jest, ...); its checkpoints come in their configured order. Each test has only metadata
+(problem, checkpoint, order, framework, versions): providers/test_runner.py reads the cell from
+it, and `promptfoo eval --filter-metadata problem=inventory_cli` can select on it.
+
+No `vars` and no `description`: the viewer gives each var and the description a column of its
+own (at least 160 px) to the left of the agents' 480 px columns, so three agents would no longer
+fit on a 1600 px screen. The row is named by the first line of each cell's output instead
+(`inventory_cli · checkpoint_2: PASS ...`).
 
 promptfoo calls the generator without the config file's directory, so a relative `problems` is
 taken from the current directory: run promptfoo from the directory of promptfooconfig.yaml (the
@@ -64,7 +67,6 @@ def generate_tests(config: dict[str, Any] | None = None) -> list[dict[str, Any]]
             if wanted_checkpoints is not None and checkpoint.name not in wanted_checkpoints:
                 continue
             tests.append({
-                "description": f"{problem_dir.name} · {checkpoint.name}",
                 # The directory name is what the provider looks up.
                 "metadata": {
                     "problem": problem_dir.name,

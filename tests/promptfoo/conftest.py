@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pf_support import PROMPTFOO_DIR, ROOT, build_world, need_promptfoo, plain_env, write_eval_config
+from pf_support import (
+    PROMPTFOO_DIR,
+    ROOT,
+    build_world,
+    need_promptfoo,
+    plain_env,
+    write_eval_config,
+)
 
 from runners.environment import EnvironmentSpec
 

@@ -66,7 +66,7 @@ def test_provider_returns_output_metadata_and_latency(world):
     assert artifacts.parts[-4:] == ("eval-unit", "good", PROBLEM, "checkpoint_1")
     assert (artifacts / "result.json").is_file()
     assert response["output"].splitlines()[:2] == [
-        "good · mini · checkpoint_1: PASS (policy all-cases)",
+        "mini · checkpoint_1: PASS (policy all-cases)",
         "Core 1/1, Functionality 1/1, Error 1/1 (all 3/3)",
     ]
 
@@ -74,7 +74,7 @@ def test_provider_returns_output_metadata_and_latency(world):
 def test_provider_output_lists_failing_tests_with_first_message_line(partial_cp2):
     out = partial_cp2["output"]
     lines = out.splitlines()
-    assert lines[0] == "partial · mini · checkpoint_2: FAIL (policy all-cases)"
+    assert lines[0] == "mini · checkpoint_2: FAIL (policy all-cases)"
     assert lines[1] == "Core 1/2, Error 1/1, Regression 2/3 (all 4/6)"
     assert "failing (2):" in lines
     failing = [line for line in lines if line.startswith("- ")]
@@ -107,7 +107,7 @@ def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
     meta = response["metadata"]
     assert meta["infrastructure_failure"] is True and meta["passed"] is False
     assert "no tests collected" in meta["infrastructure_reason"]
-    assert response["output"].startswith("good · mini · checkpoint_1: INFRASTRUCTURE FAILURE")
+    assert response["output"].startswith("mini · checkpoint_1: INFRASTRUCTURE FAILURE")
     assert "no tests collected" in response["output"]
     grade = assertions.get_assert(response["output"], {"metadata": meta, "config": {}})
     assert grade["pass"] is False and grade["score"] == 0
@@ -139,7 +139,7 @@ def test_provider_reports_raised_harness_failures_as_infrastructure(world, monke
     assert meta["infrastructure_failure"] is True and meta["infrastructure_reason"] == reason
     assert (meta["problem_name"], meta["checkpoint_name"], meta["framework"]) == (PROBLEM, "checkpoint_1", "pytest")
     assert meta["passed"] is False and meta["policies"]["any"] is True
-    assert response["output"] == f"good · mini · checkpoint_1: INFRASTRUCTURE FAILURE\n{reason}"
+    assert response["output"] == f"mini · checkpoint_1: INFRASTRUCTURE FAILURE\n{reason}"
     assert assertions.get_assert(response["output"], {"metadata": meta})["reason"] == f"infrastructure failure: {reason}"
 
 
@@ -289,22 +289,23 @@ def test_generator_yields_one_test_per_problem_checkpoint_in_order(world, tmp_pa
                  framework="junit", test_command=["true"], report_path="r.xml")
     (problems / "not_a_problem").mkdir()
     tests = generator.generate_tests({"problems": str(problems)})
-    assert [t["description"] for t in tests] == [
-        "alpha_js · checkpoint_1",
-        "zeta · checkpoint_1", "zeta · checkpoint_2", "zeta · checkpoint_10",
+    assert [(t["metadata"]["problem"], t["metadata"]["checkpoint"]) for t in tests] == [
+        ("alpha_js", "checkpoint_1"),
+        ("zeta", "checkpoint_1"), ("zeta", "checkpoint_2"), ("zeta", "checkpoint_10"),
     ]
-    assert "vars" not in tests[3]  # a var would be one more column in the viewer
+    # A var or a description would be one more column in the viewer, left of the agents.
+    assert "vars" not in tests[3] and "description" not in tests[3]
     assert tests[3]["metadata"] == {"problem": "zeta", "checkpoint": "checkpoint_10", "checkpoint_order": 3,
                                     "framework": "pytest", "problem_version": 1, "checkpoint_version": 2}
     assert tests[0]["metadata"]["framework"] == "junit"
     only = generator.generate_tests({"problems": str(problems), "only": ["zeta"], "checkpoints": ["checkpoint_2"]})
-    assert [t["description"] for t in only] == ["zeta · checkpoint_2"]
+    assert [(t["metadata"]["problem"], t["metadata"]["checkpoint"]) for t in only] == [("zeta", "checkpoint_2")]
 
 
 def test_generator_covers_the_example_problems():
     tests = generator.generate_tests({"problems": str(ROOT / "problems")})
-    described = {t["description"] for t in tests}
-    assert "inventory_cli · checkpoint_1" in described and "inventory_cli · checkpoint_3" in described
+    described = {(t["metadata"]["problem"], t["metadata"]["checkpoint"]) for t in tests}
+    assert ("inventory_cli", "checkpoint_1") in described and ("inventory_cli", "checkpoint_3") in described
     for test in tests:
         assert test["metadata"]["problem"] and test["metadata"]["checkpoint"]
 
