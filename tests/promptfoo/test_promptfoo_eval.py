@@ -10,12 +10,14 @@ and the project's settings (its .env) applied: its Python, its data directory, n
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from pf_support import CHECKPOINTS, PROBLEM
+import yaml
+from pf_support import CHECKPOINTS, PROBLEM, PROMPTFOO_DIR, ROOT, need_promptfoo, plain_env
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
 
@@ -170,3 +172,32 @@ def test_broken_submission_path_gives_error_rows(promptfoo_eval):
     assert metrics["testErrorCount"] == len(CHECKPOINTS) and metrics["testPassCount"] == 0
     stats = promptfoo_eval.results["results"]["stats"]
     assert stats["errors"] == len(CHECKPOINTS)
+
+
+def test_plain_eval_of_the_project_config(tmp_path):
+    """The README's own command on the project's promptfooconfig.yaml, one cell of it: from the
+    project root, with only PATH and HOME (so the developer's toolchain cache is used)."""
+    need_promptfoo()
+    home = Path(os.environ.get("HOME") or tmp_path)
+    had_home_dir = (home / ".promptfoo").exists()
+    out = tmp_path / "results.json"
+    proc = subprocess.run(
+        ["npx", "promptfoo", "eval", "--filter-providers", "alpha", "--filter-metadata", "problem=inventory_cli",
+         "--filter-metadata", "checkpoint=checkpoint_1", "-o", str(out), "--no-table"],
+        cwd=ROOT, env=plain_env(home), capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0 and out.is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = json.loads(out.read_text(encoding="utf-8"))
+    try:
+        [row] = results["results"]["results"]
+        assert row["success"] is True, row.get("error")
+        assert row["response"]["output"].startswith("inventory_cli · checkpoint_1: PASS")
+        meta = row["response"]["metadata"]
+        expected = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text(encoding="utf-8"))
+        assert {g: [meta["pass_counts"][g], n] for g, n in meta["total_counts"].items()} == \
+            expected["inventory_cli"]["alpha"]["checkpoint_1"]
+        assert results["evalId"] in (PROMPTFOO_DIR / "evalLastWritten").read_text()
+        assert (home / ".promptfoo").exists() is had_home_dir
+        assert not (PROMPTFOO_DIR / "cache" / "cache.json").exists()
+    finally:
+        subprocess.run(["npx", "promptfoo", "delete", "eval", results["evalId"]], cwd=ROOT, env=plain_env(home),
+                       capture_output=True, text=True, timeout=120, check=False)
