@@ -18,8 +18,8 @@ fit on a 1600 px screen. The row is named by the first line of each cell's outpu
 (`inventory_cli · checkpoint_2: PASS ...`).
 
 promptfoo calls the generator without the config file's directory, so a relative `problems` is
-taken from the current directory: run promptfoo from the directory of promptfooconfig.yaml (the
-scripts do), or give an absolute path.
+taken from the current directory: run promptfoo from the project root (where it also reads the
+project's .env), or give an absolute path.
 """
 
 from __future__ import annotations
