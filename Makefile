@@ -1,7 +1,8 @@
 # The two commands the README starts with:
 #   make demo   set everything up, then compare the example agents with promptfoo
+#               (= npx promptfoo eval; then npx promptfoo view opens the viewer)
 #   make test   run the project's tests
-.PHONY: setup setup-full demo view test bench
+.PHONY: setup setup-full demo test bench
 
 setup:
 	bash scripts/setup.sh
@@ -11,9 +12,6 @@ setup-full:
 
 demo: setup-full
 	bash scripts/compare.sh
-
-view:
-	bash scripts/view.sh
 
 test:
 	uv run pytest

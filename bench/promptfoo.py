@@ -1,8 +1,8 @@
 """6. A Promptfoo row against the same `runners run`.
 
 Each round: one `promptfoo eval` of a config with one provider (the example agent) and one test
-(the same cell), `--repeat K -j 1` (K rows, one after the other, the project's settings from
-scripts/promptfoo-env.sh, its own promptfoo directory), then `python -m runners run` of that cell
+(the same cell), `--repeat K -j 1` (K rows, one after the other, run from the project root so that promptfoo
+reads the project's settings from .env, with its own promptfoo directory), then `python -m runners run` of that cell
 with the same sandbox. Reported: the row's latencyMs (what the provider measured around
 `run_checkpoint`), the eval's wall time per row, the whole eval, and the CLI run.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import yaml
@@ -38,14 +37,12 @@ SANDBOX = "bubblewrap"
 
 
 def promptfoo_env(config_dir: Path) -> dict[str, str]:
-    """The environment scripts/promptfoo-env.sh gives promptfoo (offline, uncached, the project's
-    interpreter, Node 22 first on PATH), read from the script itself, with promptfoo's data in
-    `config_dir`. The promptfoo tests use it too."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith("PROMPTFOO_")}
-    base["PROMPTFOO_CONFIG_DIR"] = str(config_dir)
-    proc = subprocess.run(["bash", "-c", 'source "$0" && env -0', str(ROOT / "scripts" / "promptfoo-env.sh")],
-                          env=base, capture_output=True, check=True)
-    env = dict(item.split("=", 1) for item in proc.stdout.decode().split("\0") if "=" in item)
+    """The environment for promptfoo run from the project root: its settings come from the
+    project's .env (read by promptfoo itself), except the data directory, `config_dir` (an
+    exported variable wins over .env). Node 22 from node_modules/.bin first on PATH, as npx does."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROMPTFOO_")}
+    env["PROMPTFOO_CONFIG_DIR"] = str(config_dir)
+    env["PATH"] = f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}"
     return {**env, "NO_COLOR": "1"}
 
 
@@ -223,7 +220,7 @@ def run(settings: Settings) -> Section:
     )
     section.notes.append(
         "One provider (the example agent) and one test, `promptfoo eval --no-cache -j 1 --repeat K`, with "
-        "scripts/promptfoo-env.sh's settings and a promptfoo directory of its own (bench/data/promptfoo); "
+        "the project's .env settings and a promptfoo directory of its own (bench/data/promptfoo); "
         "each eval is followed by the CLI run of the same cell, in the same round."
     )
     return section

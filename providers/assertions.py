@@ -11,14 +11,15 @@ Returns a GradingResult:
 
 - `pass`: the pass policy (assertion `config.pass_policy`, else the one the provider used);
 - `score`: the pass rate over every test (Regression included), 0 on an infrastructure failure;
-- `reason`: the verdict and the per-group counts, or the infrastructure failure's reason;
+- `reason`: the verdict and the test counts, e.g. "policy all-cases not met: 4/6 tests passed
+  (Core 1/2, Error 1/1, Regression 2/3)", or the infrastructure failure's reason;
 - `namedScores`: `core`, `functionality`, `error`, `regression`: the pass rate of each group this
-  row has (a group without tests in the row is left out, so it does not drag the column down);
-- `componentResults`: one per group present (pass = every test of the group passed, score = the
-  group's rate, reason "Core 5/6"), each with its own `assertion` naming its metric. promptfoo
-  flattens these into the row's component results and gives them the parent's assertion only
-  when they have none; with their own, they are shown as separate checks and do not inflate the
-  parent metric's count.
+  row has (a group without tests in the row is left out, so it does not drag the column down).
+
+No `componentResults`: the viewer's cell badge counts them ("3 FAIL 2 PASS"), which reads as a
+count of tests although it would count groups. With one result per row the badge is the row's
+verdict (PASS or FAIL), the test counts are in the reason and the output, and the per-group
+rates are the named-score pills.
 
 promptfoo runs every file-based Python assertion in a fresh interpreter, so this file imports
 only the standard library: the provider precomputes every policy's verdict (`policies`) and
@@ -56,41 +57,27 @@ def grade(metadata: dict[str, Any], policy: str, passed: bool) -> dict[str, Any]
     """The GradingResult for a result dict (ExecutionResult JSON) and a policy verdict."""
     if metadata.get("infrastructure_failure"):
         reason = f"infrastructure failure: {metadata.get('infrastructure_reason') or 'unknown'}"
-        return {"pass": bool(passed), "score": 0.0, "reason": reason, "namedScores": {},
-                "componentResults": []}
+        return {"pass": bool(passed), "score": 0.0, "reason": reason, "namedScores": {}}
     pass_counts: dict[str, int] = metadata.get("pass_counts") or {}
     total_counts: dict[str, int] = metadata.get("total_counts") or {}
     all_passed, all_total = sum(pass_counts.values()), sum(total_counts.values())
     score = all_passed / all_total if all_total else 0.0
     named: dict[str, float] = {}
-    components: list[dict[str, Any]] = []
     parts: list[str] = []
     for group in GROUPS:
         total = total_counts.get(group, 0)
         if not total:
             continue
         ok = pass_counts.get(group, 0)
-        rate = ok / total
-        key = group.lower()
-        named[key] = rate
+        named[group.lower()] = ok / total
         parts.append(f"{group} {ok}/{total}")
-        components.append({
-            "pass": ok == total,
-            "score": rate,
-            "reason": f"{group} {ok}/{total}",
-            "assertion": {
-                "type": "python",
-                "value": f"every {group} test passes ({key} = passed / total)",
-                "metric": key,
-            },
-        })
     verdict = "met" if passed else "not met"
-    counts = ", ".join(parts) if parts else "no tests were run"
-    reason = f"policy {policy} {verdict}: {counts}"
     if all_total:
-        reason += f" ({all_passed}/{all_total} = {score:.0%})"
-    return {"pass": bool(passed), "score": score, "reason": reason, "namedScores": named,
-            "componentResults": components}
+        counts = f"{all_passed}/{all_total} tests passed ({', '.join(parts)})"
+    else:
+        counts = "no tests were run"
+    return {"pass": bool(passed), "score": score, "reason": f"policy {policy} {verdict}: {counts}",
+            "namedScores": named}
 
 
 def _metadata(context: dict[str, Any]) -> dict[str, Any] | None:

@@ -7,7 +7,9 @@ Used from promptfooconfig.yaml, one provider entry (= one column in the viewer) 
         label: alpha
         config: {agent: alpha, submissions: examples/submissions/alpha, problems: problems}
 
-and tests whose `vars` name the cell: `{problem: inventory_cli, checkpoint: checkpoint_2}`.
+and tests whose `metadata` names the cell: `{problem: inventory_cli, checkpoint: checkpoint_2}`
+(providers/tests_from_problems.py writes them there, not in `vars`, so that the viewer shows no
+extra columns; `vars` with the same keys are read first, for hand-written tests).
 The submission is `<submissions>/<problem>/<checkpoint>/`, the problem `<problems>/<problem>/`.
 
 Provider `config` keys (relative paths are resolved against the config file's directory, which
@@ -51,7 +53,7 @@ import sys
 import threading
 import time
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -153,12 +155,14 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
     python = _python(config)
 
     vars_ = context.get("vars") if isinstance(context.get("vars"), dict) else {}
-    problem = _var(vars_, "problem")
-    checkpoint = _var(vars_, "checkpoint")
+    test = context.get("test") if isinstance(context.get("test"), dict) else {}
+    metadata = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
+    problem = _var(vars_, metadata, "problem")
+    checkpoint = _var(vars_, metadata, "checkpoint")
     problem_dir = problems / problem
     if not (problem_dir / "config.yaml").is_file():
         known = sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
-        raise BadInput(f"test var `problem`: unknown problem {problem!r}: {problem_dir}/config.yaml "
+        raise BadInput(f"test `problem`: unknown problem {problem!r}: {problem_dir}/config.yaml "
                        f"not found (problems under {problems}: {', '.join(known) or 'none'})")
     submission = submissions / problem / checkpoint
     run_tag = _run_tag(vars_, context)
@@ -244,12 +248,14 @@ def _promptfoo_timeout_ms(config: dict[str, Any]) -> float:
     return float(value)
 
 
-def _var(vars_: dict[str, Any], key: str) -> str:
-    value = vars_.get(key)
+def _var(vars_: dict[str, Any], metadata: dict[str, Any], key: str) -> str:
+    """The cell's `key`: from the test's vars (hand-written tests), else its metadata (generated)."""
+    where, value = ("var", vars_.get(key)) if vars_.get(key) not in (None, "") else ("metadata", metadata.get(key))
     if value is None or value == "":
-        raise BadInput(f"test var `{key}` is required (tests come from providers/tests_from_problems.py)")
+        raise BadInput(f"test metadata `{key}` (or var `{key}`) is required (tests come from "
+                       "providers/tests_from_problems.py)")
     if not isinstance(value, str) or not _SAFE_NAME.match(value):
-        raise BadInput(f"test var `{key}`: {value!r} is not a plain name (letters, digits, '_', '.', '-')")
+        raise BadInput(f"test {where} `{key}`: {value!r} is not a plain name (letters, digits, '_', '.', '-')")
     return value
 
 
@@ -257,7 +263,7 @@ def _run_tag(vars_: dict[str, Any], context: dict[str, Any]) -> str:
     """Groups the artifacts of one `promptfoo eval`; repeats get their own directory."""
     tag = vars_.get("__evalId") or context.get("evaluationId")
     if not isinstance(tag, str) or not tag:
-        tag = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        tag = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     repeat = vars_.get("__repeatIndex", context.get("repeatIndex")) or 0
     tag = _slug(tag)
     return f"{tag}-repeat-{repeat}" if isinstance(repeat, int) and repeat > 0 else tag
@@ -284,7 +290,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
         problem = load_problem(cell.problem_dir)
         if cell.checkpoint not in problem.checkpoints:
             known = ", ".join(c.name for c in problem.ordered_checkpoints())
-            raise BadInput(f"test var `checkpoint`: problem {cell.problem!r} has no checkpoint "
+            raise BadInput(f"test `checkpoint`: problem {cell.problem!r} has no checkpoint "
                            f"{cell.checkpoint!r} (known: {known})")
         if not cell.submission.is_dir():
             raise BadInput(f"agent {cell.agent!r}: submission directory {cell.submission} does not "
@@ -392,7 +398,8 @@ def _response(cell: Cell, result: Any, latency_ms: int) -> dict[str, Any]:
 
 def summarize(metadata: dict[str, Any]) -> str:
     """The row's short text: verdict, per-group passed/total, then the failing tests (capped)."""
-    head = f"{metadata.get('agent')} · {metadata.get('problem')} · {metadata.get('checkpoint')}"
+    # The row's name: the viewer has no name column (see tests_from_problems.py), the column is the agent.
+    head = f"{metadata.get('problem')} · {metadata.get('checkpoint')}"
     if metadata.get("infrastructure_failure"):
         reason = (metadata.get("infrastructure_reason") or "unknown").strip()
         # The reason's lines after the first are the tool's own output (bounded by the harness).

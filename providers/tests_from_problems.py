@@ -8,14 +8,18 @@
           checkpoints: [checkpoint_1]   # optional: these checkpoint names only
 
 Every directory of the problems root with a `config.yaml` is a problem (any framework: pytest,
-vitest, jest, ...); its checkpoints come in their configured order. Each test has
-`vars: {problem, checkpoint}` (what providers/test_runner.py reads), a description such as
-`inventory_cli · checkpoint_2` and metadata (problem, checkpoint, order, framework, versions) that
-`promptfoo eval --filter-metadata framework=pytest` can select on.
+vitest, jest, ...); its checkpoints come in their configured order. Each test has only metadata
+(problem, checkpoint, order, framework, versions): providers/test_runner.py reads the cell from
+it, and `promptfoo eval --filter-metadata problem=inventory_cli` can select on it.
+
+No `vars` and no `description`: the viewer gives each var and the description a column of its
+own (at least 160 px) to the left of the agents' 480 px columns, so three agents would no longer
+fit on a 1600 px screen. The row is named by the first line of each cell's output instead
+(`inventory_cli · checkpoint_2: PASS ...`).
 
 promptfoo calls the generator without the config file's directory, so a relative `problems` is
-taken from the current directory: run promptfoo from the directory of promptfooconfig.yaml (the
-scripts do), or give an absolute path.
+taken from the current directory: run promptfoo from the project root (where it also reads the
+project's .env), or give an absolute path.
 """
 
 from __future__ import annotations
@@ -63,9 +67,7 @@ def generate_tests(config: dict[str, Any] | None = None) -> list[dict[str, Any]]
             if wanted_checkpoints is not None and checkpoint.name not in wanted_checkpoints:
                 continue
             tests.append({
-                # The directory name is what the provider looks up, so it is the var.
-                "description": f"{problem_dir.name} · {checkpoint.name}",
-                "vars": {"problem": problem_dir.name, "checkpoint": checkpoint.name},
+                # The directory name is what the provider looks up.
                 "metadata": {
                     "problem": problem_dir.name,
                     "checkpoint": checkpoint.name,

@@ -1,38 +1,28 @@
 #!/usr/bin/env bash
-# Compare agents side by side: runs `promptfoo eval` on promptfooconfig.yaml (or the config given
-# with -c/--config) in the project's promptfoo environment (scripts/promptfoo-env.sh), writes
-# .runners/promptfoo/results.json and stores the eval for the web viewer (scripts/view.sh).
+# A convenience over `npx promptfoo eval` (which is all it runs, from the project root, where
+# promptfoo reads the project's settings from .env): it also says that promptfoo's exit code 100
+# ("some rows did not pass") is the normal outcome of a comparison, and exits 0 for it.
 #
-#   bash scripts/compare.sh                       # the example agents on the example problems
-#   bash scripts/compare.sh -c my-agents.yaml     # another config
-#   bash scripts/compare.sh --filter-pattern checkpoint_1   # any further `promptfoo eval` options
-#
-# Exit code: 0 when the eval ran (rows may have failed: promptfoo's exit code 100 means "some rows
-# did not pass" and is the normal outcome of a comparison); promptfoo's own code otherwise.
+#   bash scripts/compare.sh                       # = npx promptfoo eval (promptfooconfig.yaml)
+#   bash scripts/compare.sh -c my-agents.yaml     # any `promptfoo eval` options
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/promptfoo-env.sh
-runners_require_tools
-
-config=promptfooconfig.yaml
-args=()
-while (($#)); do
-  case "$1" in
-    -c|--config) config="$2"; shift 2 ;;
-    *) args+=("$1"); shift ;;
-  esac
-done
-results="$PROMPTFOO_CONFIG_DIR/results.json"
+if [[ ! -x node_modules/.bin/promptfoo ]]; then
+  echo "promptfoo is not installed: run 'bash scripts/setup-node.sh'" >&2
+  exit 1
+fi
+if [[ ! -x .venv/bin/python ]]; then
+  echo ".venv/bin/python is missing: run 'uv sync'" >&2
+  exit 1
+fi
 
 status=0
-npx --no-install promptfoo eval -c "$config" --no-cache --no-progress-bar \
-  -o "$results" ${args[@]+"${args[@]}"} || status=$?
+npx --no-install promptfoo eval "$@" || status=$?
 if ((status == 100)); then
   echo "compare: some rows did not pass (promptfoo exit code 100); that is a result, not an error"
   status=0
 fi
 if ((status == 0)); then
-  echo "compare: results in ${results#"$PWD/"}"
-  echo "compare: open the viewer with: bash scripts/view.sh   (then http://localhost:${PROMPTFOO_VIEW_PORT:-15500})"
+  echo "compare: open the viewer with: npx promptfoo view   (http://localhost:15500)"
 fi
 exit "$status"

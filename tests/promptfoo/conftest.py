@@ -1,4 +1,10 @@
-"""One real `promptfoo eval` per session, shared by the eval and viewer tests."""
+"""One real `npx promptfoo eval` per session, shared by the eval and viewer tests.
+
+Run as a user runs it: from the project root, with nothing in the environment but PATH and a
+HOME of its own (so nothing can come from the developer's shell or land in ~/.promptfoo). The
+project's settings come from its .env, read by promptfoo itself; the eval lands in the project's
+.runners/promptfoo/, where plain `npx promptfoo view` finds it, and is deleted at the end.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pf_support import ROOT, build_world, need_promptfoo, promptfoo_env, write_eval_config
+from pf_support import (
+    PROMPTFOO_DIR,
+    ROOT,
+    build_world,
+    need_promptfoo,
+    plain_env,
+    write_eval_config,
+)
+
+from runners.environment import EnvironmentSpec
 
 AGENTS = ["good", "partial", "broken"]
 
@@ -21,6 +36,7 @@ class EvalRun:
     world: dict[str, Path]
     config: Path
     config_dir: Path
+    home: Path
     results: dict[str, Any]
     proc: subprocess.CompletedProcess[str]
     seconds: float
@@ -28,22 +44,27 @@ class EvalRun:
 
 
 @pytest.fixture(scope="session")
-def promptfoo_eval(tmp_path_factory) -> EvalRun:
-    """`scripts/compare.sh -c <generated config>`: good, partial and broken agents on `mini`."""
+def promptfoo_eval(tmp_path_factory):
+    """`npx promptfoo eval -c <generated config> -o <tmp>/results.json`: good, partial and broken
+    agents on `mini`."""
     need_promptfoo()
     root = tmp_path_factory.mktemp("pf-eval")
+    home = root / "home"
+    home.mkdir()
     world = build_world(root)
-    config = write_eval_config(root, world, AGENTS)
-    config_dir = root / "promptfoo"
+    # The prepared toolchains of the developer's cache (a provider setting, not a variable).
+    config = write_eval_config(root, world, AGENTS, cache_dir=str(EnvironmentSpec().cache_dir))
+    results_file = root / "results.json"
     started = time.monotonic()
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "compare.sh"), "-c", str(config), "--no-table"],
-                          cwd=ROOT, env=promptfoo_env(config_dir), capture_output=True, text=True,
-                          timeout=420)
+    proc = subprocess.run(["npx", "promptfoo", "eval", "-c", str(config), "-o", str(results_file), "--no-table"],
+                          cwd=ROOT, env=plain_env(home), capture_output=True, text=True, timeout=420)
     seconds = time.monotonic() - started
-    results_file = config_dir / "results.json"
-    if proc.returncode != 0 or not results_file.is_file():
-        pytest.fail(f"compare.sh exited {proc.returncode}\n--- stdout\n{proc.stdout[-4000:]}\n"
+    if proc.returncode not in (0, 100) or not results_file.is_file():
+        pytest.fail(f"npx promptfoo eval exited {proc.returncode}\n--- stdout\n{proc.stdout[-4000:]}\n"
                     f"--- stderr\n{proc.stderr[-4000:]}")
     results = json.loads(results_file.read_text(encoding="utf-8"))
-    return EvalRun(root=root, world=world, config=config, config_dir=config_dir, results=results,
-                   proc=proc, seconds=seconds, agents=AGENTS)
+    yield EvalRun(root=root, world=world, config=config, config_dir=PROMPTFOO_DIR, home=home,
+                  results=results, proc=proc, seconds=seconds, agents=AGENTS)
+    # Leave the developer's viewer as it was.
+    subprocess.run(["npx", "promptfoo", "delete", "eval", results["evalId"]], cwd=ROOT, env=plain_env(home),
+                   capture_output=True, text=True, timeout=120)

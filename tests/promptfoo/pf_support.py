@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import socket
 import sys
@@ -13,13 +14,13 @@ from typing import Any
 import yaml
 from support import make_problem, make_submission, need
 
-from bench.promptfoo import promptfoo_env  # noqa: F401 - the promptfoo tests' environment
-
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDERS = ROOT / "providers"
 NODE_BIN = ROOT / "node_modules" / ".bin"
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / ".runners" / "artifacts"
+#: Where plain `npx promptfoo ...` keeps its data when run from the project root (the .env).
+PROMPTFOO_DIR = ROOT / ".runners" / "promptfoo"
 
 # checkpoint_1: echo the words; checkpoint_2: --upper upper-cases them. Groups: Core, Functionality
 # (marker), Error (marker); checkpoint_2 reruns checkpoint_1's tests as Regression.
@@ -130,14 +131,20 @@ def need_chromium() -> None:
          "playwright-core is not installed in node_modules (run: bash scripts/setup-node.sh)")
 
 
+def plain_env(home: Path) -> dict[str, str]:
+    """What a user's shell gives `npx promptfoo ...`: PATH and HOME, nothing of the project's."""
+    return {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"), "HOME": str(home)}
+
+
 def write_eval_config(root: Path, world: dict[str, Path], agents: list[str], **provider: Any) -> Path:
     """A promptfoo config like the project's, for `agents` on the mini problem (absolute paths)."""
     common = {"problems": str(world["problems"]), "sandbox": "none", "pass_policy": "all-cases",
               "wall_timeout": 120, "timeout": 300000, "output": str(root / "runs"), **provider}
+    project = yaml.safe_load((ROOT / "promptfooconfig.yaml").read_text(encoding="utf-8"))
     config = {
         "description": "runners promptfoo test",
         "sharing": False,
-        "prompts": [{"raw": "{{problem}} {{checkpoint}}", "label": "checkpoint"}],
+        "prompts": project["prompts"],
         "providers": [
             {"id": f"file://{PROVIDERS / 'test_runner.py'}", "label": f"agent-{agent}",
              "config": {**common, "agent": agent, "submissions": str(world[agent])}}

@@ -1,20 +1,23 @@
-"""A real `npx promptfoo eval` (through scripts/compare.sh) of three agents on a tiny problem.
+"""A real, plain `npx promptfoo eval` (from the project root, no variable exported) of three
+agents on a tiny problem.
 
 Checked against its JSON output: one column per agent, each row's pass/fail equal to what
 `python -m runners run` reports for the same cell (the CLI is run for comparison), per-group
 named scores per row and per column, error rows for an agent whose submission path is wrong,
-and promptfoo's provider cache left off.
+and the project's settings (its .env) applied: its Python, its data directory, no cache.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from pf_support import CHECKPOINTS, PROBLEM
+import yaml
+from pf_support import CHECKPOINTS, PROBLEM, PROMPTFOO_DIR, ROOT, need_promptfoo, plain_env
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
 
@@ -33,7 +36,7 @@ def column(run, agent: str) -> int:
 
 def cell(run, agent: str, checkpoint: str) -> dict:
     idx = column(run, agent)
-    found = [r for r in rows(run) if r["promptIdx"] == idx and r["vars"]["checkpoint"] == checkpoint]
+    found = [r for r in rows(run) if r["promptIdx"] == idx and r["testCase"]["metadata"]["checkpoint"] == checkpoint]
     assert len(found) == 1, f"expected one row for {agent} {checkpoint}, got {len(found)}"
     return found[0]
 
@@ -59,18 +62,24 @@ def cli_results(promptfoo_eval, tmp_path_factory) -> dict[tuple[str, str], tuple
     return found
 
 
-def test_eval_ran_offline_with_the_project_settings(promptfoo_eval):
+def test_plain_eval_runs_with_the_project_settings(promptfoo_eval):
     results = promptfoo_eval.results
     assert results["metadata"]["promptfooVersion"] == "0.123.1"
     major, minor = (int(x) for x in results["metadata"]["nodeVersion"].lstrip("v").split(".")[:2])
     assert (major, minor) >= (22, 22), "promptfoo must run on the Node 22 from node_modules/.bin"
-    assert results["runtimeOptions"]["cache"] is False
-    # promptfoo exits 100 when rows fail; compare.sh reports it as a normal outcome.
-    assert "some rows did not pass (promptfoo exit code 100)" in promptfoo_eval.proc.stdout
+    # promptfoo exits 100 when some rows did not pass: the partial and broken agents.
+    assert promptfoo_eval.proc.returncode == 100, promptfoo_eval.proc.stderr[-2000:]
+    # The project's Python ran the generator and the provider (the system one has no `runners`).
+    assert "No module named" not in promptfoo_eval.proc.stdout + promptfoo_eval.proc.stderr
+    assert all(r["response"] and r["response"].get("metadata") for r in rows(promptfoo_eval)
+               if r["provider"]["label"] != "agent-broken")
+    # Its data is in the project, not in ~/.promptfoo.
+    assert not (promptfoo_eval.home / ".promptfoo").exists()
+    assert (promptfoo_eval.config_dir / "promptfoo.db").is_file()  # what the viewer reads
+    assert results["evalId"] in (promptfoo_eval.config_dir / "evalLastWritten").read_text()
     # The provider cache stayed off: nothing written, nothing replayed.
     assert not (promptfoo_eval.config_dir / "cache" / "cache.json").exists()
     assert all(r["response"] is None or r["response"].get("cached") is False for r in rows(promptfoo_eval))
-    assert (promptfoo_eval.config_dir / "promptfoo.db").is_file()  # what the viewer reads
 
 
 def test_one_column_per_agent_and_one_row_per_checkpoint(promptfoo_eval):
@@ -78,8 +87,10 @@ def test_one_column_per_agent_and_one_row_per_checkpoint(promptfoo_eval):
     assert [p["provider"] for p in prompts] == [f"agent-{a}" for a in promptfoo_eval.agents]
     all_rows = rows(promptfoo_eval)
     assert len(all_rows) == len(promptfoo_eval.agents) * len(CHECKPOINTS)
-    descriptions = sorted({r["testCase"]["description"] for r in all_rows})
-    assert descriptions == [f"{PROBLEM} · {cp}" for cp in CHECKPOINTS]
+    cells = sorted({(r["testCase"]["metadata"]["problem"], r["testCase"]["metadata"]["checkpoint"])
+                    for r in all_rows})
+    assert cells == [(PROBLEM, cp) for cp in CHECKPOINTS]
+    assert not any(r["testCase"].get("description") or r["vars"] for r in all_rows)  # no name columns
     for row in all_rows:
         assert row["provider"]["label"] == prompts[row["promptIdx"]]["provider"]
         assert row["testCase"]["metadata"]["framework"] == "pytest"
@@ -104,10 +115,14 @@ def test_row_verdict_and_counts_match_the_cli(promptfoo_eval, cli_results, agent
     assert row["score"] == pytest.approx(rate)
     assert row["namedScores"] == pytest.approx({"tests": rate, **expected})
     assert row["gradingResult"]["pass"] is (code == 0)
-    reasons = {c["reason"] for c in row["gradingResult"]["componentResults"]}
-    assert {f"{g} {passed[g]}/{total[g]}" for g in total} <= reasons
+    # One check per row (the viewer's badge is the verdict); the counts are in its reason.
+    checks = row["gradingResult"].get("componentResults") or [row["gradingResult"]]
+    assert len(checks) == 1
+    reason = checks[0]["reason"]
+    assert f"{sum(passed.values())}/{sum(total.values())} tests passed" in reason
+    assert all(f"{g} {passed[g]}/{total[g]}" in reason for g in total)
     # The row's text and the provider's own latency (not promptfoo's queue-inclusive one).
-    assert row["response"]["output"].startswith(f"{agent} · {PROBLEM} · {checkpoint}: ")
+    assert row["response"]["output"].startswith(f"{PROBLEM} · {checkpoint}: ")  # names the row
     assert row["latencyMs"] == meta["run_ms"] > 0
     # Nothing is lost: the run's artifacts are kept beside its JSON result.
     assert (Path(meta["artifacts_dir"]) / "result.json").is_file()
@@ -157,3 +172,32 @@ def test_broken_submission_path_gives_error_rows(promptfoo_eval):
     assert metrics["testErrorCount"] == len(CHECKPOINTS) and metrics["testPassCount"] == 0
     stats = promptfoo_eval.results["results"]["stats"]
     assert stats["errors"] == len(CHECKPOINTS)
+
+
+def test_plain_eval_of_the_project_config(tmp_path):
+    """The README's own command on the project's promptfooconfig.yaml, one cell of it: from the
+    project root, with only PATH and HOME (so the developer's toolchain cache is used)."""
+    need_promptfoo()
+    home = Path(os.environ.get("HOME") or tmp_path)
+    had_home_dir = (home / ".promptfoo").exists()
+    out = tmp_path / "results.json"
+    proc = subprocess.run(
+        ["npx", "promptfoo", "eval", "--filter-providers", "alpha", "--filter-metadata", "problem=inventory_cli",
+         "--filter-metadata", "checkpoint=checkpoint_1", "-o", str(out), "--no-table"],
+        cwd=ROOT, env=plain_env(home), capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0 and out.is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = json.loads(out.read_text(encoding="utf-8"))
+    try:
+        [row] = results["results"]["results"]
+        assert row["success"] is True, row.get("error")
+        assert row["response"]["output"].startswith("inventory_cli · checkpoint_1: PASS")
+        meta = row["response"]["metadata"]
+        expected = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text(encoding="utf-8"))
+        assert {g: [meta["pass_counts"][g], n] for g, n in meta["total_counts"].items()} == \
+            expected["inventory_cli"]["alpha"]["checkpoint_1"]
+        assert results["evalId"] in (PROMPTFOO_DIR / "evalLastWritten").read_text()
+        assert (home / ".promptfoo").exists() is had_home_dir
+        assert not (PROMPTFOO_DIR / "cache" / "cache.json").exists()
+    finally:
+        subprocess.run(["npx", "promptfoo", "delete", "eval", results["evalId"]], cwd=ROOT, env=plain_env(home),
+                       capture_output=True, text=True, timeout=120, check=False)

@@ -66,7 +66,7 @@ def test_provider_returns_output_metadata_and_latency(world):
     assert artifacts.parts[-4:] == ("eval-unit", "good", PROBLEM, "checkpoint_1")
     assert (artifacts / "result.json").is_file()
     assert response["output"].splitlines()[:2] == [
-        "good · mini · checkpoint_1: PASS (policy all-cases)",
+        "mini · checkpoint_1: PASS (policy all-cases)",
         "Core 1/1, Functionality 1/1, Error 1/1 (all 3/3)",
     ]
 
@@ -74,7 +74,7 @@ def test_provider_returns_output_metadata_and_latency(world):
 def test_provider_output_lists_failing_tests_with_first_message_line(partial_cp2):
     out = partial_cp2["output"]
     lines = out.splitlines()
-    assert lines[0] == "partial · mini · checkpoint_2: FAIL (policy all-cases)"
+    assert lines[0] == "mini · checkpoint_2: FAIL (policy all-cases)"
     assert lines[1] == "Core 1/2, Error 1/1, Regression 2/3 (all 4/6)"
     assert "failing (2):" in lines
     failing = [line for line in lines if line.startswith("- ")]
@@ -107,12 +107,12 @@ def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
     meta = response["metadata"]
     assert meta["infrastructure_failure"] is True and meta["passed"] is False
     assert "no tests collected" in meta["infrastructure_reason"]
-    assert response["output"].startswith("good · mini · checkpoint_1: INFRASTRUCTURE FAILURE")
+    assert response["output"].startswith("mini · checkpoint_1: INFRASTRUCTURE FAILURE")
     assert "no tests collected" in response["output"]
     grade = assertions.get_assert(response["output"], {"metadata": meta, "config": {}})
     assert grade["pass"] is False and grade["score"] == 0
     assert grade["reason"].startswith("infrastructure failure:") and "no tests collected" in grade["reason"]
-    assert grade["namedScores"] == {} and grade["componentResults"] == []
+    assert grade["namedScores"] == {} and "componentResults" not in grade
     # `any` passes even an infrastructure failure (the policy's definition), still with score 0.
     lax = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any"}})
     assert lax["pass"] is True and lax["score"] == 0
@@ -154,7 +154,7 @@ def test_provider_reports_raised_harness_failures_as_infrastructure(world, monke
     assert meta["infrastructure_failure"] is True and meta["infrastructure_reason"] == reason
     assert (meta["problem_name"], meta["checkpoint_name"], meta["framework"]) == (PROBLEM, "checkpoint_1", "pytest")
     assert meta["passed"] is False and meta["policies"]["any"] is True
-    assert response["output"] == f"good · mini · checkpoint_1: INFRASTRUCTURE FAILURE\n{reason}"
+    assert response["output"] == f"mini · checkpoint_1: INFRASTRUCTURE FAILURE\n{reason}"
     assert assertions.get_assert(response["output"], {"metadata": meta})["reason"] == f"infrastructure failure: {reason}"
 
 
@@ -211,17 +211,25 @@ def test_bad_config_is_an_error_row(world, change, message):
 @pytest.mark.parametrize(
     ("ctx", "message"),
     [
-        (context(problem="nope"), "test var `problem`: unknown problem 'nope'"),
-        (context(checkpoint="checkpoint_9"), "test var `checkpoint`: problem 'mini' has no checkpoint "
+        (context(problem="nope"), "test `problem`: unknown problem 'nope'"),
+        (context(checkpoint="checkpoint_9"), "test `checkpoint`: problem 'mini' has no checkpoint "
                                              "'checkpoint_9' (known: checkpoint_1, checkpoint_2)"),
-        ({"vars": {"checkpoint": "checkpoint_1"}}, "test var `problem` is required"),
+        ({"vars": {"checkpoint": "checkpoint_1"}}, "test metadata `problem` (or var `problem`) is required"),
         (context(problem="../mini"), "test var `problem`: '../mini' is not a plain name"),
-        ({}, "test var `problem` is required"),
+        ({}, "test metadata `problem` (or var `problem`) is required"),
     ],
 )
 def test_bad_vars_are_error_rows(world, ctx, message):
     response = provider.call_api("x", options(world), ctx)
     assert set(response) == {"error"} and message in response["error"]
+
+
+def test_the_cell_comes_from_the_generated_tests_metadata(world):
+    # What promptfoo passes for a generated test: no vars, the cell in the test's metadata.
+    test = generator.generate_tests({"problems": str(world["problems"]), "checkpoints": ["checkpoint_2"]})[0]
+    response = provider.call_api("x", options(world), {"vars": {}, "test": test})
+    assert "error" not in response, response.get("error")
+    assert (response["metadata"]["problem"], response["metadata"]["checkpoint"]) == (PROBLEM, "checkpoint_2")
 
 
 def test_missing_submission_directory_is_an_error_row(world, tmp_path):
@@ -242,7 +250,7 @@ def test_bad_options_never_raise(world):
 # ---- assertion ----------------------------------------------------------------------------------
 
 
-def test_named_scores_and_components_match_the_counts(partial_cp2):
+def test_named_scores_and_reason_match_the_counts(partial_cp2):
     meta = partial_cp2["metadata"]
     grade = assertions.get_assert(partial_cp2["output"], {"metadata": meta, "config": {}})
     passed, total = meta["pass_counts"], meta["total_counts"]
@@ -251,13 +259,9 @@ def test_named_scores_and_components_match_the_counts(partial_cp2):
     assert grade["namedScores"] == {"core": 0.5, "error": 1.0, "regression": pytest.approx(2 / 3)}
     assert grade["score"] == pytest.approx(sum(passed.values()) / sum(total.values())) == pytest.approx(4 / 6)
     assert grade["pass"] is False and grade["pass"] == meta["passed"]
-    assert grade["reason"].startswith("policy all-cases not met: Core 1/2, Error 1/1, Regression 2/3")
-    components = grade["componentResults"]
-    assert [c["reason"] for c in components] == ["Core 1/2", "Error 1/1", "Regression 2/3"]
-    assert [c["pass"] for c in components] == [False, True, False]
-    assert [c["score"] for c in components] == [0.5, 1.0, pytest.approx(2 / 3)]
-    assert [c["assertion"]["metric"] for c in components] == ["core", "error", "regression"]
-    assert all(c["assertion"]["type"] == "python" and c["assertion"]["value"] for c in components)
+    assert grade["reason"] == "policy all-cases not met: 4/6 tests passed (Core 1/2, Error 1/1, Regression 2/3)"
+    # One result per row: the viewer's badge is the row's verdict, not a count of groups.
+    assert "componentResults" not in grade
 
 
 def test_assertion_policy_from_config_overrides_the_providers(partial_cp2):
@@ -300,24 +304,25 @@ def test_generator_yields_one_test_per_problem_checkpoint_in_order(world, tmp_pa
                  framework="junit", test_command=["true"], report_path="r.xml")
     (problems / "not_a_problem").mkdir()
     tests = generator.generate_tests({"problems": str(problems)})
-    assert [t["description"] for t in tests] == [
-        "alpha_js · checkpoint_1",
-        "zeta · checkpoint_1", "zeta · checkpoint_2", "zeta · checkpoint_10",
+    assert [(t["metadata"]["problem"], t["metadata"]["checkpoint"]) for t in tests] == [
+        ("alpha_js", "checkpoint_1"),
+        ("zeta", "checkpoint_1"), ("zeta", "checkpoint_2"), ("zeta", "checkpoint_10"),
     ]
-    assert tests[3]["vars"] == {"problem": "zeta", "checkpoint": "checkpoint_10"}
+    # A var or a description would be one more column in the viewer, left of the agents.
+    assert "vars" not in tests[3] and "description" not in tests[3]
     assert tests[3]["metadata"] == {"problem": "zeta", "checkpoint": "checkpoint_10", "checkpoint_order": 3,
                                     "framework": "pytest", "problem_version": 1, "checkpoint_version": 2}
     assert tests[0]["metadata"]["framework"] == "junit"
     only = generator.generate_tests({"problems": str(problems), "only": ["zeta"], "checkpoints": ["checkpoint_2"]})
-    assert [t["description"] for t in only] == ["zeta · checkpoint_2"]
+    assert [(t["metadata"]["problem"], t["metadata"]["checkpoint"]) for t in only] == [("zeta", "checkpoint_2")]
 
 
 def test_generator_covers_the_example_problems():
     tests = generator.generate_tests({"problems": str(ROOT / "problems")})
-    described = {t["description"] for t in tests}
-    assert "inventory_cli · checkpoint_1" in described and "inventory_cli · checkpoint_3" in described
+    described = {(t["metadata"]["problem"], t["metadata"]["checkpoint"]) for t in tests}
+    assert ("inventory_cli", "checkpoint_1") in described and ("inventory_cli", "checkpoint_3") in described
     for test in tests:
-        assert test["vars"]["problem"] and test["vars"]["checkpoint"]
+        assert test["metadata"]["problem"] and test["metadata"]["checkpoint"]
 
 
 @pytest.mark.parametrize(

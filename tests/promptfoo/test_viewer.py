@@ -1,8 +1,10 @@
-"""The promptfoo web viewer shows the eval: one column per agent with its per-group scores.
+"""The promptfoo web viewer shows the eval as a person sees it on a 1600 px wide screen.
 
-Starts `npx promptfoo view` on a free port with the eval's PROMPTFOO_CONFIG_DIR, waits for
-/health, loads the page in headless Debian Chromium through playwright-core (a small Node script
-run on the project's Node 22), checks the text, keeps a screenshot, and stops the viewer.
+Starts plain `npx promptfoo view` from the project root (nothing exported: it must find the eval
+that plain `npx promptfoo eval` stored in the project), waits for /health, loads the eval's page
+in headless Debian Chromium through playwright-core (a small Node script run on the project's
+Node 22), checks the text and the layout (every agent's column fits, the row is named once),
+keeps a screenshot in .runners/artifacts/promptfoo-viewer.png, and stops the viewer.
 """
 
 from __future__ import annotations
@@ -17,7 +19,16 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from pf_support import ARTIFACTS, CHROMIUM, NODE_BIN, ROOT, free_port, need_chromium, promptfoo_env
+from pf_support import (
+    ARTIFACTS,
+    CHROMIUM,
+    NODE_BIN,
+    PROBLEM,
+    ROOT,
+    free_port,
+    need_chromium,
+    plain_env,
+)
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
 
@@ -69,8 +80,8 @@ def chromium_ready() -> None:
 def viewer(chromium_ready, promptfoo_eval, tmp_path):
     port = free_port()
     log = (tmp_path / "viewer.log").open("w")
-    proc = subprocess.Popen(["npx", "--no-install", "promptfoo", "view", "-p", str(port), "-n"],
-                            cwd=ROOT, env=promptfoo_env(promptfoo_eval.config_dir), stdout=log,
+    proc = subprocess.Popen(["npx", "promptfoo", "view", "-p", str(port), "-n"],
+                            cwd=ROOT, env=plain_env(promptfoo_eval.home), stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 90
@@ -97,12 +108,12 @@ def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo
     assert viewer["health"]["status"] == "OK" and viewer["health"]["version"] == "0.123.1"
     labels = [f"agent-{a}" for a in promptfoo_eval.agents]
     expect = [*labels, "core", "error", "functionality", "regression", "mean_pass_rate",
-              "partial · mini · checkpoint_2: FAIL", "provider config `submissions`"]
+              "mini · checkpoint_2: FAIL", "provider config `submissions`"]
     screenshot = tmp_path / "promptfoo-viewer.png"
-    options = {"url": viewer["url"], "chromium": str(CHROMIUM), "userDataDir": str(tmp_path / "chromium-profile"),
+    options = {"url": f"{viewer['url']}eval/{promptfoo_eval.results['evalId']}", "width": 1600, "chromium": str(CHROMIUM), "userDataDir": str(tmp_path / "chromium-profile"),
                "screenshot": str(screenshot), "expect": expect, "timeoutMs": 60000}
     proc = subprocess.run([str(NODE_BIN / "node"), str(CHECK_SCRIPT), json.dumps(options)], cwd=ROOT,
-                          env=promptfoo_env(promptfoo_eval.config_dir), capture_output=True, text=True,
+                          env=plain_env(promptfoo_eval.home), capture_output=True, text=True,
                           timeout=180)
     report = json.loads(proc.stdout or "{}") if proc.stdout.startswith("{") else {}
     assert proc.returncode == 0 and report.get("ok"), f"browser check failed: {report.get('error')}\n{proc.stderr[-3000:]}"
@@ -116,7 +127,7 @@ def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo
     text = report["bodyText"]
     assert "runners promptfoo test" in report["title"] or "runners promptfoo test" in text
     # Each agent's column header carries its per-group averages, e.g. "core 75.00% (1.50/2.00)".
-    header = text.split(f"{PROBLEM_ROW}", 1)[0]
+    header = text.split(f"{PROBLEM} · checkpoint_1", 1)[0]
     for label in labels[:2]:
         block = header.split(label, 1)[1]
         for metric in ("core", "error", "functionality", "regression", "tests"):
@@ -124,5 +135,16 @@ def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo
     partial_header = header.split("agent-partial", 1)[1].split("agent-", 1)[0]
     assert "core\n75.00% (1.50/2.00)" in partial_header
 
+    # The layout at 1600 px: the row is named once (its description, no var columns repeating
+    # it), and every agent's column is on the screen, side by side.
+    headers = [h for h in report["headers"] if h["text"].strip() != "Outputs"]  # the group header
+    texts = [h["text"] for h in headers]
+    agent_headers = [h for h in headers if any(label in h["text"] for label in labels)]
+    assert len(agent_headers) == len(headers) == len(labels), f"columns besides the agents': {texts}"
+    for checkpoint in ("checkpoint_1", "checkpoint_2"):  # each cell's first line names its row
+        assert text.count(f"{PROBLEM} · {checkpoint}: ") == len(labels) - 1  # the broken agent's are errors
+    for h in agent_headers:
+        assert 0 <= h["left"] < h["right"] <= report["viewportWidth"], f"cut off at 1600 px: {h}"
+    # The badge is the row's verdict, not a count of per-group checks ("3 FAIL 2 PASS").
+    assert "2 PASS" not in text and "2 FAIL" not in text
 
-PROBLEM_ROW = "mini · checkpoint_1"

@@ -2,9 +2,11 @@
 // browser download) and report what the results page shows, as JSON on stdout.
 //
 //   node tests/promptfoo/viewer_check.cjs '<json options>'
-//   options: {url, chromium, userDataDir, screenshot, expect: [texts to wait for], timeoutMs}
+//   options: {url, chromium, userDataDir, screenshot, expect: [texts to wait for], timeoutMs,
+//             width (viewport, default 1600)}
 //
-// Output: {ok, url, title, found: {text: bool}, bodyText, error?}. Exit code 0 when the page
+// Output: {ok, url, title, found: {text: bool}, bodyText, viewportWidth,
+//          headers: [{text, left, right}] (the results table's column headers), error?}. Exit code 0 when the page
 // loaded (whether or not every text was found: the Python test asserts), 1 on a browser error.
 'use strict';
 
@@ -26,7 +28,7 @@ async function main() {
       '--disable-sync',
       '--no-first-run',
     ],
-    viewport: { width: 2000, height: 1000 },
+    viewport: { width: opts.width || 1600, height: 1000 },
     timeout,
   });
   try {
@@ -48,6 +50,13 @@ async function main() {
     report.title = await page.title();
     report.url = page.url();
     report.bodyText = text;
+    report.viewportWidth = await page.evaluate(() => window.innerWidth);
+    report.headers = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('thead th')).map((th) => {
+        const r = th.getBoundingClientRect();
+        return { text: th.innerText, left: r.left, right: r.right };
+      }),
+    );
     if (opts.screenshot) await page.screenshot({ path: opts.screenshot, fullPage: true });
     report.ok = true;
   } finally {
