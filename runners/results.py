@@ -141,10 +141,6 @@ class ExecutionResult(BaseModel):
         self.pass_counts = {g: passed.get(g, 0) for g in GROUP_ORDER if g in total}
         return self
 
-    def add_test_result(self, test: TestResult) -> None:
-        self.tests.append(test)
-        self._derive_counts()
-
     @computed_field  # type: ignore[prop-decorator]
     @property
     def summary(self) -> str:
@@ -178,10 +174,6 @@ class ExecutionResult(BaseModel):
         total = sum(n for g, n in self.total_counts.items() if g is not GroupType.REGRESSION)
         passed = sum(n for g, n in self.pass_counts.items() if g is not GroupType.REGRESSION)
         return passed / total if total else None
-
-    def group_pass_rate(self, group: GroupType) -> float | None:
-        total = self.total_counts.get(group, 0)
-        return self.pass_counts.get(group, 0) / total if total else None
 
     @property
     def failing_tests(self) -> list[TestResult]:

@@ -241,11 +241,11 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                      f"{', '.join(outcome.cancelled[:20])}{' ...' if len(outcome.cancelled) > 20 else ''}")
     for cid in outcome.infra:
         notes.append(f"{cid}: infrastructure failure: {outcome.results[cid].infrastructure_reason}")
-    summary = store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes))
+    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes))
     store.write_batch_info({**meta, "cells": [c.id for c in found.cells], "ran": outcome.ran,
                             "kept": outcome.kept, "cancelled": outcome.cancelled,
                             "infrastructure_failures": outcome.infra, "notes": notes})
-    _print_footer(console, outcome, summary)
+    _print_footer(console, outcome)
     return outcome
 
 
@@ -317,7 +317,7 @@ def _meta(options: BatchOptions, outcome: BatchOutcome, started_at: datetime, ex
     }
 
 
-def _print_footer(console: Console, outcome: BatchOutcome, summary: Path) -> None:
+def _print_footer(console: Console, outcome: BatchOutcome) -> None:
     state = ("interrupted", "bold yellow") if outcome.interrupted else (
         ("infrastructure failures", "bold magenta") if outcome.infra else ("done", "bold green"))
     console.print(Text.assemble(

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -306,7 +305,3 @@ def write_parquet(rows: Iterable[dict[str, Any]], path: Path) -> Path:
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, path)
     return path
-
-
-def host_worker() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
