@@ -7,37 +7,17 @@ batch tables): keep it stable and bump `SCHEMA_VERSION` when a field changes mea
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from runners.groups import GROUP_ORDER, GroupType
+from runners.policy import PassPolicy
+
 SCHEMA_VERSION = 1
 
 TestStatus = Literal["passed", "failed", "skipped", "error"]
-
-
-class GroupType(str, Enum):
-    """The group a test counts in (SCBench's names and values)."""
-
-    CORE = "Core"
-    FUNCTIONALITY = "Functionality"
-    ERROR = "Error"
-    REGRESSION = "Regression"
-
-    @property
-    def key(self) -> str:
-        """Lower-case name used for metric names (`core`, `functionality`, ...)."""
-        return self.value.lower()
-
-
-GROUP_ORDER: tuple[GroupType, ...] = (
-    GroupType.CORE,
-    GroupType.FUNCTIONALITY,
-    GroupType.ERROR,
-    GroupType.REGRESSION,
-)
 
 
 class TestResult(BaseModel):
@@ -180,8 +160,6 @@ class ExecutionResult(BaseModel):
         return [t for t in self.tests if not t.passed]
 
     def passes_policy(self, policy: str) -> bool:
-        from runners.policy import PassPolicy
-
         return PassPolicy(policy).check(self)
 
     # ---- persistence ----------------------------------------------------------------------
