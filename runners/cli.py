@@ -222,7 +222,7 @@ def image_build(
 
     if kind not in (*KINDS, "all"):
         raise UserInputError(f"option --kind: {kind!r} is not one of python, node, all")
-    kinds = KINDS if kind == "all" else (kind,)
+    kinds = KINDS if kind == "all" else tuple(k for k in KINDS if k == kind)
     built = ensure_images(kinds, base_image, rebuild=rebuild, log=lambda line: console.print(f"[dim]{line}[/]"))
     for name, tag in built.items():
         console.print(f"[green]✔[/] {name}: {tag}")

@@ -40,7 +40,7 @@ from runners.batch.report import (
     matrix_markdown,
     matrix_table,
 )
-from runners.batch.store import BatchStore, CellRecord
+from runners.batch.store import BatchStore, CellRecord, CellStatus
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
@@ -252,6 +252,7 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
 def _record(cell: Cell, done: CellOutcome, hashes: dict[str, str], settings: dict[str, Any],
             options: BatchOptions, found: Discovery, executor: str) -> tuple[CellRecord, ExecutionResult]:
     result: ExecutionResult | None = None
+    status: CellStatus
     crash = done.crash
     if crash is None and done.result is not None:
         try:

@@ -247,7 +247,7 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
         "result_path": result.artifacts_dir and str(Path(result.artifacts_dir) / RESULT_FILE),
         "schema_version": result.schema_version,
     }
-    empty = {"test_id": None, "test_name": None, "test_checkpoint": None, "group": None,
+    empty: dict[str, Any] = {"test_id": None, "test_name": None, "test_checkpoint": None, "group": None,
              "status": None, "raw_status": None, "duration_ms": None, "message": None,
              "file_path": None, "markers": [], "collection_error": None, "passed": None}
     if not result.tests:

@@ -133,7 +133,7 @@ class BubblewrapSandbox(Sandbox):
         return root, str(root)
 
     def python_for_toolchains(self, requested: str | None) -> str:
-        return requested or getattr(sys, "_base_executable", sys.executable)
+        return requested or str(getattr(sys, "_base_executable", sys.executable))
 
     def interpreter_mounts(self, python: str) -> list[Mount]:
         return host_interpreter_mounts(python)
