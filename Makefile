@@ -1,7 +1,7 @@
 # The two commands the README starts with:
 #   make demo   set everything up, then compare the example agents with promptfoo
 #   make test   run the project's tests
-.PHONY: setup setup-full demo view test bench
+.PHONY: setup setup-full demo view test test-fast bench
 
 setup:
 	bash scripts/setup.sh
@@ -17,6 +17,10 @@ view:
 
 test:
 	uv run pytest
+
+# Fast feedback: no dockerd, no network, no npm, no real framework runs (tests/conftest.py).
+test-fast:
+	uv run pytest -q -m "not docker and not node and not slow and not toolchain"
 
 bench:
 	uv run python -m bench
