@@ -18,6 +18,7 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
     "test_examples.py": None,
     "hostile/test_hostile.py": None,
     "hostile/test_scan.py": {"test_the_engine_puts_the_flags_on_the_result"},
+    "batch/test_batch_cli.py": {"test_unknown_problems_are_reported_not_fatal"},
     "test_cli.py": {"test_met_policy_exits_0_and_prints_the_table", "test_unmet_policy_exits_1_and_lists_failures",
                     "test_infrastructure_failure_exits_3", "test_evaluate_runs_every_checkpoint_and_prints_solve_results"},
     "promptfoo/test_provider.py": {
