@@ -90,10 +90,7 @@ class Step:
         return key
 
     def host_path(self, inside: str) -> Path:
-        for mount in sorted(self.request.mounts, key=lambda m: len(m.target), reverse=True):
-            if inside == mount.target or inside.startswith(mount.target + "/"):
-                return mount.source / os.path.relpath(inside, mount.target)
-        raise AssertionError(f"{inside} is not mounted")
+        return host_path(self.request, inside)
 
     def write(self, name: str, data: dict[str, Any] | bytes) -> None:
         blob = data if isinstance(data, bytes) else json.dumps(data).encode()
@@ -111,6 +108,14 @@ class Step:
 
 
 Script = Callable[[Step], SandboxResult]
+
+
+def host_path(request: SandboxRequest, inside: str) -> Path:
+    """The host path behind a path as the sandboxed process sees it (the deepest mount wins)."""
+    for mount in sorted(request.mounts, key=lambda m: len(m.target), reverse=True):
+        if inside == mount.target or inside.startswith(mount.target + "/"):
+            return mount.source / os.path.relpath(inside, mount.target)
+    raise AssertionError(f"{inside} is not mounted")
 
 
 def pytest_run(cases: list[Case], exit_code: int | None = None, **result: Any) -> Script:
@@ -158,7 +163,7 @@ class FakeSandbox(Sandbox):
     def _install(self, request: SandboxRequest) -> SandboxResult:
         """`uv venv TARGET` leaves a venv layout; `uv pip install` has nothing left to do."""
         if request.argv[1] == "venv":
-            target = Step(request, Path()).host_path(request.argv[-1])
+            target = host_path(request, request.argv[-1])
             (target / "bin").mkdir(parents=True, exist_ok=True)
             (target / "lib" / "python3.12" / "site-packages").mkdir(parents=True, exist_ok=True)
         return SandboxResult(exit_code=0)
