@@ -29,7 +29,7 @@ class Layout:
     tmp: str
 
     @classmethod
-    def for_workspace(cls, workspace: Workspace, remap: bool) -> "Layout":
+    def for_workspace(cls, workspace: Workspace, remap: bool) -> Layout:
         if not remap:
             return cls(root=str(workspace.root), submission=str(workspace.submission),
                        tests=str(workspace.tests), config=str(workspace.config),
