@@ -2,7 +2,7 @@
 #   make demo   set everything up, then compare the example agents with promptfoo
 #               (= npx promptfoo eval; then npx promptfoo view opens the viewer)
 #   make test   run the project's tests
-.PHONY: setup setup-full demo test bench
+.PHONY: setup setup-full demo test test-fast bench
 
 setup:
 	bash scripts/setup.sh
@@ -15,6 +15,10 @@ demo: setup-full
 
 test:
 	uv run pytest
+
+# Fast feedback: no dockerd, no network, no npm, no real framework runs (tests/conftest.py).
+test-fast:
+	uv run pytest -q -m "not docker and not node and not slow and not toolchain"
 
 bench:
 	uv run python -m bench

@@ -235,7 +235,7 @@ def image_build(
 
     if kind not in (*KINDS, "all"):
         raise UserInputError(f"option --kind: {kind!r} is not one of python, node, all")
-    kinds = KINDS if kind == "all" else (kind,)
+    kinds = KINDS if kind == "all" else tuple(k for k in KINDS if k == kind)
     versions = [check_python_version(v) for v in python or []]
     built = ensure_images(kinds, base_image, rebuild=rebuild, pythons=versions,
                           log=lambda line: console.print(f"[dim]{line}[/]"))

@@ -204,10 +204,6 @@ class ProblemConfig(_Strict):
     def asset_paths(self) -> dict[str, Path]:
         return {name: (self.path / asset.path) for name, asset in self.static_assets.items()}
 
-    def spec_text(self, checkpoint: str) -> str:
-        spec = self.path / f"{checkpoint}.md"
-        return spec.read_text(encoding="utf-8") if spec.is_file() else ""
-
 
 def load_problem(problem_dir: Path | str) -> ProblemConfig:
     """Load and check `problem_dir/config.yaml`; raises `ConfigError` with readable reasons."""

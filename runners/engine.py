@@ -14,18 +14,22 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runners.artifacts import save_artifacts
 from runners.categorize import categorize
+from runners.context import Layout, RunContext, Verdict
 from runners.errors import InfrastructureError, UserInputError
 from runners.excerpt import with_output
-from runners.frameworks.base import Layout, RunContext, Runner, Verdict
 from runners.records import ParsedReport, RawRecord
 from runners.results import ExecutionResult
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
 from runners.workspace import Workspace
+
+if TYPE_CHECKING:
+    from runners.frameworks.base import Runner
 
 TAIL_CHARS = 16_000
 # Per text field of one test (captured output, message, traceback): a test that prints 100 MB

@@ -1,4 +1,4 @@
-"""Solve rates across checkpoints (SCBench definitions).
+"""Whether a checkpoint counts as solved (SCBench definitions).
 
 A checkpoint is solved "strict" when every test passed (Regression included), "isolated" when
 every non-Regression test passed, "core" when every Core test passed. An infrastructure failure
@@ -7,7 +7,6 @@ solves nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from runners.results import ExecutionResult
@@ -34,27 +33,3 @@ class CheckpointScore:
 def _full(rate: float | None, result: ExecutionResult) -> bool:
     return not result.infrastructure_failure and rate is not None and rate == 1.0
 
-
-@dataclass(frozen=True)
-class SolveRates:
-    checkpoints: int
-    strict: float
-    isolated: float
-    core: float
-    problem_solved: bool
-    problem_partial: bool
-
-    @classmethod
-    def of(cls, scores: Sequence[CheckpointScore]) -> "SolveRates":
-        n = len(scores)
-        if not n:
-            return cls(0, 0.0, 0.0, 0.0, False, False)
-        strict = sum(s.strict for s in scores)
-        return cls(
-            checkpoints=n,
-            strict=strict / n,
-            isolated=sum(s.isolated for s in scores) / n,
-            core=sum(s.core for s in scores) / n,
-            problem_solved=strict == n,
-            problem_partial=strict > 0,
-        )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from runners.results import GroupType
+from runners.groups import GroupType
 
 if TYPE_CHECKING:
     from runners.results import ExecutionResult

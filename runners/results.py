@@ -7,37 +7,17 @@ batch tables): keep it stable and bump `SCHEMA_VERSION` when a field changes mea
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from runners.groups import GROUP_ORDER, GroupType
+from runners.policy import PassPolicy
+
 SCHEMA_VERSION = 1
 
 TestStatus = Literal["passed", "failed", "skipped", "error"]
-
-
-class GroupType(str, Enum):
-    """The group a test counts in (SCBench's names and values)."""
-
-    CORE = "Core"
-    FUNCTIONALITY = "Functionality"
-    ERROR = "Error"
-    REGRESSION = "Regression"
-
-    @property
-    def key(self) -> str:
-        """Lower-case name used for metric names (`core`, `functionality`, ...)."""
-        return self.value.lower()
-
-
-GROUP_ORDER: tuple[GroupType, ...] = (
-    GroupType.CORE,
-    GroupType.FUNCTIONALITY,
-    GroupType.ERROR,
-    GroupType.REGRESSION,
-)
 
 
 class TestResult(BaseModel):
@@ -143,10 +123,6 @@ class ExecutionResult(BaseModel):
         self.pass_counts = {g: passed.get(g, 0) for g in GROUP_ORDER if g in total}
         return self
 
-    def add_test_result(self, test: TestResult) -> None:
-        self.tests.append(test)
-        self._derive_counts()
-
     @computed_field  # type: ignore[prop-decorator]
     @property
     def summary(self) -> str:
@@ -182,17 +158,11 @@ class ExecutionResult(BaseModel):
         passed = sum(n for g, n in self.pass_counts.items() if g is not GroupType.REGRESSION)
         return passed / total if total else None
 
-    def group_pass_rate(self, group: GroupType) -> float | None:
-        total = self.total_counts.get(group, 0)
-        return self.pass_counts.get(group, 0) / total if total else None
-
     @property
     def failing_tests(self) -> list[TestResult]:
         return [t for t in self.tests if not t.passed]
 
     def passes_policy(self, policy: str) -> bool:
-        from runners.policy import PassPolicy
-
         return PassPolicy(policy).check(self)
 
     # ---- persistence ----------------------------------------------------------------------

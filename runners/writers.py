@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from junitparser import Attr, Error, Failure, Skipped, xunit2
+from junitparser import Attr, Error, Failure, Skipped, TestCase, xunit2
 
 from runners.results import ExecutionResult, TestResult
 
@@ -69,7 +69,7 @@ def _junit_suite(run: ExecutionResult) -> xunit2.TestSuite:
                         ("framework", run.framework), ("sandbox", run.sandbox),
                         ("schema_version", run.schema_version), ("summary", run.summary)):
         suite.add_property(name, _xml_text(str(value)))
-    cases = [_junit_case(test) for test in run.tests]
+    cases: list[TestCase] = [_junit_case(test) for test in run.tests]
     if run.infrastructure_failure:
         cases.append(_junit_infra_case(run))
     suite.add_testcases(cases)
@@ -82,7 +82,7 @@ def _junit_case(test: TestResult) -> _Case:
     if test.file_path:
         case.file = _xml_text(test.file_path)
     if test.line is not None:
-        case.line = test.line
+        case.line = str(test.line)
     case.add_property("group", test.group_type.value)
     if test.markers:
         case.add_property("markers", _xml_text(",".join(test.markers)))
@@ -101,7 +101,8 @@ def _junit_case(test: TestResult) -> _Case:
 
 
 def _junit_result(test: TestResult) -> Failure | Error | Skipped | None:
-    kind = {"failed": Failure, "error": Error, "skipped": Skipped}.get(test.status)
+    kinds: dict[str, type[Failure | Error | Skipped]] = {"failed": Failure, "error": Error, "skipped": Skipped}
+    kind = kinds.get(test.status)
     if kind is None:
         return None
     message = test.first_message_line or test.raw_status or test.status
@@ -201,7 +202,7 @@ def _ctrf_test(run: ExecutionResult, test: TestResult) -> dict[str, Any]:
         "flaky": True if test.flaky else None,
     }
     entry.update({k: v for k, v in optional.items() if v is not None})
-    extra = {"group": test.group_type.value, "checkpoint": run.checkpoint_name,
+    extra: dict[str, Any] = {"group": test.group_type.value, "checkpoint": run.checkpoint_name,
              "problem": run.problem_name, "test_checkpoint": test.checkpoint}
     if test.status == "error" and test.raw_status and test.raw_status != "error":
         extra["raw_status"] = test.raw_status  # rawStatus says "error"; keep the source's word

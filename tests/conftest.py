@@ -1,4 +1,39 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+# Tests that run a real test framework through a prepared toolchain (uv, npm: the network on a
+# cold cache, a second or more per run). They get the `toolchain` mark, which `make test-fast`
+# leaves out together with `docker`, `node` and `slow`; `make test` runs everything. The engine's
+# own checks on those runs are covered in milliseconds by test_engine.py (a fake sandbox).
+# Module (relative to tests/) -> test function names, or None for every test of the module.
+TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
+    "test_pytest_runner.py": None,
+    "test_command_runners.py": None,
+    "test_js_runners.py": None,
+    "test_examples.py": None,
+    "hostile/test_hostile.py": None,
+    "hostile/test_scan.py": {"test_the_engine_puts_the_flags_on_the_result"},
+    "batch/test_batch_cli.py": {"test_unknown_problems_are_reported_not_fatal"},
+    "test_cli.py": {"test_met_policy_exits_0_and_prints_the_table", "test_unmet_policy_exits_1_and_lists_failures",
+                    "test_infrastructure_failure_exits_3", "test_evaluate_runs_every_checkpoint_and_prints_solve_results"},
+    "promptfoo/test_provider.py": {
+        "test_provider_returns_output_metadata_and_latency", "test_provider_output_lists_failing_tests_with_first_message_line",
+        "test_provider_infrastructure_failure_is_a_normal_response", "test_provider_paths_are_relative_to_base_path",
+        "test_named_scores_and_components_match_the_counts", "test_assertion_policy_from_config_overrides_the_providers",
+        "test_assertion_reads_provider_response_metadata_and_falls_back_to_runners"},
+}
+TESTS_DIR = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.path.relative_to(TESTS_DIR).as_posix() if item.path.is_relative_to(TESTS_DIR) else ""
+        if module in TOOLCHAIN_RUNS:
+            names = TOOLCHAIN_RUNS[module]
+            if names is None or getattr(item, "originalname", item.name) in names:
+                item.add_marker(pytest.mark.toolchain)

@@ -221,8 +221,9 @@ class LocalExecutor:
     def _spawn(self) -> _Worker:
         assert self._tmp_root is not None, "start() first"
         parent, child = self._ctx.Pipe(duplex=True)
-        process = self._ctx.Process(target=_worker_main, args=(child, str(self._tmp_root)),
-                                    name="runners-batch-worker", daemon=True)
+        # typeshed's BaseContext lacks `Process`; every context get_context returns has it.
+        process = self._ctx.Process(  # type: ignore[attr-defined]
+            target=_worker_main, args=(child, str(self._tmp_root)), name="runners-batch-worker", daemon=True)
         process.start()
         child.close()
         return _Worker(process=process, conn=parent)

@@ -40,7 +40,7 @@ from runners.batch.report import (
     matrix_markdown,
     matrix_table,
 )
-from runners.batch.store import BatchStore, CellRecord
+from runners.batch.store import BatchStore, CellRecord, CellStatus
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
@@ -247,17 +247,18 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                      f"{', '.join(outcome.cancelled[:20])}{' ...' if len(outcome.cancelled) > 20 else ''}")
     for cid in outcome.infra:
         notes.append(f"{cid}: infrastructure failure: {outcome.results[cid].infrastructure_reason}")
-    summary = store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes))
+    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes))
     store.write_batch_info({**meta, "cells": [c.id for c in found.cells], "ran": outcome.ran,
                             "kept": outcome.kept, "cancelled": outcome.cancelled,
                             "infrastructure_failures": outcome.infra, "notes": notes})
-    _print_footer(console, outcome, summary)
+    _print_footer(console, outcome)
     return outcome
 
 
 def _record(cell: Cell, done: CellOutcome, hashes: dict[str, str], settings: dict[str, Any],
             options: BatchOptions, found: Discovery, executor: str) -> tuple[CellRecord, ExecutionResult]:
     result: ExecutionResult | None = None
+    status: CellStatus
     crash = done.crash
     if crash is None and done.result is not None:
         try:
@@ -323,7 +324,7 @@ def _meta(options: BatchOptions, outcome: BatchOutcome, started_at: datetime, ex
     }
 
 
-def _print_footer(console: Console, outcome: BatchOutcome, summary: Path) -> None:
+def _print_footer(console: Console, outcome: BatchOutcome) -> None:
     state = ("interrupted", "bold yellow") if outcome.interrupted else (
         ("infrastructure failures", "bold magenta") if outcome.infra else ("done", "bold green"))
     console.print(Text.assemble(

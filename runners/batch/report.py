@@ -171,8 +171,8 @@ def matrix_table(matrix: Matrix) -> Table:
     table.add_column("All problems", justify="center", style="bold")
     for agent in matrix.agents:
         row: list[Text | str] = [agent]
-        for problem in [*matrix.problems, None]:
-            entry = matrix.agent_total(agent) if problem is None else matrix.entry(agent, problem)
+        for column in [*matrix.problems, None]:
+            entry = matrix.agent_total(agent) if column is None else matrix.entry(agent, column)
             if entry is None:
                 row.append(Text("-", style="dim"))
                 continue

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -248,7 +247,7 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
         "result_path": result.artifacts_dir and str(Path(result.artifacts_dir) / RESULT_FILE),
         "schema_version": result.schema_version,
     }
-    empty = {"test_id": None, "test_name": None, "test_checkpoint": None, "group": None,
+    empty: dict[str, Any] = {"test_id": None, "test_name": None, "test_checkpoint": None, "group": None,
              "status": None, "raw_status": None, "duration_ms": None, "message": None,
              "file_path": None, "markers": [], "collection_error": None, "passed": None}
     if not result.tests:
@@ -306,7 +305,3 @@ def write_parquet(rows: Iterable[dict[str, Any]], path: Path) -> Path:
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, path)
     return path
-
-
-def host_worker() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"

@@ -204,7 +204,7 @@ class VitestRunner(JsRunner):
         return "(?: | > )".join(map(js_escape, titles))
 
     def node_modules_mount(self, ctx: RunContext):
-        return node_modules_mount(self.toolchains, self.node_env, ctx)
+        return node_modules_mount(self.node_env, ctx)
 
     def parse(self, data: bytes, root: str) -> ParsedReport:
         return parse_vitest_json(data, root=root)
@@ -252,7 +252,7 @@ class JestRunner(JsRunner):
         if pattern:
             argv += ["--testNamePattern", pattern]
         return Invocation(argv=argv, env=env,
-                          mounts=self.toolchains.mounts() + node_modules_mount(self.toolchains, self.node_env, ctx),
+                          mounts=self.toolchains.mounts() + node_modules_mount(self.node_env, ctx),
                           image=ctx.sandbox.image_for("node"), entrypoint=entrypoint)
 
     def full_name_pattern(self, titles: list[str]) -> str:
@@ -262,7 +262,7 @@ class JestRunner(JsRunner):
         return parse_jest_json(data, root=root)
 
 
-def node_modules_mount(toolchains: NodeToolchains, env: NodeEnv | None, ctx: RunContext) -> list:
+def node_modules_mount(env: NodeEnv | None, ctx: RunContext) -> list:
     """`<root>/node_modules`, so Node's resolution from the tests finds the toolchain.
 
     Backends that remap paths mount it there; on `none` a symlink in the workspace does it.

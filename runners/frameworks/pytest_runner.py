@@ -133,7 +133,7 @@ class PytestRunner(Runner):
                                   "rewritten by something other than the test run")
             parsed = parse_pytest_json(report)
         except ReportError as exc:
-            return Verdict(ParsedReport(), infrastructure_reason=_no_report_reason(exc, outcome, ctx))
+            return Verdict(ParsedReport(), infrastructure_reason=_no_report_reason(exc, outcome))
         verdict = Verdict(parsed)
         verdict.infrastructure_reason = self._check(parsed, code, ctx, outcome)
         if verdict.infrastructure_reason is None:
@@ -182,7 +182,7 @@ class PytestRunner(Runner):
         return None
 
 
-def _no_report_reason(exc: ReportError, outcome: SandboxResult, ctx: RunContext) -> str:
+def _no_report_reason(exc: ReportError, outcome: SandboxResult) -> str:
     if outcome.oom_killed:
         return "the test run was killed for exceeding its memory limit"
     code = outcome.exit_code

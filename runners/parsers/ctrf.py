@@ -57,7 +57,7 @@ def parse_ctrf(data: bytes | str | dict[str, Any], root: str | None = None) -> P
             errors.append(f"CTRF results.tests[{index}] has no name and was ignored")
             continue
         records.append(_record(test, root, new_id))
-    summary = results.get("summary") if isinstance(results.get("summary"), dict) else {}
+    summary = found if isinstance(found := results.get("summary"), dict) else {}
     total = summary.get("tests") if isinstance(summary.get("tests"), int) else None
     if total is not None and total != len(results["tests"]):
         errors.append(f"CTRF summary counts {total} tests but the report lists "
@@ -163,7 +163,7 @@ def _title(name: str, suite: list[str]) -> str:
 def _attempts(test: dict[str, Any], status: TestStatus) -> tuple[int, bool]:
     """(attempts, flaky). Producers disagree on whether `retryAttempts` holds the final
     attempt (pytest-json-ctrf: no; the spec's own example: yes), so count whichever is more."""
-    tries = test.get("retryAttempts") if isinstance(test.get("retryAttempts"), list) else []
+    tries = found if isinstance(found := test.get("retryAttempts"), list) else []
     tries = [t for t in tries if isinstance(t, dict)]
     retries = test.get("retries") if isinstance(test.get("retries"), int) else None
     if retries is None:

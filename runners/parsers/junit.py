@@ -25,6 +25,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any, cast
 
 from junitparser import Attr, Error, Failure, JUnitXmlError, Skipped, xunit2
 
@@ -91,7 +92,8 @@ def _load(data: bytes | str) -> _Xml:
     except ET.ParseError as exc:
         raise ReportError(f"JUnit XML report is not well-formed XML ({exc})") from None
     try:
-        return _Xml.fromroot(element)
+        # junitparser reads an ElementTree element as its own; `fromroot` builds `cls`.
+        return cast(_Xml, _Xml.fromroot(cast(Any, element)))
     except JUnitXmlError:
         raise ReportError(f"JUnit XML report has root <{element.tag}>, "
                           "expected <testsuites> or <testsuite>") from None
@@ -99,7 +101,8 @@ def _load(data: bytes | str) -> _Xml:
 
 def _cases(parent: _Xml | _Suite, ctx: _Context) -> Iterator[tuple[_Case, _Context]]:
     """Every testcase in document order, suites nested at any depth."""
-    suites = parent.testsuites() if isinstance(parent, _Suite) else iter(parent)
+    # junitparser builds them as the `testsuite` class of their parent: `_Suite`.
+    suites = cast(Iterator[_Suite], parent.testsuites() if isinstance(parent, _Suite) else iter(parent))
     if isinstance(parent, _Suite):
         yield from ((case, ctx) for case in parent.iterchildren(_Case))
     for suite in suites:
@@ -108,7 +111,7 @@ def _cases(parent: _Xml | _Suite, ctx: _Context) -> Iterator[tuple[_Case, _Conte
         yield from _cases(suite, inner)
 
 
-def _property_markers(properties: Iterator[object] | None) -> list[str]:
+def _property_markers(properties: Iterator[Any] | None) -> list[str]:
     markers: list[str] = []
     for prop in properties or ():
         if getattr(prop, "name", None) in ("markers", "tags") and getattr(prop, "value", None):
@@ -140,7 +143,7 @@ class _Builder:
         status, raw, message, trace = _outcome(case)
         markers = [*_property_markers(case.properties()), *ctx.markers,
                    *title_markers([classname, name])]
-        common = dict(file=file, line=self._line(case), duration_ms=_duration_ms(case),
+        common: dict[str, Any] = dict(file=file, line=self._line(case), duration_ms=_duration_ms(case),
                       stdout=_output(case.system_out), stderr=_output(case.system_err),
                       markers=list(dict.fromkeys(markers)))
         if status in ("failed", "error") and _is_load_failure(case, classname, name):

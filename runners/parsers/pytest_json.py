@@ -64,7 +64,7 @@ def _status(test: dict[str, Any]) -> tuple[TestStatus, str, bool]:
 def _test_record(test: dict[str, Any]) -> RawRecord:
     nodeid = str(test["nodeid"])
     status, raw, flaky = _status(test)
-    meta = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
+    meta = found if isinstance(found := test.get("metadata"), dict) else {}
     file = meta.get("file") or _file_of(nodeid)
     line = meta.get("line")
     if not isinstance(line, int):
@@ -109,7 +109,7 @@ def _failure(test: dict[str, Any], status: TestStatus, raw: str) -> tuple[str | 
         if not isinstance(stage, dict) or stage.get("outcome") == "passed":
             continue
         longrepr = stage.get("longrepr")
-        crash = stage.get("crash") if isinstance(stage.get("crash"), dict) else {}
+        crash = found if isinstance(found := stage.get("crash"), dict) else {}
         if stage.get("outcome") == "skipped":
             reason = _skip_reason(longrepr) or crash.get("message")
             prefix = "xfail: " if raw == "xfailed" else ""

@@ -162,6 +162,16 @@ class Sandbox(ABC):
         return self, find_host_python(request)
 
 
+# Backends by name, filled by `@register_sandbox`. Kept beside the interface so that a backend
+# registers itself without importing `runners.sandbox.registry`, which imports the backends.
+SANDBOX_CLASSES: dict[str, type[Sandbox]] = {}
+
+
+def register_sandbox(cls: type[Sandbox]) -> type[Sandbox]:
+    SANDBOX_CLASSES[cls.name] = cls
+    return cls
+
+
 # Variables an install step needs to reach a package index through a proxy with its own CA.
 NETWORK_ENV_NAMES = (
     "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",

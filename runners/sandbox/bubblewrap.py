@@ -22,10 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from runners.sandbox import seccomp
-from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
+from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult, register_sandbox
 from runners.sandbox.cgroups import RunCgroup
 from runners.sandbox.process import apply_rlimits, run_process
-from runners.sandbox.registry import register_sandbox
 
 SANDBOX_UID = 65534  # "nobody": the uid sandboxed processes run as when the harness is root
 INNER_UID = 1000  # the uid seen inside when the harness is not root (user namespace)

@@ -63,13 +63,16 @@ class RunCgroup:
         cg = cls([group], unified=True)
         if limits.memory_mb:
             size = str(limits.memory_mb * 1024 * 1024)
-            _write(group / "memory.max", size) or cg.notes.append("memory limit not applied")
+            if not _write(group / "memory.max", size):
+                cg.notes.append("memory limit not applied")
             _write(group / "memory.swap.max", "0")
         if limits.pids:
-            _write(group / "pids.max", str(limits.pids)) or cg.notes.append("pids limit not applied")
+            if not _write(group / "pids.max", str(limits.pids)):
+                cg.notes.append("pids limit not applied")
         if limits.cpus:
             quota = int(limits.cpus * CPU_PERIOD_US)
-            _write(group / "cpu.max", f"{quota} {CPU_PERIOD_US}") or cg.notes.append("cpu limit not applied")
+            if not _write(group / "cpu.max", f"{quota} {CPU_PERIOD_US}"):
+                cg.notes.append("cpu limit not applied")
         return cg
 
     @classmethod
@@ -92,10 +95,12 @@ class RunCgroup:
                 continue
             if controller == "memory":
                 size = str(int(value) * 1024 * 1024)
-                _write(group / "memory.limit_in_bytes", size) or cg.notes.append("memory limit not applied")
+                if not _write(group / "memory.limit_in_bytes", size):
+                    cg.notes.append("memory limit not applied")
                 _write(group / "memory.memsw.limit_in_bytes", size)  # no swap, where accounted
             elif controller == "pids":
-                _write(group / "pids.max", str(value)) or cg.notes.append("pids limit not applied")
+                if not _write(group / "pids.max", str(value)):
+                    cg.notes.append("pids limit not applied")
             elif controller == "cpu":
                 _write(group / "cpu.cfs_period_us", str(CPU_PERIOD_US))
                 _write(group / "cpu.cfs_quota_us", str(int(float(value) * CPU_PERIOD_US)))

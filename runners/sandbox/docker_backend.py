@@ -39,9 +39,8 @@ from urllib.parse import urlsplit
 from runners.errors import InfrastructureError, UserInputError
 from runners.processes import start_time
 from runners.pythons import PythonRequest
-from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
+from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult, register_sandbox
 from runners.sandbox.process import CappedBuffer
-from runners.sandbox.registry import register_sandbox
 
 MB = 1024 * 1024
 CLIENT_TIMEOUT = 120

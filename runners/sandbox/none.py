@@ -9,9 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
 from runners.sandbox.process import apply_rlimits, run_process
-from runners.sandbox.registry import register_sandbox
 
 REAPER = Path(__file__).with_name("reaper.py")
 MB = 1024 * 1024

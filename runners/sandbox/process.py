@@ -83,7 +83,6 @@ def run_process(
     output_cap: int,
     preexec_fn: Callable[[], None] | None = None,
     pass_fds: Sequence[int] = (),
-    on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
 ) -> SandboxResult:
     """Run `argv` to completion or until `timeout`, then make sure its process group is gone."""
     started = time.monotonic()
@@ -101,8 +100,6 @@ def run_process(
         )
     except OSError as exc:
         return SandboxResult(exit_code=None, stderr=f"cannot start {argv[0]}: {exc}", notes=[str(exc)])
-    if on_start:
-        on_start(proc)
     out, err = CappedBuffer(output_cap), CappedBuffer(output_cap)
     assert proc.stdout is not None and proc.stderr is not None
     readers = [

@@ -10,17 +10,14 @@ import threading
 from collections.abc import Callable
 
 from runners.errors import InfrastructureError, UserInputError
-from runners.sandbox.base import Sandbox
+from runners.sandbox.base import SANDBOX_CLASSES as _REGISTRY
+from runners.sandbox.base import Sandbox, register_sandbox
 
-_REGISTRY: dict[str, type[Sandbox]] = {}
+__all__ = ["register_sandbox", "resolve_sandbox", "sandbox_class", "sandbox_names"]
+
 _loaded = False
 _load_lock = threading.Lock()
 AUTO_ORDER = ("docker", "bubblewrap")
-
-
-def register_sandbox(cls: type[Sandbox]) -> type[Sandbox]:
-    _REGISTRY[cls.name] = cls
-    return cls
 
 
 def sandbox_names() -> list[str]:

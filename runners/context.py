@@ -1,0 +1,98 @@
+"""What the engine hands a framework runner for one run, and what the runner hands back.
+
+Shared by `runners.engine` and `runners.frameworks.base` (which re-exports them), so neither
+has to import the other to build or read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from runners.config import CheckpointConfig, ProblemConfig
+from runners.environment import EnvironmentSpec
+from runners.limits import ResourceLimits
+from runners.records import ParsedReport
+from runners.sandbox.base import Mount, Sandbox
+from runners.workspace import Workspace
+
+
+@dataclass
+class Layout:
+    """Paths of the workspace as the sandboxed process sees them."""
+
+    root: str
+    submission: str
+    tests: str
+    config: str
+    reports: str
+    home: str
+    tmp: str
+
+    @classmethod
+    def for_workspace(cls, workspace: Workspace, remap: bool) -> Layout:
+        if not remap:
+            return cls(root=str(workspace.root), submission=str(workspace.submission),
+                       tests=str(workspace.tests), config=str(workspace.config),
+                       reports=str(workspace.reports), home=str(workspace.home),
+                       tmp=str(workspace.tmp))
+        return cls(root="/harness", submission="/workspace", tests="/harness/tests",
+                   config="/harness/config", reports="/harness/reports", home="/tmp/home",
+                   tmp="/tmp")
+
+    def mounts(self, workspace: Workspace) -> list[Mount]:
+        """Tests and config read-only; the submission copy and the reports dir writable."""
+        return [
+            Mount(source=workspace.submission, target=self.submission, writable=True),
+            Mount(source=workspace.tests, target=self.tests, writable=False),
+            Mount(source=workspace.config, target=self.config, writable=False),
+            Mount(source=workspace.reports, target=self.reports, writable=True),
+        ]
+
+
+@dataclass
+class RunContext:
+    problem: ProblemConfig
+    checkpoint: CheckpointConfig
+    environment: EnvironmentSpec
+    sandbox: Sandbox
+    workspace: Workspace
+    layout: Layout
+    limits: ResourceLimits
+    run_id: str
+    started_at: float
+    select: list[str] = field(default_factory=list)
+    extra_args: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    python: str | None = None  # the version Python toolchains were built from, once prepared
+
+    def asset_env(self) -> dict[str, str]:
+        env = {"SCBENCH_CHECKPOINT": self.checkpoint.name}
+        if self.problem.static_assets:
+            assets_dir = f"{self.layout.tests}/assets"
+            env["SCBENCH_ASSETS_DIR"] = assets_dir
+            for name in self.problem.static_assets:
+                env[f"SCBENCH_ASSET_{_env_name(name)}"] = f"{assets_dir}/{name}"
+        return env
+
+
+@dataclass
+class Invocation:
+    argv: list[str]
+    env: dict[str, str]
+    mounts: list[Mount] = field(default_factory=list)
+    image: str | None = None
+    entrypoint: str | None = None
+
+
+@dataclass
+class Verdict:
+    """What the reports say, and whether they can be trusted."""
+
+    report: ParsedReport
+    infrastructure_reason: str | None = None
+    errors: list[str] = field(default_factory=list)
+
+
+def _env_name(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name).upper()
