@@ -3,6 +3,9 @@
 #   make test   run the project's tests
 .PHONY: setup setup-full demo view test bench
 
+# uv on PATH, else the one pip installed (scripts/setup.sh installs it on a fresh machine).
+UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
+
 setup:
 	bash scripts/setup.sh
 
@@ -15,8 +18,10 @@ demo: setup-full
 view:
 	bash scripts/view.sh
 
-test:
-	uv run pytest
+# setup first (a few seconds when already set up), so `make test` works on a fresh machine;
+# then --no-sync: setup has just synced and byte-compiled the environment.
+test: setup
+	$(UV) run --no-sync pytest
 
-bench:
-	uv run python -m bench
+bench: setup
+	$(UV) run --no-sync python -m bench
