@@ -9,20 +9,22 @@ from __future__ import annotations
 import re
 import sys
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.console import Console
 
-from runners.api import make_runner
-from runners.config import load_problem
-from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
-from runners.metrics import CheckpointScore
 from runners.policy import PassPolicy
-from runners.render import evaluation_summary, evaluation_table, render_result
-from runners.results import ExecutionResult
+
+# What a command needs is imported inside it: `--help`, a usage error or `image build` must not
+# pay for pydantic, the runners and the sandboxes (about 0.3 s of every start-up).
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from runners.environment import EnvironmentSpec
+    from runners.results import ExecutionResult
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
 
@@ -32,9 +34,19 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's plain help and usage errors: typer's rich help imports rich.markdown and markdown-it
+    # (0.1 s, a third of `--help`), for boxes around the same text.
+    rich_markup_mode=None,
 )
-console = Console()
-err_console = Console(stderr=True)
+
+
+@cache
+def console(stderr: bool = False) -> Console:
+    """The CLI's console (created on first output, so `--help` does not import rich)."""
+    from runners.render import make_console
+
+    return make_console(stderr=stderr)
+
 
 SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto | docker | bubblewrap | none")]
 PolicyOpt = Annotated[PassPolicy, typer.Option("--pass-policy", help="When a checkpoint counts as passed.")]
@@ -49,6 +61,8 @@ CtrfOpt = Annotated[Optional[Path], typer.Option("--ctrf", help="Also write the 
 
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
                  keep: bool) -> EnvironmentSpec:
+    from runners.environment import EnvironmentSpec
+
     if sandbox not in ("auto", "docker", "bubblewrap", "none"):
         raise UserInputError(f"option --sandbox: {sandbox!r} is not one of auto, docker, bubblewrap, none")
     spec = EnvironmentSpec(sandbox=sandbox, workers=workers, keep_workspace=keep)  # type: ignore[arg-type]
@@ -86,7 +100,7 @@ def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
     return EXIT_MET if policy.check(result) else EXIT_NOT_MET
 
 
-@app.command()
+@app.command(short_help="Run one checkpoint's hidden tests against a submission.")
 def run(
     problem_dir: Annotated[Path, typer.Argument(help="Problem directory (with config.yaml).")],
     checkpoint: Annotated[str, typer.Option("--checkpoint", "-c", help="Checkpoint name, e.g. checkpoint_1.")],
@@ -104,18 +118,22 @@ def run(
     ctrf: CtrfOpt = None,
 ) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
+    from runners.api import make_runner
+    from runners.config import load_problem
+    from runners.render import render_result
+
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
     problem = load_problem(problem_dir)
     runner = make_runner(problem, checkpoint, submission, environment)
     output = output or _default_output(problem.name, runner.checkpoint.name)
-    with console.status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
+    with console().status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
         result = runner.run(select=select or [], output_dir=output)
     _write_extra(result, json_file, junit_xml, ctrf)
-    render_result(console, result, pass_policy)
+    render_result(console(), result, pass_policy)
     raise typer.Exit(_exit_code(result, pass_policy))
 
 
-@app.command()
+@app.command(short_help="Run every checkpoint of a submission: one row each.")
 def evaluate(
     problem_dir: Annotated[Path, typer.Argument(help="Problem directory (with config.yaml).")],
     submission: Annotated[Path, typer.Option("--submission", "-s", help="Root with one checkpoint_N/ directory per checkpoint.")],
@@ -131,6 +149,11 @@ def evaluate(
     ctrf: CtrfOpt = None,
 ) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
+    from runners.api import make_runner
+    from runners.config import load_problem
+    from runners.metrics import CheckpointScore
+    from runners.render import evaluation_summary, evaluation_table, fit
+
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
     problem = load_problem(problem_dir)
     if not submission.is_dir():
@@ -143,10 +166,10 @@ def evaluate(
     scores: list[CheckpointScore] = []
     for checkpoint in found:
         runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
-        with console.status(f"running {problem.name} {checkpoint.name}..."):
+        with console().status(f"running {problem.name} {checkpoint.name}..."):
             result = runner.run(output_dir=output / checkpoint.name)
         scores.append(CheckpointScore(checkpoint.name, result))
-        console.print(f"[bold]{checkpoint.name}[/]: {result.summary}")
+        console().print(f"[bold]{checkpoint.name}[/]: {result.summary}")
     results = [s.result for s in scores]
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)
@@ -158,15 +181,15 @@ def evaluate(
             write_junit(results, junit_xml)
         if ctrf:
             write_ctrf(results, ctrf)
-    console.print(evaluation_table(problem.name, scores, pass_policy))
-    console.print(evaluation_summary(scores))
-    console.print(f"[dim]artifacts: {output.resolve()}[/]")
+    console().print(fit(console(), evaluation_table(problem.name, scores, pass_policy)))
+    console().print(evaluation_summary(scores))
+    console().print(f"[dim]artifacts: {output.resolve()}[/]")
     if any(r.infrastructure_failure for r in results) and pass_policy is not PassPolicy.ANY:
         raise typer.Exit(EXIT_INFRA)
     raise typer.Exit(EXIT_MET if all(pass_policy.check(r) for r in results) else EXIT_NOT_MET)
 
 
-@app.command()
+@app.command(short_help="Run an agents x problems x checkpoints matrix.")
 def batch(
     problems: Annotated[Path, typer.Option("--problems", "-p", help="Directory of problems (<name>/config.yaml).")],
     submissions: Annotated[Path, typer.Option("--submissions", "-s", help="Root with <agent>/<problem>/checkpoint_N/ directories.")],
@@ -198,9 +221,9 @@ def batch(
                            wall_timeout=wall_timeout, cache_dir=cache_dir, agents=tuple(agent or ()),
                            only_problems=tuple(problem or ()))
     try:
-        outcome = run_batch(options, console)
+        outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)
-        err_console.print("[bold yellow]interrupted[/]")
+        console(stderr=True).print("[bold yellow]interrupted[/]")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     raise typer.Exit(outcome.exit_code)
 
@@ -223,9 +246,9 @@ def image_build(
     if kind not in (*KINDS, "all"):
         raise UserInputError(f"option --kind: {kind!r} is not one of python, node, all")
     kinds = KINDS if kind == "all" else (kind,)
-    built = ensure_images(kinds, base_image, rebuild=rebuild, log=lambda line: console.print(f"[dim]{line}[/]"))
+    built = ensure_images(kinds, base_image, rebuild=rebuild, log=lambda line: console().print(f"[dim]{line}[/]"))
     for name, tag in built.items():
-        console.print(f"[green]✔[/] {name}: {tag}")
+        console().print(f"[green]✔[/] {name}: {tag}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,10 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except UserInputError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
         return EXIT_BAD_INPUT
     except InfrastructureError as exc:
-        err_console.print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False)
+        console(stderr=True).print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False)
         return EXIT_INFRA
     return 0
 
