@@ -145,7 +145,7 @@ def _evaluate_output(tmp_path: Path, columns: str | None) -> str:
         env["COLUMNS"] = columns
     out = subprocess.run([sys.executable, "-m", "runners", "evaluate", str(problem), "-s", str(root),
                           "--sandbox", "none", "--output", str(tmp_path / "o")],
-                         capture_output=True, text=True, env=env)  # stdout is a pipe, not a terminal
+                         capture_output=True, text=True, env=env, check=False)  # stdout is a pipe, not a terminal
     assert out.returncode == 1, out.stdout + out.stderr
     return out.stdout
 
@@ -166,7 +166,7 @@ def test_run_keeps_test_ids_and_messages_on_a_narrow_terminal(tmp_path, problem)
     env = {**os.environ, "COLUMNS": "50"}
     out = subprocess.run([sys.executable, "-m", "runners", "run", str(problem), "-c", "checkpoint_2",
                           "-s", str(sub), "--sandbox", "none", "--output", str(tmp_path / "o")],
-                         capture_output=True, text=True, env=env)
+                         capture_output=True, text=True, env=env, check=False)
     assert out.returncode == 1, out.stderr
     assert "…" not in out.stdout
     unwrapped = "".join(line.rstrip() for line in out.stdout.splitlines())
