@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
@@ -46,6 +47,12 @@ def console(stderr: bool = False) -> Console:
     from runners.render import make_console
 
     return make_console(stderr=stderr)
+
+
+def _status(text: str) -> AbstractContextManager[object]:
+    """A spinner on a terminal; nothing (and nothing imported for it) in a file or a pipe."""
+    out = console()
+    return out.status(text) if out.is_terminal else nullcontext()
 
 
 SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto | docker | bubblewrap | none")]
@@ -126,7 +133,7 @@ def run(
     problem = load_problem(problem_dir)
     runner = make_runner(problem, checkpoint, submission, environment)
     output = output or _default_output(problem.name, runner.checkpoint.name)
-    with console().status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
+    with _status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
         result = runner.run(select=select or [], output_dir=output)
     _write_extra(result, json_file, junit_xml, ctrf)
     render_result(console(), result, pass_policy)
@@ -166,7 +173,7 @@ def evaluate(
     scores: list[CheckpointScore] = []
     for checkpoint in found:
         runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
-        with console().status(f"running {problem.name} {checkpoint.name}..."):
+        with _status(f"running {problem.name} {checkpoint.name}..."):
             result = runner.run(output_dir=output / checkpoint.name)
         scores.append(CheckpointScore(checkpoint.name, result))
         console().print(f"[bold]{checkpoint.name}[/]: {result.summary}")
