@@ -29,7 +29,8 @@ def make_console(stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     terminal = hasattr(stream, "isatty") and stream.isatty()
     width = None if terminal or os.environ.get("COLUMNS") else FILE_WIDTH
-    return Console(stderr=stderr, width=width)
+    # emoji=False: `:name:` in a test id or message is text, not an emoji code.
+    return Console(stderr=stderr, width=width, emoji=False)
 
 
 # A column that folds (test ids, messages) still needs this much room to be read in a table.
