@@ -6,6 +6,7 @@ Exit codes: 0 the pass policy is met, 1 it is not, 2 bad input (config, path, op
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from contextlib import AbstractContextManager, nullcontext
@@ -39,6 +40,27 @@ app = typer.Typer(
     # (0.1 s, a third of `--help`), for boxes around the same text.
     rich_markup_mode=None,
 )
+
+
+# True while the collector is off for the start-up (see runners/__main__.py and main()).
+startup_gc_paused = False
+
+
+def _pause_gc_for_startup() -> None:
+    global startup_gc_paused
+    if gc.isenabled():
+        gc.disable()
+        startup_gc_paused = True
+
+
+def _started() -> None:
+    """A command has imported what it needs: the collector runs again, and leaves alone the
+    objects of the start-up (modules, classes, schemas), which live as long as the process."""
+    global startup_gc_paused
+    if startup_gc_paused:
+        startup_gc_paused = False
+        gc.freeze()
+        gc.enable()
 
 
 @cache
@@ -129,6 +151,7 @@ def run(
     from runners.config import load_problem
     from runners.render import render_result
 
+    _started()
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
     problem = load_problem(problem_dir)
     runner = make_runner(problem, checkpoint, submission, environment)
@@ -161,6 +184,7 @@ def evaluate(
     from runners.metrics import CheckpointScore
     from runners.render import evaluation_summary, evaluation_table, fit
 
+    _started()
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
     problem = load_problem(problem_dir)
     if not submission.is_dir():
@@ -220,6 +244,7 @@ def batch(
     """
     from runners.batch.orchestrator import EXIT_INTERRUPTED, BatchOptions, run_batch
 
+    _started()
     if executor not in ("local", "ray"):
         raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
     options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
@@ -250,6 +275,7 @@ def image_build(
     """Build runners-python:latest and runners-node:latest (skipped when already current)."""
     from runners.images import KINDS, ensure_images
 
+    _started()
     if kind not in (*KINDS, "all"):
         raise UserInputError(f"option --kind: {kind!r} is not one of python, node, all")
     kinds = KINDS if kind == "all" else (kind,)
@@ -260,6 +286,7 @@ def image_build(
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: maps our errors to exit codes without tracebacks."""
+    _pause_gc_for_startup()
     try:
         app(args=argv, prog_name="runners")  # standalone: usage errors exit 2 on their own
     except SystemExit as exc:
@@ -270,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     except InfrastructureError as exc:
         console(stderr=True).print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False)
         return EXIT_INFRA
+    finally:
+        _started()  # also after --help or a usage error, when main() is called in a process
     return 0
 
 
