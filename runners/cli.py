@@ -151,10 +151,10 @@ def run(
     from runners.config import load_problem
     from runners.render import render_result
 
-    _started()
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
     problem = load_problem(problem_dir)
-    runner = make_runner(problem, checkpoint, submission, environment)
+    runner = make_runner(problem, checkpoint, submission, environment)  # imports its sandbox's
+    _started()
     output = output or _default_output(problem.name, runner.checkpoint.name)
     with _status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
         result = runner.run(select=select or [], output_dir=output)
@@ -184,7 +184,6 @@ def evaluate(
     from runners.metrics import CheckpointScore
     from runners.render import evaluation_summary, evaluation_table, fit
 
-    _started()
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
     problem = load_problem(problem_dir)
     if not submission.is_dir():
@@ -197,6 +196,7 @@ def evaluate(
     scores: list[CheckpointScore] = []
     for checkpoint in found:
         runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
+        _started()  # the first runner has imported its sandbox's modules
         with _status(f"running {problem.name} {checkpoint.name}..."):
             result = runner.run(output_dir=output / checkpoint.name)
         scores.append(CheckpointScore(checkpoint.name, result))
