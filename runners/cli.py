@@ -54,12 +54,11 @@ def _pause_gc_for_startup() -> None:
 
 
 def _started() -> None:
-    """A command has imported what it needs: the collector runs again, and leaves alone the
-    objects of the start-up (modules, classes, schemas), which live as long as the process."""
+    """A command has imported what it needs (its runner and sandbox backend): the collector
+    runs again, for the run itself."""
     global startup_gc_paused
     if startup_gc_paused:
         startup_gc_paused = False
-        gc.freeze()
         gc.enable()
 
 
