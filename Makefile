@@ -4,6 +4,9 @@
 #   make test   run the project's tests
 .PHONY: setup setup-full demo test test-fast bench
 
+# uv on PATH, else the one pip installed (scripts/setup.sh installs it on a fresh machine).
+UV := $(shell command -v uv 2>/dev/null || echo python3 -m uv)
+
 setup:
 	bash scripts/setup.sh
 
@@ -13,12 +16,14 @@ setup-full:
 demo: setup-full
 	bash scripts/compare.sh
 
-test:
-	uv run pytest
+# setup first (a few seconds when already set up), so `make test` works on a fresh machine;
+# then --no-sync: setup has just synced and byte-compiled the environment.
+test: setup
+	$(UV) run --no-sync pytest
 
 # Fast feedback: no dockerd, no network, no npm, no real framework runs (tests/conftest.py).
-test-fast:
-	uv run pytest -q -m "not docker and not node and not slow and not toolchain"
+test-fast: setup
+	$(UV) run --no-sync pytest -q -m "not docker and not node and not slow and not toolchain"
 
-bench:
-	uv run python -m bench
+bench: setup
+	$(UV) run --no-sync python -m bench

@@ -3,28 +3,38 @@
     from runners import run_checkpoint
     result = run_checkpoint("problems/inventory_cli", "checkpoint_1", "submissions/alpha/checkpoint_1")
     print(result.summary, result.passes_policy("all-cases"))
+
+The names below are imported on first use (PEP 562), so `python -m runners --help` and the light
+commands do not pay for pydantic and every runner up front.
 """
 
-from runners.api import make_runner, run_checkpoint
-from runners.config import (
-    CheckpointConfig,
-    MarkerConfig,
-    ProblemConfig,
-    StaticAssetConfig,
-    load_problem,
-)
-from runners.environment import EnvironmentSpec
-from runners.errors import ConfigError, InfrastructureError, RunnersError, UserInputError
-from runners.frameworks.pytest_runner import PytestRunner
-from runners.limits import ResourceLimits
-from runners.policy import PassPolicy
-from runners.results import (
-    SCHEMA_VERSION,
-    CorrectnessResults,
-    ExecutionResult,
-    GroupType,
-    TestResult,
-)
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "make_runner": "runners.api",
+    "run_checkpoint": "runners.api",
+    "CheckpointConfig": "runners.config",
+    "MarkerConfig": "runners.config",
+    "ProblemConfig": "runners.config",
+    "StaticAssetConfig": "runners.config",
+    "load_problem": "runners.config",
+    "EnvironmentSpec": "runners.environment",
+    "ConfigError": "runners.errors",
+    "InfrastructureError": "runners.errors",
+    "RunnersError": "runners.errors",
+    "UserInputError": "runners.errors",
+    "PytestRunner": "runners.frameworks.pytest_runner",
+    "ResourceLimits": "runners.limits",
+    "PassPolicy": "runners.policy",
+    "SCHEMA_VERSION": "runners.results",
+    "CorrectnessResults": "runners.results",
+    "ExecutionResult": "runners.results",
+    "GroupType": "runners.results",
+    "TestResult": "runners.results",
+}
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -48,3 +58,39 @@ __all__ = [
     "make_runner",
     "run_checkpoint",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'runners' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:
+    from runners.api import make_runner, run_checkpoint
+    from runners.config import (
+        CheckpointConfig,
+        MarkerConfig,
+        ProblemConfig,
+        StaticAssetConfig,
+        load_problem,
+    )
+    from runners.environment import EnvironmentSpec
+    from runners.errors import ConfigError, InfrastructureError, RunnersError, UserInputError
+    from runners.frameworks.pytest_runner import PytestRunner
+    from runners.limits import ResourceLimits
+    from runners.policy import PassPolicy
+    from runners.results import (
+        SCHEMA_VERSION,
+        CorrectnessResults,
+        ExecutionResult,
+        GroupType,
+        TestResult,
+    )

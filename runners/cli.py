@@ -6,24 +6,27 @@ Exit codes: 0 the pass policy is met, 1 it is not, 2 bad input (config, path, op
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.console import Console
 
-from runners.api import make_runner
-from runners.config import load_problem
-from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
-from runners.metrics import CheckpointScore
 from runners.policy import PassPolicy
-from runners.pythons import validate_option
-from runners.render import evaluation_summary, evaluation_table, render_result
-from runners.results import ExecutionResult
+
+# What a command needs is imported inside it: `--help`, a usage error or `image build` must not
+# pay for pydantic, the runners and the sandboxes (about 0.3 s of every start-up).
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from runners.environment import EnvironmentSpec
+    from runners.results import ExecutionResult
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
 
@@ -33,9 +36,45 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's plain help and usage errors: typer's rich help imports rich.markdown and markdown-it
+    # (0.1 s, a third of `--help`), for boxes around the same text.
+    rich_markup_mode=None,
 )
-console = Console()
-err_console = Console(stderr=True)
+
+
+# True while the collector is off for the start-up (see runners/__main__.py and main()).
+startup_gc_paused = False
+
+
+def _pause_gc_for_startup() -> None:
+    global startup_gc_paused
+    if gc.isenabled():
+        gc.disable()
+        startup_gc_paused = True
+
+
+def _started() -> None:
+    """A command has imported what it needs (its runner and sandbox backend): the collector
+    runs again, for the run itself."""
+    global startup_gc_paused
+    if startup_gc_paused:
+        startup_gc_paused = False
+        gc.enable()
+
+
+@cache
+def console(stderr: bool = False) -> Console:
+    """The CLI's console (created on first output, so `--help` does not import rich)."""
+    from runners.render import make_console
+
+    return make_console(stderr=stderr)
+
+
+def _status(text: str) -> AbstractContextManager[object]:
+    """A spinner on a terminal; nothing (and nothing imported for it) in a file or a pipe."""
+    out = console()
+    return out.status(text) if out.is_terminal else nullcontext()
+
 
 SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto | docker | bubblewrap | none")]
 PolicyOpt = Annotated[PassPolicy, typer.Option("--pass-policy", help="When a checkpoint counts as passed.")]
@@ -51,13 +90,21 @@ PythonOpt = Annotated[str | None, typer.Option(
     "(default: the problem's `python`, else the harness's own).")]
 
 
+def _python_option(python: str | None) -> str | None:
+    from runners.pythons import validate_option
+
+    return validate_option(python)
+
+
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
                  keep: bool, python: str | None = None) -> EnvironmentSpec:
+    from runners.environment import EnvironmentSpec
+
     if sandbox not in ("auto", "docker", "bubblewrap", "none"):
         raise UserInputError(f"option --sandbox: {sandbox!r} is not one of auto, docker, bubblewrap, none")
     spec = EnvironmentSpec(sandbox=sandbox, workers=workers, keep_workspace=keep)  # type: ignore[arg-type]
     if python:
-        spec.python = validate_option(python)
+        spec.python = _python_option(python)
     if wall_timeout:
         spec.limits = spec.limits.model_copy(update={"wall_timeout": wall_timeout})
     if cache_dir:
@@ -92,7 +139,7 @@ def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
     return EXIT_MET if policy.check(result) else EXIT_NOT_MET
 
 
-@app.command()
+@app.command(short_help="Run one checkpoint's hidden tests against a submission.")
 def run(
     problem_dir: Annotated[Path, typer.Argument(help="Problem directory (with config.yaml).")],
     checkpoint: Annotated[str, typer.Option("--checkpoint", "-c", help="Checkpoint name, e.g. checkpoint_1.")],
@@ -111,18 +158,23 @@ def run(
     python: PythonOpt = None,
 ) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
+    from runners.api import make_runner
+    from runners.config import load_problem
+    from runners.render import render_result
+
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python)
     problem = load_problem(problem_dir)
-    runner = make_runner(problem, checkpoint, submission, environment)
+    runner = make_runner(problem, checkpoint, submission, environment)  # imports its sandbox's
+    _started()
     output = output or _default_output(problem.name, runner.checkpoint.name)
-    with console.status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
+    with _status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
         result = runner.run(select=select or [], output_dir=output)
     _write_extra(result, json_file, junit_xml, ctrf)
-    render_result(console, result, pass_policy)
+    render_result(console(), result, pass_policy)
     raise typer.Exit(_exit_code(result, pass_policy))
 
 
-@app.command()
+@app.command(short_help="Run every checkpoint of a submission: one row each.")
 def evaluate(
     problem_dir: Annotated[Path, typer.Argument(help="Problem directory (with config.yaml).")],
     submission: Annotated[Path, typer.Option("--submission", "-s", help="Root with one checkpoint_N/ directory per checkpoint.")],
@@ -139,6 +191,11 @@ def evaluate(
     python: PythonOpt = None,
 ) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
+    from runners.api import make_runner
+    from runners.config import load_problem
+    from runners.metrics import CheckpointScore
+    from runners.render import evaluation_summary, evaluation_table, fit
+
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python)
     problem = load_problem(problem_dir)
     if not submission.is_dir():
@@ -151,10 +208,11 @@ def evaluate(
     scores: list[CheckpointScore] = []
     for checkpoint in found:
         runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
-        with console.status(f"running {problem.name} {checkpoint.name}..."):
+        _started()  # the first runner has imported its sandbox's modules
+        with _status(f"running {problem.name} {checkpoint.name}..."):
             result = runner.run(output_dir=output / checkpoint.name)
         scores.append(CheckpointScore(checkpoint.name, result))
-        console.print(f"[bold]{checkpoint.name}[/]: {result.summary}")
+        console().print(f"[bold]{checkpoint.name}[/]: {result.summary}")
     results = [s.result for s in scores]
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)
@@ -166,15 +224,15 @@ def evaluate(
             write_junit(results, junit_xml)
         if ctrf:
             write_ctrf(results, ctrf)
-    console.print(evaluation_table(problem.name, scores, pass_policy))
-    console.print(evaluation_summary(scores))
-    console.print(f"[dim]artifacts: {output.resolve()}[/]")
+    console().print(fit(console(), evaluation_table(problem.name, scores, pass_policy)))
+    console().print(evaluation_summary(scores))
+    console().print(f"[dim]artifacts: {output.resolve()}[/]")
     if any(r.infrastructure_failure for r in results) and pass_policy is not PassPolicy.ANY:
         raise typer.Exit(EXIT_INFRA)
     raise typer.Exit(EXIT_MET if all(pass_policy.check(r) for r in results) else EXIT_NOT_MET)
 
 
-@app.command()
+@app.command(short_help="Run an agents x problems x checkpoints matrix.")
 def batch(
     problems: Annotated[Path, typer.Option("--problems", "-p", help="Directory of problems (<name>/config.yaml).")],
     submissions: Annotated[Path, typer.Option("--submissions", "-s", help="Root with <agent>/<problem>/checkpoint_N/ directories.")],
@@ -199,18 +257,19 @@ def batch(
     """
     from runners.batch.orchestrator import EXIT_INTERRUPTED, BatchOptions, run_batch
 
+    _started()
     if executor not in ("local", "ray"):
         raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
     options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
-                           wall_timeout=wall_timeout, cache_dir=cache_dir, python=validate_option(python),
+                           wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
                            agents=tuple(agent or ()),
                            only_problems=tuple(problem or ()))
     try:
-        outcome = run_batch(options, console)
+        outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)
-        err_console.print("[bold yellow]interrupted[/]")
+        console(stderr=True).print("[bold yellow]interrupted[/]")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     raise typer.Exit(outcome.exit_code)
 
@@ -233,28 +292,32 @@ def image_build(
     """Build runners-python:latest and runners-node:latest (skipped when already current)."""
     from runners.images import KINDS, check_python_version, ensure_images
 
+    _started()
     if kind not in (*KINDS, "all"):
         raise UserInputError(f"option --kind: {kind!r} is not one of python, node, all")
     kinds = KINDS if kind == "all" else tuple(k for k in KINDS if k == kind)
     versions = [check_python_version(v) for v in python or []]
     built = ensure_images(kinds, base_image, rebuild=rebuild, pythons=versions,
-                          log=lambda line: console.print(f"[dim]{line}[/]"))
+                          log=lambda line: console().print(f"[dim]{line}[/]"))
     for name, tag in built.items():
-        console.print(f"[green]✔[/] {name}: {tag}")
+        console().print(f"[green]✔[/] {name}: {tag}")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: maps our errors to exit codes without tracebacks."""
+    _pause_gc_for_startup()
     try:
         app(args=argv, prog_name="runners")  # standalone: usage errors exit 2 on their own
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except UserInputError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
         return EXIT_BAD_INPUT
     except InfrastructureError as exc:
-        err_console.print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False)
+        console(stderr=True).print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False)
         return EXIT_INFRA
+    finally:
+        _started()  # also after --help or a usage error, when main() is called in a process
     return 0
 
 

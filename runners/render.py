@@ -2,18 +2,89 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from runners.metrics import CheckpointScore
 from runners.policy import PassPolicy
-from runners.results import GROUP_ORDER, ExecutionResult
+
+if TYPE_CHECKING:  # imported where used: the CLI imports this module before it needs pydantic
+    from runners.metrics import CheckpointScore
+    from runners.results import ExecutionResult
 
 MAX_FAILURES_SHOWN = 40
+# Width of output that is not a terminal (a file, a pipe, CI logs) when COLUMNS does not say:
+# rich would assume 80 and squeeze the tables; nobody reads a file through an 80-column window.
+FILE_WIDTH = 200
+
+
+def make_console(stderr: bool = False) -> Console:
+    """A console for the CLI: the terminal's width, or COLUMNS, or FILE_WIDTH for a file."""
+    stream = sys.stderr if stderr else sys.stdout
+    terminal = hasattr(stream, "isatty") and stream.isatty()
+    width = None if terminal or os.environ.get("COLUMNS") else FILE_WIDTH
+    # emoji=False: `:name:` in a test id or message is text, not an emoji code.
+    return Console(stderr=stderr, width=width, emoji=False)
+
+
+# A column that folds (test ids, messages) still needs this much room to be read in a table.
+FOLD_MIN = 16
+
+
+def _column(table: Table, header: str, fold: bool = False, **options: Any) -> None:
+    """A name or count column is never wrapped or cut; a `fold` one (ids, messages) is folded onto
+    as many lines as it needs. Nothing ends in `…`: "Checkp…" cannot be read."""
+    if fold:
+        table.add_column(header, overflow="fold", **options)
+    else:
+        table.add_column(header, no_wrap=True, overflow="fold", **options)
+
+
+def _text(cell: RenderableType) -> Text:
+    if isinstance(cell, Text):
+        return cell
+    return Text.from_markup(cell) if isinstance(cell, str) else Text(str(cell))
+
+
+def _needed_width(console: Console, table: Table) -> int:
+    """Columns at the width of their longest cell (fold columns at FOLD_MIN at most), plus the
+    borders and padding: below this, rich would cut names."""
+    widths = []
+    for column in table.columns:
+        longest = max(_text(cell).cell_len for cell in [column.header, *column.cells])
+        folds = column.overflow == "fold" and not column.no_wrap
+        widths.append(min(longest, FOLD_MIN) if folds else longest)
+    return sum(widths) + 3 * len(widths) + 1
+
+
+def fit(console: Console, table: Table) -> RenderableType:
+    """The table when every name fits whole on this console; otherwise the same rows as lines
+    (`first cell: Header value · Header value ...`) that wrap between words."""
+    if _needed_width(console, table) <= console.width:
+        return table
+    lines: list[RenderableType] = []
+    if table.title:
+        lines.append(_text(table.title).copy())
+        lines[-1].stylize("italic")  # type: ignore[union-attr]
+    headers = [_text(column.header) for column in table.columns]
+    columns = [list(column.cells) for column in table.columns]
+    for row in zip(*columns):
+        line = Text.assemble(_text(row[0]), ": ")
+        for index, (header, cell) in enumerate(zip(headers[1:], row[1:])):
+            line.append(" · " if index else "")
+            line.append_text(header)
+            line.append(" ")
+            line.append_text(_text(cell))
+        lines.append(line)
+    if table.caption:
+        lines.append(_text(table.caption))
+    return Group(*lines)
 
 
 def _rate(passed: int, total: int) -> str:
@@ -21,11 +92,13 @@ def _rate(passed: int, total: int) -> str:
 
 
 def result_table(result: ExecutionResult) -> Table:
+    from runners.results import GROUP_ORDER
+
     table = Table(title=f"{result.problem_name} · {result.checkpoint_name}", title_justify="left")
-    table.add_column("Group")
-    table.add_column("Passed", justify="right")
-    table.add_column("Total", justify="right")
-    table.add_column("Rate", justify="right")
+    _column(table, "Group")
+    _column(table, "Passed", justify="right")
+    _column(table, "Total", justify="right")
+    _column(table, "Rate", justify="right")
     for group in GROUP_ORDER:
         total = result.total_counts.get(group, 0)
         if not total:
@@ -44,10 +117,10 @@ def failures_table(result: ExecutionResult) -> Table | None:
     if not failing:
         return None
     table = Table(title=f"Not passed ({len(failing)})", title_justify="left", show_lines=False)
-    table.add_column("Test", overflow="fold")
-    table.add_column("Group")
-    table.add_column("Status")
-    table.add_column("Message", overflow="fold")
+    _column(table, "Test", fold=True)
+    _column(table, "Group")
+    _column(table, "Status")
+    _column(table, "Message", fold=True)
     for test in failing[:MAX_FAILURES_SHOWN]:
         style = {"failed": "red", "error": "magenta", "skipped": "yellow"}.get(test.status, "")
         status = test.status if not test.raw_status or test.raw_status == test.status else f"{test.status} ({test.raw_status})"
@@ -66,10 +139,10 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
         head, _, cause = (result.infrastructure_reason or "unknown").partition("\n")
         body = Group(Text(head, style="bold"), Text(cause)) if cause else Text(head, style="bold")
         console.print(Panel(body, title="Infrastructure failure", border_style="red"))
-    console.print(result_table(result))
+    console.print(fit(console, result_table(result)))
     failures = failures_table(result)
     if failures is not None:
-        console.print(failures)
+        console.print(fit(console, failures))
     for error in result.errors:
         console.print(Text(f"note: {error.splitlines()[0] if error else ''}", style="yellow"))
     if result.flags:
@@ -85,14 +158,16 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
 
 
 def evaluation_table(problem: str, scores: Sequence[CheckpointScore], policy: PassPolicy) -> Table:
+    from runners.results import GROUP_ORDER
+
     table = Table(title=f"{problem} · per checkpoint", title_justify="left")
-    table.add_column("Checkpoint")
+    _column(table, "Checkpoint")
     for group in GROUP_ORDER:
-        table.add_column(group.value, justify="right")
-    table.add_column("Strict", justify="center")
-    table.add_column("Isolated", justify="center")
-    table.add_column("Core", justify="center")
-    table.add_column(f"Policy ({policy.value})", justify="center")
+        _column(table, group.value, justify="right")
+    _column(table, "Strict", justify="center")
+    _column(table, "Isolated", justify="center")
+    _column(table, "Core", justify="center")
+    _column(table, f"Policy ({policy.value})", justify="center")
     for score in scores:
         result = score.result
         cells: list[Text | str] = [score.checkpoint]

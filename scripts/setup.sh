@@ -20,15 +20,26 @@ apt_install() {
   fi
 }
 
+# uv: the one on PATH, else pip's (run as `python3 -m uv` when pip put it off PATH).
+uv=(uv)
 if ! command -v uv >/dev/null 2>&1; then
-  echo "setup: installing uv"
-  python3 -m pip install --quiet uv
+  uv=(python3 -m uv)
+  if ! "${uv[@]}" --version >/dev/null 2>&1; then
+    echo "setup: installing uv"
+    if ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+      apt_install python3-pip
+    fi
+    # A system Python (PEP 668) refuses a plain install: fall back to the user's site.
+    python3 -m pip install --quiet uv 2>/dev/null ||
+      python3 -m pip install --quiet --user --break-system-packages uv
+  fi
 fi
-# Locks from the exact pins in pyproject.toml, then installs (byte-compiled: [tool.uv] compile-bytecode).
-uv sync --quiet
-# The project itself is installed editable, so uv leaves it alone; where PYTHONDONTWRITEBYTECODE
-# is set Python would compile it again on every command.
-uv run --frozen --quiet python -m compileall -q runners >/dev/null
+# Locks from the exact pins in pyproject.toml, then installs, byte-compiled once here (not on
+# every `uv run`: see [tool.uv] in pyproject.toml); where PYTHONDONTWRITEBYTECODE is set (many
+# Docker and CI images) Python would otherwise compile pydantic, rich, typer... on every command.
+"${uv[@]}" sync --quiet --compile-bytecode
+# The project itself is installed editable, so uv leaves it alone.
+"${uv[@]}" run --no-sync --quiet python -m compileall -q runners >/dev/null
 
 if command -v apt-get >/dev/null 2>&1; then
   apt_install bubblewrap util-linux

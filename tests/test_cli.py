@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -157,3 +158,42 @@ def test_console_script_is_installed():
     assert exe.is_file()
     out = subprocess.run([str(exe), "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "evaluate" in out.stdout
+
+
+def _evaluate_output(tmp_path: Path, columns: str | None) -> str:
+    problem = make_problem(tmp_path, TESTS, name="inventory_ledger_cli", checkpoints=2)
+    root = tmp_path / "agent"
+    for checkpoint in ("checkpoint_1", "checkpoint_2"):
+        make_submission(root, {"main.py": MAIN}, checkpoint)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns:
+        env["COLUMNS"] = columns
+    out = subprocess.run([sys.executable, "-m", "runners", "evaluate", str(problem), "-s", str(root),
+                          "--sandbox", "none", "--output", str(tmp_path / "o")],
+                         capture_output=True, text=True, env=env, check=False)  # stdout is a pipe, not a terminal
+    assert out.returncode == 1, out.stdout + out.stderr
+    return out.stdout
+
+
+@pytest.mark.parametrize("columns", [None, "80", "40"])
+def test_evaluate_keeps_every_name_whole_piped_or_narrow(tmp_path, columns):
+    stdout = _evaluate_output(tmp_path, columns)
+    assert "…" not in stdout
+    for name in ("inventory_ledger_cli", "checkpoint_1", "checkpoint_2", "Core", "Error",
+                 "Functionality", "Regression", "Strict", "Isolated", "all-cases"):
+        assert name in stdout, f"{name!r} cut at COLUMNS={columns}:\n{stdout}"
+    if columns:
+        assert max(len(line) for line in stdout.splitlines()) <= int(columns)
+
+
+def test_run_keeps_test_ids_and_messages_on_a_narrow_terminal(tmp_path, problem):
+    sub = make_submission(tmp_path, {"main.py": MAIN})
+    env = {**os.environ, "COLUMNS": "50"}
+    out = subprocess.run([sys.executable, "-m", "runners", "run", str(problem), "-c", "checkpoint_2",
+                          "-s", str(sub), "--sandbox", "none", "--output", str(tmp_path / "o")],
+                         capture_output=True, text=True, env=env, check=False)
+    assert out.returncode == 1, out.stderr
+    assert "…" not in out.stdout
+    unwrapped = "".join(line.rstrip() for line in out.stdout.splitlines())
+    assert "tests/test_checkpoint_2.py::test_upper" in unwrapped
+    assert "expected upper-case output" in out.stdout.replace("\n", " ").replace("  ", " ")

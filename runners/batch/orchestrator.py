@@ -44,6 +44,7 @@ from runners.batch.store import BatchStore, CellRecord, CellStatus
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
+from runners.render import fit
 from runners.results import ExecutionResult
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 0, 2, 3, 130
@@ -236,8 +237,8 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
     matrix = build_matrix(found.cells, outcome.results, found.problems, options.policy, found.missing)
     outcome.matrix = matrix
     outcome.seconds = time.monotonic() - began
-    console.print(matrix_table(matrix))
-    console.print(detail_table(matrix))
+    console.print(fit(console, matrix_table(matrix)))  # full names, even on a narrow terminal
+    console.print(fit(console, detail_table(matrix)))
     for line in entry_notes(matrix):
         console.print(Text(f"  {line}", style="yellow"))
     meta = _meta(options, outcome, started_at, executor.name)

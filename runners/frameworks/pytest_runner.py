@@ -27,7 +27,6 @@ from runners.frameworks.base import (
     wall_clock_verdict,
 )
 from runners.frameworks.registry import register_runner
-from runners.parsers.ctrf import ctrf_outcomes
 from runners.parsers.pytest_json import load_report_object, parse_pytest_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME, verify
@@ -163,6 +162,8 @@ class PytestRunner(Runner):
         return None
 
     def _cross_check(self, parsed: ParsedReport, reports: Path, ctx: RunContext) -> str | None:
+        from runners.parsers.ctrf import ctrf_outcomes  # here: it imports the JS parsers' models
+
         try:
             ctrf = ctrf_outcomes(read_report(reports / CTRF_REPORT, not_before=ctx.started_at))
         except ReportError as exc:

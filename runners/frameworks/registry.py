@@ -16,7 +16,16 @@ ENTRY_POINT_GROUP = "runners.frameworks"
 _REGISTRY: dict[str, type[Runner]] = {}
 _loaded = False
 _load_lock = threading.Lock()
-_BUILTIN_MODULES = ("pytest_runner", "js_runners", "command_runner")
+# Built-in frameworks and their modules: a run imports only its own runner's module (the JS
+# runners and the command runner bring parsers a pytest run never needs).
+_BUILTINS = {
+    "pytest": "pytest_runner",
+    "vitest": "js_runners",
+    "jest": "js_runners",
+    "junit": "command_runner",
+    "ctrf": "command_runner",
+}
+_BUILTIN_MODULES = tuple(dict.fromkeys(_BUILTINS.values()))
 
 
 def register_runner(cls: type[Runner]) -> type[Runner]:
@@ -30,7 +39,10 @@ def runner_names() -> list[str]:
 
 
 def runner_class(framework: str) -> type[Runner]:
-    _load()
+    if framework not in _REGISTRY and framework in _BUILTINS:
+        _import_builtin(_BUILTINS[framework])
+    if framework not in _REGISTRY:  # a third-party runner, or a mistake: look everywhere
+        _load()
     if framework not in _REGISTRY:
         raise UserInputError(
             f"framework {framework!r} has no runner (known: {', '.join(sorted(_REGISTRY))})"
@@ -47,17 +59,22 @@ def _load() -> None:
     with _load_lock:
         if _loaded:
             return
-        import importlib
-
         for module in _BUILTIN_MODULES:
-            try:
-                importlib.import_module(f"runners.frameworks.{module}")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"runners.frameworks.{module}":
-                    raise
+            _import_builtin(module)
         for point in entry_points(group=ENTRY_POINT_GROUP):
             cls = point.load()
             if not (isinstance(cls, type) and issubclass(cls, Runner)):
                 raise UserInputError(f"entry point {point.name!r} in {ENTRY_POINT_GROUP} is not a Runner class")
             _REGISTRY.setdefault(point.name, cls)
         _loaded = True
+
+
+def _import_builtin(module: str) -> None:
+    """Import a built-in runner module (it registers its runners on import)."""
+    import importlib
+
+    try:
+        importlib.import_module(f"runners.frameworks.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"runners.frameworks.{module}":
+            raise

@@ -27,16 +27,19 @@ from runners.records import ParsedReport, RawRecord
 from runners.results import TestStatus
 
 # ---- the jest-shaped report (field names follow the format) --------------------------------
+# defer_build: the pytest runner imports this module for its helpers (through the CTRF
+# cross-check); the models' validators are built on first use, by a JS run, not at import.
+_REPORT_CONFIG = ConfigDict(extra="ignore", defer_build=True)
 
 
 class Location(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = _REPORT_CONFIG
     line: int | None = None
     column: int | None = None
 
 
 class AssertionResult(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = _REPORT_CONFIG
     ancestorTitles: list[str] = Field(default_factory=list)
     title: str
     status: str
@@ -50,7 +53,7 @@ class AssertionResult(BaseModel):
 
 
 class FileResult(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = _REPORT_CONFIG
     name: str = Field(min_length=1)
     status: str | None = None
     message: str | None = None
@@ -58,7 +61,7 @@ class FileResult(BaseModel):
 
 
 class JsonReport(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = _REPORT_CONFIG
     testResults: list[FileResult]
     numTotalTests: int | None = None
     numTotalTestSuites: int | None = None
