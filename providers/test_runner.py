@@ -373,13 +373,10 @@ def _run_on_ray(cell: Cell, environment: Any) -> Any:
 
 
 def _synthetic_failure(cell: Cell, problem: Any, reason: str) -> Any:
-    from runners.results import ExecutionResult
+    from runners.results import failure_result
 
-    checkpoint = problem.checkpoints[cell.checkpoint]
-    return ExecutionResult(problem_name=problem.name, problem_version=problem.version,
-                           checkpoint_name=checkpoint.name, checkpoint_version=checkpoint.version,
-                           framework=problem.framework, sandbox=cell.sandbox,
-                           infrastructure_failure=True, infrastructure_reason=reason)
+    return failure_result(problem, problem.checkpoints[cell.checkpoint], problem.framework,
+                          cell.sandbox, reason)
 
 
 def _response(cell: Cell, result: Any, latency_ms: int) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from runners.context import Layout, RunContext, Verdict
 from runners.errors import InfrastructureError, UserInputError
 from runners.excerpt import with_output
 from runners.records import ParsedReport, RawRecord
-from runners.results import ExecutionResult
+from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
@@ -55,10 +55,7 @@ def execute(
         try:
             sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
         except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
-            return ExecutionResult(problem_name=problem.name, problem_version=problem.version,
-                                   checkpoint_name=checkpoint.name, checkpoint_version=checkpoint.version,
-                                   framework=runner.name, sandbox=environment.sandbox,
-                                   infrastructure_failure=True, infrastructure_reason=str(exc))
+            return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
     workspace = Workspace.create()
     run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
     ctx = RunContext(

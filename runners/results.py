@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from runners.groups import GROUP_ORDER, GroupType
 from runners.policy import PassPolicy
+
+if TYPE_CHECKING:
+    from runners.config import CheckpointConfig, ProblemConfig
 
 SCHEMA_VERSION = 1
 
@@ -182,6 +185,20 @@ class ExecutionResult(BaseModel):
         if path.is_dir():
             path = path / "result.json"
         return cls.model_validate_json(path.read_bytes())
+
+
+def failure_result(problem: ProblemConfig | str, checkpoint: CheckpointConfig | str, framework: str,
+                   sandbox: str, reason: str, **fields: Any) -> ExecutionResult:
+    """The result of a run the harness could not complete (no sandbox, a crash, a cap reached):
+    an infrastructure failure that names the problem and checkpoint, by config or by name when
+    the config could not be loaded. `fields` sets anything else (timings, flags, notes)."""
+    return ExecutionResult(
+        problem_name=problem if isinstance(problem, str) else problem.name,
+        problem_version=None if isinstance(problem, str) else problem.version,
+        checkpoint_name=checkpoint if isinstance(checkpoint, str) else checkpoint.name,
+        checkpoint_version=None if isinstance(checkpoint, str) else checkpoint.version,
+        framework=framework, sandbox=sandbox, infrastructure_failure=True,
+        infrastructure_reason=reason, **fields)
 
 
 _COMPUTED = {"summary", "pass_rate", "core_pass_rate", "checkpoint_pass_rate"}

@@ -44,6 +44,7 @@ from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
 from runners.processes import process_tree, start_time
 from runners.results import ExecutionResult
+from runners.results import failure_result as failure_result_of
 
 POLL_SECONDS = 0.25
 DEFAULT_GRACE = 20.0
@@ -111,15 +112,10 @@ def failure_result(cell: Cell, reason: str, *, problem: ProblemConfig | None = N
     """The result recorded for a cell the harness could not run."""
     try:
         problem = problem or load_problem(cell.problem_dir)
-        checkpoint = problem.checkpoints.get(cell.checkpoint)
-        name, version, framework = problem.name, problem.version, problem.framework
-        cp_version = checkpoint.version if checkpoint else None
-    except Exception:
-        name, version, framework, cp_version = cell.problem, None, "unknown", None
-    return ExecutionResult(problem_name=name, problem_version=version,
-                           checkpoint_name=cell.checkpoint, checkpoint_version=cp_version,
-                           framework=framework, sandbox=sandbox, infrastructure_failure=True,
-                           infrastructure_reason=reason)
+    except Exception:  # the config itself may be what failed: name the cell instead
+        return failure_result_of(cell.problem, cell.checkpoint, "unknown", sandbox, reason)
+    checkpoint = problem.checkpoints.get(cell.checkpoint)
+    return failure_result_of(problem, checkpoint or cell.checkpoint, problem.framework, sandbox, reason)
 
 
 class Cancel:
