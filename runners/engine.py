@@ -106,7 +106,8 @@ def execute(
                 run_id=run_id,
             )
         )
-        verdict = runner.collect(ctx, outcome)
+        # A killed run's reports are never read: whatever it left behind is not graded.
+        verdict = wall_clock_verdict(ctx) if outcome.timed_out else runner.collect(ctx, outcome)
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
@@ -204,6 +205,12 @@ def _failed(runner: Runner, ctx: RunContext, reason: str) -> ExecutionResult:
     outcome = SandboxResult(exit_code=None)
     result = _result(runner, ctx, None, outcome, Verdict(ParsedReport(), infrastructure_reason=reason))
     return result
+
+
+def wall_clock_verdict(ctx: RunContext) -> Verdict:
+    return Verdict(ParsedReport(), infrastructure_reason=(
+        f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every process "
+        "it started was killed"))
 
 
 def _refuse_overlap(submission: Path, problem_dir: Path) -> None:

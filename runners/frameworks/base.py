@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 from runners.config import CheckpointConfig, ProblemConfig, load_problem
 from runners.context import Invocation, Layout, RunContext, Verdict
-from runners.engine import execute
+from runners.engine import execute, wall_clock_verdict  # re-exported for runners that used it
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
-from runners.records import ParsedReport
 from runners.sandbox.base import Sandbox, SandboxResult
 
 if TYPE_CHECKING:
@@ -95,13 +94,6 @@ class Runner(ABC):
         """Host paths of the raw reports, kept with the run's artifacts."""
         return [ctx.workspace.reports / name for name in self.report_files]
 
-
-
-def wall_clock_verdict(ctx: RunContext) -> Verdict:
-    """Whatever a killed run left behind is not graded."""
-    return Verdict(ParsedReport(), infrastructure_reason=(
-        f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every process "
-        "it started was killed"))
 
 
 def entry_file_name(entry_file: str, extension: str) -> str:

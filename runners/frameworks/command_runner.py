@@ -30,7 +30,6 @@ from runners.frameworks.base import (
     Verdict,
     entry_file_name,
     shell_command,
-    wall_clock_verdict,
 )
 from runners.frameworks.registry import register_runner
 from runners.parsers.ctrf import parse_ctrf
@@ -120,8 +119,6 @@ class CommandRunner(Runner):
                           image=ctx.sandbox.image_for("python"), entrypoint=entrypoint)
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
-        if outcome.timed_out:
-            return wall_clock_verdict(ctx)
         try:
             path = self._report_host_path(ctx)
             parsed = type(self).parse(read_report(path, not_before=ctx.started_at), root=ctx.layout.root)

@@ -35,7 +35,6 @@ from runners.frameworks.base import (
     Verdict,
     entry_file_name,
     shell_command,
-    wall_clock_verdict,
 )
 from runners.frameworks.js_report import (
     check_signature,
@@ -111,8 +110,6 @@ class JsRunner(Runner):
         return int((ctx.checkpoint.timeout or 30) * 1000)
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
-        if outcome.timed_out:
-            return wall_clock_verdict(ctx)
         try:
             data = read_report(ctx.workspace.reports / self.report_name, not_before=ctx.started_at)
             check_signature(ctx, self.report_name, self.report_key, data)

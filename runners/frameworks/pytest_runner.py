@@ -24,7 +24,6 @@ from runners.frameworks.base import (
     Verdict,
     entry_file_name,
     shell_command,
-    wall_clock_verdict,
 )
 from runners.frameworks.registry import register_runner
 from runners.parsers.pytest_json import load_report_object, parse_pytest_json
@@ -123,8 +122,6 @@ class PytestRunner(Runner):
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         reports = ctx.workspace.reports
         code = outcome.exit_code
-        if outcome.timed_out:
-            return wall_clock_verdict(ctx)
         try:
             report = load_report_object(read_report(reports / JSON_REPORT, not_before=ctx.started_at))
             if not verify(report, self.report_key):
