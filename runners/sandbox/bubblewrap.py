@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from runners.processes import owner_alive
 from runners.sandbox import seccomp
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult, register_sandbox
 from runners.sandbox.cgroups import RunCgroup
@@ -220,13 +221,7 @@ def _orphan_group(name: str) -> bool:
     found = _GROUP_OWNER.search(name)
     if not found or int(found.group(1)) == os.getpid():
         return False
-    try:
-        os.kill(int(found.group(1)), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False
-    return False  # alive (or a reused pid: left for a later start)
+    return not owner_alive(int(found.group(1)))  # a reused pid: left for a later start
 
 
 def _parent_dirs(targets: Iterable[str]) -> list[str]:
