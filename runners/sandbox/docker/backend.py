@@ -2,7 +2,7 @@
 
 One container per request, removed in every case when the call returns; the profile is in
 `spec.py`, the container's life in `lifecycle.py`, the sweep of a dead harness's containers in
-`sweep.py`. The toolchain hooks below say where toolchains live in the images.
+`sweep.py`. Where toolchains live in the images: `runners/toolchains/docker_host.py`.
 """
 
 from __future__ import annotations
@@ -12,20 +12,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from runners.errors import InfrastructureError, UserInputError
+from runners.errors import InfrastructureError
 from runners.processes import owner_label
-from runners.pythons import PythonRequest
-from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult, register_sandbox
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
 from runners.sandbox.docker import client as engine
-from runners.sandbox.docker.client import (
-    BUILD_HINT,
-    default_image,
-    docker_client,
-    image_id,
-    image_repository,
-    version_tags,
-)
-from runners.sandbox.docker.images import ImageInfo, image_info
+from runners.sandbox.docker.client import default_image, docker_client, image_id
 from runners.sandbox.docker.lifecycle import (
     SANDBOX_GID,
     SANDBOX_UID,
@@ -34,11 +25,6 @@ from runners.sandbox.docker.lifecycle import (
 )
 from runners.sandbox.docker.spec import CA_FILE_VARS, MB, container_spec, sandbox_user
 from runners.sandbox.docker.sweep import sweep_once, sweep_orphans
-
-CACHE_TARGET = "/cache"
-UV_IN_IMAGE = "/usr/local/bin/uv"
-# Where node and npm are in both node:22-slim and our node image.
-NODE_IN_IMAGE = "/usr/local/bin/node"
 
 
 @register_sandbox
@@ -50,7 +36,6 @@ class DockerSandbox(Sandbox):
     def __init__(self, python_image: str | None = None, node_image: str | None = None) -> None:
         self.python_image = python_image or default_image("python")
         self.node_image = node_image or default_image("node")
-        self._host_cache: Path | None = None
 
     @classmethod
     def from_environment(cls, environment: Any) -> DockerSandbox:
@@ -60,85 +45,6 @@ class DockerSandbox(Sandbox):
     @classmethod
     def probe(cls) -> str | None:
         return engine.probe()
-
-    # ---- toolchain hooks -------------------------------------------------------------------------
-
-    def image_for(self, kind: str) -> str:
-        return self.node_image if kind == "node" else self.python_image
-
-    def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
-        # One cache per image: what is built there (venvs, node_modules) fits that image only.
-        self._host_cache = Path(host_cache)
-        short_id = image_id(self.image_for(kind)).split(":", 1)[-1][:12]
-        return self._host_cache / "docker" / short_id, CACHE_TARGET
-
-    def node_for_toolchains(self, requested: str | None) -> str:
-        return requested or NODE_IN_IMAGE
-
-    def npm_for_toolchains(self, node: str) -> list[str]:
-        return [str(Path(node).parent / "npm")]
-
-    def program_identity(self, program: str, version_args: list[str]) -> str:
-        return f"docker {image_id(self.node_image)} {program}"
-
-    def program_mounts(self, program: str) -> list[Mount]:
-        return []
-
-    def for_python(self, request: PythonRequest | None) -> tuple[DockerSandbox, str]:
-        """A path is one inside the image; a version picks the image: the configured one when
-        its python3 matches, else `<repository>:<major.minor>` (built with `runners image build
-        --python X.Y`), verified by running it."""
-        if request is not None and request.is_path:
-            return self, request.spec
-        if request is None or self._python_matches(self.python_image, request):
-            return self, self._python_in(self.python_image)
-        repository = image_repository(self.python_image)
-        tried = [self.python_image]
-        for tag in version_tags(repository, request):
-            tried.append(tag)
-            if self._python_matches(tag, request):
-                chosen = DockerSandbox(python_image=tag, node_image=self.node_image)
-                chosen._host_cache = self._host_cache
-                return chosen, chosen._python_in(tag)
-        found = ", ".join(f"{tag} has {self._info_or_none(tag) or 'no python3'}" for tag in tried)
-        raise UserInputError(
-            f"{request.source}: no Docker image has a Python matching {request.specifier} ({found}); "
-            f"build one with `python -m runners image build --kind python --python X.Y` "
-            f"(tagged {repository}:X.Y)"
-        )
-
-    def python_version(self, python: str) -> str | None:
-        info = self._info(self.python_image)
-        return info.python_version if python == info.python else None  # another path: not probed
-
-    def _python_in(self, image: str) -> str:
-        info = self._info(image)
-        if not info.python:
-            raise InfrastructureError(f"the image {image} has no python3; {BUILD_HINT}")
-        return info.python
-
-    def _python_matches(self, image: str, request: PythonRequest) -> bool:
-        version = self._info_or_none(image)
-        return version is not None and request.matches(version)
-
-    def _info_or_none(self, image: str) -> str | None:
-        try:
-            return self._info(image).python_version
-        except InfrastructureError:
-            return None
-
-    def interpreter_identity(self, python: str) -> str:
-        info = self._info(self.python_image)
-        return f"docker {info.id} {python} {info.python_version}"
-
-    def uv_binary(self) -> str:
-        info = self._info(self.python_image)
-        if not info.uv:
-            raise InfrastructureError(f"the image {self.python_image} has no uv; {BUILD_HINT}")
-        return info.uv
-
-    def _info(self, image: str) -> ImageInfo:
-        return image_info(image, self.run, self._host_cache)
 
     # ---- running ---------------------------------------------------------------------------------
 
