@@ -60,7 +60,6 @@ from typing import Any
 DEFAULT_PROBLEMS = "problems"
 DEFAULT_OUTPUT = ".runners/promptfoo-runs"
 DEFAULT_POLICY = "all-cases"
-SANDBOXES = ("auto", "docker", "bubblewrap", "none")
 POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
             "any-core-cases")
 #: promptfoo's default per-call timeout of Python providers (REQUEST_TIMEOUT_MS), milliseconds.
@@ -127,8 +126,10 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
     submissions = _directory(config, "submissions", base, required=True)
     problems = _directory(config, "problems", base, default=DEFAULT_PROBLEMS)
     sandbox = _text(config, "sandbox", default="auto")
-    if sandbox not in SANDBOXES:
-        raise BadInput(f"provider config `sandbox`: {sandbox!r} is not one of {', '.join(SANDBOXES)}")
+    from runners.sandbox.registry import sandbox_choices  # the one list of backends
+
+    if sandbox not in (choices := sandbox_choices()):
+        raise BadInput(f"provider config `sandbox`: {sandbox!r} is not one of {', '.join(choices)}")
     policy = _text(config, "pass_policy", default=DEFAULT_POLICY)
     if policy not in POLICIES:
         raise BadInput(f"provider config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}")
