@@ -282,3 +282,16 @@ def test_ctrf_report_helper_matches_the_parser():
     outcomes = ctrf_outcomes(ctrf_report([Case(CP1 + "test_a"), Case(CP1 + "test_b", outcome="failed")]))
     assert {k: v.passed for k, v in outcomes.items()} == {CP1 + "test_a": True, CP1 + "test_b": False}
 
+
+
+def test_a_cell_the_harness_could_not_run_is_named_whether_or_not_its_config_loads(problem, submission, tmp_path):
+    from runners.batch.cells import Cell
+    from runners.batch.executors import failure_result
+
+    loaded = failure_result(Cell.of(problem.path, "checkpoint_1", submission), "worker died", sandbox="docker")
+    assert (loaded.problem_name, loaded.checkpoint_name, loaded.framework) == (problem.name, "checkpoint_1", "pytest")
+    assert loaded.infrastructure_failure and loaded.infrastructure_reason == "worker died"
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    unnamed = failure_result(Cell.of(broken, "checkpoint_1", submission), "no config")
+    assert (unnamed.problem_name, unnamed.framework, unnamed.sandbox) == ("broken", "unknown", "none")
