@@ -19,19 +19,19 @@ from rich.console import Console
 from rich.text import Text
 
 from runners.batch.cells import Cell, Discovery, content_hashes, discover
-from runners.batch.executors import (
+from runners.batch.jobs import (
     DEFAULT_GRACE,
     Cancel,
     CellJob,
     CellOutcome,
     Executor,
-    LocalExecutor,
-    RayExecutor,
     environment_payload,
     failure_result,
     ray_resources,
 )
+from runners.batch.local_pool import LocalExecutor
 from runners.batch.progress import BatchProgress
+from runners.batch.ray_executor import RayExecutor
 from runners.batch.report import (
     Matrix,
     build_matrix,
