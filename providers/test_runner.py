@@ -60,9 +60,6 @@ from typing import Any
 DEFAULT_PROBLEMS = "problems"
 DEFAULT_OUTPUT = ".runners/promptfoo-runs"
 DEFAULT_POLICY = "all-cases"
-SANDBOXES = ("auto", "docker", "bubblewrap", "none")
-POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
-            "any-core-cases")
 #: promptfoo's default per-call timeout of Python providers (REQUEST_TIMEOUT_MS), milliseconds.
 PROMPTFOO_DEFAULT_TIMEOUT_MS = 300_000
 #: The provider answers this many seconds before promptfoo's own per-call timeout fires.
@@ -72,7 +69,6 @@ RAY_MARGIN_S = 5.0
 MAX_FAILURES_SHOWN = 10
 MAX_MESSAGE_CHARS = 160
 MAX_REASON_CHARS = 2_400
-GROUP_ORDER = ("Core", "Functionality", "Error", "Regression")
 
 OWN_KEYS = {"agent", "submissions", "problems", "sandbox", "pass_policy", "wall_timeout", "output",
             "cache_dir", "overall_timeout", "ray_address", "python"}
@@ -126,12 +122,13 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
     agent = _text(config, "agent", required=True)
     submissions = _directory(config, "submissions", base, required=True)
     problems = _directory(config, "problems", base, default=DEFAULT_PROBLEMS)
+    sandboxes, policies = _choices()
     sandbox = _text(config, "sandbox", default="auto")
-    if sandbox not in SANDBOXES:
-        raise BadInput(f"provider config `sandbox`: {sandbox!r} is not one of {', '.join(SANDBOXES)}")
+    if sandbox not in sandboxes:
+        raise BadInput(f"provider config `sandbox`: {sandbox!r} is not one of {', '.join(sandboxes)}")
     policy = _text(config, "pass_policy", default=DEFAULT_POLICY)
-    if policy not in POLICIES:
-        raise BadInput(f"provider config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}")
+    if policy not in policies:
+        raise BadInput(f"provider config `pass_policy`: {policy!r} is not one of {', '.join(policies)}")
     wall_timeout = _seconds(config, "wall_timeout")
     overall = _seconds(config, "overall_timeout")
     promptfoo_ms = _promptfoo_timeout_ms(config)
@@ -171,6 +168,16 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
                 sandbox=sandbox, policy=policy, wall_timeout=wall_timeout, overall=overall,
                 cache_dir=cache_dir, ray_address=ray_address, python=python,
                 output_dir=output_root / run_tag / _slug(agent) / problem / checkpoint)
+
+
+def _choices() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The sandbox and pass-policy names, from `runners` (the one place they are listed)."""
+    from typing import get_args
+
+    from runners.environment import SandboxChoice  # TODO: the sandbox registry, once it lists names
+    from runners.policy import PassPolicy
+
+    return tuple(get_args(SandboxChoice)), tuple(p.value for p in PassPolicy)
 
 
 def _python(config: dict[str, Any]) -> str | None:
@@ -409,7 +416,10 @@ def summarize(metadata: dict[str, Any]) -> str:
     lines = [f"{head}: {verdict} (policy {metadata.get('policy')})"]
     passed_counts = metadata.get("pass_counts") or {}
     total_counts = metadata.get("total_counts") or {}
-    groups = [f"{g} {passed_counts.get(g, 0)}/{total_counts[g]}" for g in GROUP_ORDER if g in total_counts]
+    from runners.groups import GroupType
+
+    groups = [f"{g.value} {passed_counts.get(g.value, 0)}/{total_counts[g.value]}"
+              for g in GroupType if g.value in total_counts]
     all_passed, all_total = sum(passed_counts.values()), sum(total_counts.values())
     if groups:
         lines.append(f"{', '.join(groups)} (all {all_passed}/{all_total})")

@@ -289,6 +289,16 @@ def test_assertion_without_result_fails_readably():
                                "providers/test_runner.py)"}
 
 
+def test_assertion_names_match_runners():
+    """assertions.py stays stdlib-only (a fresh Python per row), so it keeps its own copy of the
+    group and policy names: they must not drift from runners'."""
+    from runners.groups import GroupType
+    from runners.policy import PassPolicy
+
+    assert assertions.GROUPS == tuple(g.value for g in GroupType)
+    assert assertions.POLICIES == tuple(p.value for p in PassPolicy)
+
+
 # ---- test generator -----------------------------------------------------------------------------
 
 
