@@ -16,6 +16,7 @@ import pytest
 from pf_support import PROBLEM, PROVIDERS, ROOT, build_world, load_provider_module
 
 from runners import ExecutionResult
+from runners.promptfoo.output import MAX_FAILURES_SHOWN
 
 provider = load_provider_module("test_runner")
 assertions = load_provider_module("assertions")
@@ -92,7 +93,7 @@ def test_provider_output_caps_the_failure_list():
     text = provider.summarize({"agent": "a", "problem": "p", "checkpoint": "c", "passed": False,
                                "policy": "all-cases", "pass_counts": {"Core": 0},
                                "total_counts": {"Core": 25}, "tests": tests})
-    assert text.count("\n- [Core]") == provider.MAX_FAILURES_SHOWN
+    assert text.count("\n- [Core]") == MAX_FAILURES_SHOWN
     assert "... and 15 more" in text and "more detail" not in text
 
 
