@@ -169,12 +169,10 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
 
 def _choices() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The sandbox and pass-policy names, from `runners` (the one place they are listed)."""
-    from typing import get_args
-
-    from runners.environment import SandboxChoice  # TODO: the sandbox registry, once it lists names
     from runners.policy import PassPolicy
+    from runners.sandbox.registry import sandbox_choices
 
-    return tuple(get_args(SandboxChoice)), tuple(p.value for p in PassPolicy)
+    return tuple(sandbox_choices()), tuple(p.value for p in PassPolicy)
 
 
 def _python(config: dict[str, Any]) -> str | None:

@@ -19,6 +19,7 @@ import typer
 
 from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
+from runners.sandbox.registry import BUILTINS as SANDBOX_BUILTINS
 
 # What a command needs is imported inside it: `--help`, a usage error or `image build` must not
 # pay for pydantic, the runners and the sandboxes (about 0.3 s of every start-up).
@@ -76,7 +77,7 @@ def _status(text: str) -> AbstractContextManager[object]:
     return out.status(text) if out.is_terminal else nullcontext()
 
 
-SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto | docker | bubblewrap | none")]
+SandboxOpt = Annotated[str, typer.Option("--sandbox", help=" | ".join(["auto", *SANDBOX_BUILTINS]))]
 PolicyOpt = Annotated[PassPolicy, typer.Option("--pass-policy", help="When a checkpoint counts as passed.")]
 OutputOpt = Annotated[Optional[Path], typer.Option("--output", help="Directory for result.json, raw reports and logs (default: runs/<time>-<problem>-<checkpoint>).")]
 WorkersOpt = Annotated[int, typer.Option("--workers", min=1, help="Spread one suite over N processes.")]
@@ -99,9 +100,9 @@ def _python_option(python: str | None) -> str | None:
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
                  keep: bool, python: str | None = None) -> EnvironmentSpec:
     from runners.environment import EnvironmentSpec
+    from runners.sandbox.registry import check_sandbox_name
 
-    if sandbox not in ("auto", "docker", "bubblewrap", "none"):
-        raise UserInputError(f"option --sandbox: {sandbox!r} is not one of auto, docker, bubblewrap, none")
+    check_sandbox_name(sandbox)
     spec = EnvironmentSpec(sandbox=sandbox, workers=workers, keep_workspace=keep)  # type: ignore[arg-type]
     if python:
         spec.python = _python_option(python)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from runners.limits import DEFAULT_LIMITS, ResourceLimits
 
-SandboxChoice = Literal["auto", "docker", "bubblewrap", "none"]
+# `auto` or a backend name from `runners.sandbox.registry` (the one list of them).
+SandboxChoice = str
 
 
 def default_cache_dir() -> Path:
@@ -27,6 +27,17 @@ class EnvironmentSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     sandbox: SandboxChoice = "auto"
+
+    @field_validator("sandbox")
+    @classmethod
+    def _known_sandbox(cls, name: str) -> str:
+        from runners.errors import UserInputError
+        from runners.sandbox.registry import check_sandbox_name
+
+        try:
+            return check_sandbox_name(name, "sandbox")
+        except UserInputError as exc:
+            raise ValueError(str(exc)) from None
     limits: ResourceLimits = Field(
         default_factory=ResourceLimits,
         description="The user's limits: they win over the problem's, which win over the defaults.",

@@ -133,7 +133,7 @@ def host_python_prefix(version: str) -> tuple[Path, str]:
     """The installation prefix of a host interpreter of `version` (pyenv, uv-managed or a
     source build; not the system's, whose files are spread over /usr) and its identity."""
     from runners.pythons import PythonRequest, find_host_python
-    from runners.sandbox.base import host_interpreter_identity
+    from runners.toolchains.hosts import host_interpreter_identity
 
     python = find_host_python(PythonRequest(version, "option --python"))
     identity = host_interpreter_identity(python)  # "<realpath> <version> <machine> <base prefix>"

@@ -8,7 +8,7 @@ what was found, never a silent fallback to another version.
 
 On the host (bubblewrap, none) the candidates are the harness's own interpreter, `python3.X` on
 PATH, pyenv's builds (`$PYENV_ROOT/versions`) and uv-managed interpreters; docker picks an image
-(see `runners.sandbox.docker_backend`).
+(see `runners.toolchains.docker_host`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import stat
 import tempfile
 import threading
@@ -28,7 +27,7 @@ from pathlib import Path
 
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.errors import UserInputError
-from runners.processes import start_time
+from runners.processes import owner_gone, owner_label
 
 # Never copied from a submission: VCS history (may hold answers), caches, local environments.
 SUBMISSION_IGNORE = (".git", ".hg", ".svn", "__pycache__", "*.pyc", ".venv", "venv", "node_modules",
@@ -76,10 +75,10 @@ class Workspace:
         return self.tests / ASSETS_DIR
 
     @classmethod
-    def create(cls, base_dir: Path | None = None) -> "Workspace":
+    def create(cls, base_dir: Path | None = None) -> Workspace:
         sweep_stale(base_dir)
         root = Path(tempfile.mkdtemp(prefix="runners-", dir=base_dir)).resolve()
-        (root / OWNER_FILE).write_text(_owner(os.getpid()) or "", encoding="utf-8")
+        (root / OWNER_FILE).write_text(owner_label(), encoding="utf-8")
         workspace = cls(root=root)
         for sub in ("config", "reports", "home", "tmp"):
             (root / sub).mkdir()
@@ -201,19 +200,11 @@ def sweep_stale(base_dir: Path | None = None) -> int:
             continue  # not ours to judge: no owner record (kept, or made by something else)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
             continue
-        host, _, rest = owner.partition(":")
-        pid = rest.partition(":")[0]
-        if host != socket.gethostname() or not pid.isdigit() or _owner(int(pid)) == owner:
+        if not owner_gone(owner):
             continue  # another machine's, or its harness is alive
         Workspace(root=root).cleanup()
         removed += 1
     return removed
-
-
-def _owner(pid: int) -> str | None:
-    """host:pid:start time of a live process (None when there is none): a reused pid differs."""
-    started = start_time(pid)
-    return None if started is None else f"{socket.gethostname()}:{pid}:{started}"
 
 
 def _regular_files_only(skipped: list[str]) -> Callable[[str, str], object]:

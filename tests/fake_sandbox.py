@@ -24,6 +24,7 @@ from typing import Any
 from runners.frameworks.pytest_runner import CTRF_REPORT, JSON_REPORT
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, SIGNATURE_FIELD, sign
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
+from runners.toolchains.hosts import ToolchainHost, register_toolchain_host
 
 FILE = "tests/test_checkpoint_1.py"
 
@@ -130,6 +131,16 @@ def pytest_run(cases: list[Case], exit_code: int | None = None, **result: Any) -
     return script
 
 
+class FakeToolchains(ToolchainHost):
+    """The fake backend's toolchains: nothing is run to learn the interpreter or find uv."""
+
+    def interpreter_identity(self, python: str) -> str:
+        return f"fake-python {python}"
+
+    def uv_binary(self) -> str:
+        return "uv"
+
+
 class FakeSandbox(Sandbox):
     name = "fake"
     remaps_paths = True
@@ -142,12 +153,6 @@ class FakeSandbox(Sandbox):
     @classmethod
     def probe(cls) -> str | None:
         return None
-
-    def interpreter_identity(self, python: str) -> str:
-        return f"fake-python {python}"
-
-    def uv_binary(self) -> str:
-        return "uv"
 
     def run(self, request: SandboxRequest) -> SandboxResult:
         self.requests.append(request)
@@ -167,3 +172,6 @@ class FakeSandbox(Sandbox):
             (target / "bin").mkdir(parents=True, exist_ok=True)
             (target / "lib" / "python3.12" / "site-packages").mkdir(parents=True, exist_ok=True)
         return SandboxResult(exit_code=0)
+
+
+register_toolchain_host(FakeSandbox.name, FakeToolchains)

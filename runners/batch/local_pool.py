@@ -188,8 +188,7 @@ class LocalExecutor:
         if detail:
             reason += f": {detail}"
         self._kill_tree(worker)
-        if self.sandbox in ("auto", "docker"):
-            _sweep_docker()
+        _sweep_sandboxes(self.sandbox)
         return CellOutcome(job.cell.id, crash=reason, worker="",
                            seconds=time.monotonic() - worker.started)
 
@@ -235,8 +234,8 @@ class LocalExecutor:
                 worker.conn.close()
             except OSError:
                 pass
-        if self.killed and self.sandbox in ("auto", "docker"):
-            _sweep_docker()
+        if self.killed:
+            _sweep_sandboxes(self.sandbox)
 
     def _kill_tree(self, worker: _Worker) -> None:
         """SIGKILL a worker and every process below it, now or when last seen (sandbox
@@ -260,12 +259,8 @@ class LocalExecutor:
             seen.update(fresh)
 
 
-def _sweep_docker() -> None:
-    """Remove sandbox containers whose owning worker process is gone."""
-    try:
-        from runners.sandbox.docker_backend import DockerSandbox
+def _sweep_sandboxes(sandbox: str) -> None:
+    """Let the batch's backends remove what its dead workers left (e.g. containers)."""
+    from runners.sandbox.registry import AUTO_ORDER, sweep_orphans
 
-        if DockerSandbox.probe() is None:
-            DockerSandbox().sweep_orphans()
-    except Exception:
-        pass
+    sweep_orphans(list(AUTO_ORDER) if sandbox == "auto" else [sandbox])

@@ -44,6 +44,7 @@ from runners.batch.store import BatchStore, CellRecord, CellStatus
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
+from runners.sandbox.registry import check_sandbox_name
 from runners.render import fit
 from runners.results import ExecutionResult
 
@@ -71,9 +72,7 @@ class BatchOptions:
     grace: float = DEFAULT_GRACE
 
     def environment(self) -> EnvironmentSpec:
-        if self.sandbox not in ("auto", "docker", "bubblewrap", "none"):
-            raise UserInputError(f"option --sandbox: {self.sandbox!r} is not one of auto, docker, "
-                                 "bubblewrap, none")
+        check_sandbox_name(self.sandbox)
         spec = EnvironmentSpec(sandbox=self.sandbox)  # type: ignore[arg-type]
         if self.wall_timeout:
             spec.limits = spec.limits.model_copy(update={"wall_timeout": self.wall_timeout})

@@ -38,6 +38,7 @@ from runners.parsers.junit import parse_junit
 from runners.parsers.report_file import ReportError, check_no_links, read_report
 from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
+from runners.toolchains.hosts import toolchain_host
 from runners.toolchains.python import PythonEnv, prepare_python
 
 _PLACEHOLDER = re.compile(r"\{(python|tests|submission|report|entrypoint|checkpoint)\}")
@@ -117,7 +118,7 @@ class CommandRunner(Runner):
             "SUBMISSION_PATH": ctx.layout.submission,
         })
         return Invocation(argv=argv + ctx.extra_args, env=env, mounts=self.toolchains.mounts(),
-                          image=ctx.sandbox.image_for("python"), entrypoint=entrypoint)
+                          image=toolchain_host(ctx.sandbox).image_for("python"), entrypoint=entrypoint)
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         if outcome.timed_out:

@@ -52,6 +52,7 @@ from runners.parsers.vitest_json import parse_vitest_json
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
 from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
+from runners.toolchains.hosts import toolchain_host
 from runners.toolchains.node import NodeEnv, NodeToolchains
 
 _JS_TEST = re.compile(r"^.+\.(?:test|spec)\.[cm]?[jt]sx?$")
@@ -197,7 +198,7 @@ class VitestRunner(JsRunner):
         if pattern:
             argv += ["--testNamePattern", pattern]
         return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts() + self.node_modules_mount(ctx),
-                          image=ctx.sandbox.image_for("node"), entrypoint=entrypoint)
+                          image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint)
 
     def full_name_pattern(self, titles: list[str]) -> str:
         # Suites and title joined by " " up to vitest 4, by " > " from vitest 5.
@@ -253,7 +254,7 @@ class JestRunner(JsRunner):
             argv += ["--testNamePattern", pattern]
         return Invocation(argv=argv, env=env,
                           mounts=self.toolchains.mounts() + node_modules_mount(self.node_env, ctx),
-                          image=ctx.sandbox.image_for("node"), entrypoint=entrypoint)
+                          image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint)
 
     def full_name_pattern(self, titles: list[str]) -> str:
         return " ".join(map(js_escape, titles))  # jest's fullName

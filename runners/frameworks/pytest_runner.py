@@ -32,6 +32,7 @@ from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME, verify
 from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
+from runners.toolchains.hosts import toolchain_host
 from runners.toolchains.python import PLUGIN_MODULE, PythonEnv, prepare_python
 
 JSON_REPORT = "pytest-report.json"
@@ -118,7 +119,7 @@ class PytestRunner(Runner):
             KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
         }
         return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts(),
-                          image=ctx.sandbox.image_for("python"), entrypoint=self.entrypoint(ctx))
+                          image=toolchain_host(ctx.sandbox).image_for("python"), entrypoint=self.entrypoint(ctx))
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         reports = ctx.workspace.reports

@@ -9,9 +9,7 @@ paths (`none`) report `remaps_paths = False`, and the runner then uses host path
 from __future__ import annotations
 
 import os
-import subprocess
 from abc import ABC, abstractmethod
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -21,7 +19,6 @@ from runners.limits import ResourceLimits
 
 if TYPE_CHECKING:
     from runners.environment import EnvironmentSpec
-from runners.pythons import PythonRequest
 
 
 class Mount(BaseModel):
@@ -92,75 +89,6 @@ class Sandbox(ABC):
         env = {**base_env(), **network_env(), **request.env}
         return self.run(request.model_copy(update={"env": env, "network": True}))
 
-    def uv_binary(self) -> str:
-        from uv import find_uv_bin
-
-        return find_uv_bin()
-
-    def interpreter_identity(self, python: str) -> str:
-        """What makes environments built from `python` different from others (cache key)."""
-        return host_interpreter_identity(python)
-
-    def python_version(self, python: str) -> str | None:
-        """`major.minor.micro` of the interpreter toolchains are built from (None: unknown)."""
-        from runners.pythons import interpreter_version
-
-        return interpreter_version(python)
-
-    def interpreter_mounts(self, python: str) -> list[Mount]:
-        """Read-only mounts a toolchain interpreter needs inside the sandbox."""
-        return []
-
-    def node_for_toolchains(self, requested: str | None) -> str:
-        """The Node binary JavaScript toolchains run on, as the sandbox sees it."""
-        import shutil
-
-        found = requested or shutil.which("node")
-        if not found:
-            from runners.errors import InfrastructureError
-
-            raise InfrastructureError("node is not installed (needed for vitest/jest problems)")
-        return os.path.realpath(found)
-
-    def npm_for_toolchains(self, node: str) -> list[str]:
-        """How to run npm with that Node."""
-        import shutil
-
-        npm = shutil.which("npm", path=f"{os.path.dirname(node)}:/usr/local/bin:/usr/bin:/bin")
-        if not npm:
-            from runners.errors import InfrastructureError
-
-            raise InfrastructureError(f"npm is not installed next to {node}")
-        return [node, os.path.realpath(npm)]
-
-    def program_mounts(self, program: str) -> list[Mount]:
-        """Read-only mounts a toolchain program (e.g. node) needs inside the sandbox."""
-        return []
-
-    def program_identity(self, program: str, version_args: list[str]) -> str:
-        """What makes environments built with `program` different from others (cache key)."""
-        return host_program_identity(program, tuple(version_args))
-
-    def image_for(self, kind: str) -> str | None:
-        """The container image toolchains of `kind` ("python", "node") run in; None: the host."""
-        return None
-
-    def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
-        """Where prepared toolchains of `kind` live: (host path, path inside the sandbox)."""
-        return host_cache / "host", str(host_cache / "host")
-
-    def python_for_toolchains(self, requested: str | None) -> str:
-        """The interpreter environments are built from, as the sandbox sees it."""
-        return self.for_python(PythonRequest(requested, "option --python") if requested else None)[1]
-
-    def for_python(self, request: PythonRequest | None) -> tuple[Sandbox, str]:
-        """The sandbox a run's Python toolchains use (docker: one per image, so per version) and
-        the interpreter in it that meets `request` (None: the default). UserInputError when
-        nothing here meets it."""
-        from runners.pythons import find_host_python
-
-        return self, find_host_python(request)
-
 
 # Backends by name, filled by `@register_sandbox`. Kept beside the interface so that a backend
 # registers itself without importing `runners.sandbox.registry`, which imports the backends.
@@ -194,31 +122,3 @@ def base_env() -> dict[str, str]:
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
     }
-
-
-@lru_cache(maxsize=16)
-def host_program_identity(program: str, version_args: tuple[str, ...]) -> str:
-    try:
-        out = subprocess.run([program, *version_args], capture_output=True, text=True, timeout=30,
-                             check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        from runners.errors import InfrastructureError
-
-        raise InfrastructureError(f"cannot run {program!r}: {exc}") from None
-    return f"{os.path.realpath(program)} {out}"
-
-
-@lru_cache(maxsize=16)
-def host_interpreter_identity(python: str) -> str:
-    try:
-        # -I -S and os.uname(): the same line as `platform.machine()` gives, in a quarter of the
-        # start-up time (no site, no platform import); every CLI run pays this once.
-        out = subprocess.run(
-            [python, "-I", "-S", "-c", "import os, sys; print(sys.version, os.uname().machine, sys.base_prefix)"],
-            capture_output=True, text=True, timeout=30, check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        from runners.errors import InfrastructureError
-
-        raise InfrastructureError(f"cannot run the Python interpreter {python!r}: {exc}") from None
-    return f"{os.path.realpath(python)} {out}"

@@ -21,8 +21,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from runners.processes import owner_alive
 from runners.sandbox import seccomp
-from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult, register_sandbox
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
 from runners.sandbox.cgroups import RunCgroup
 from runners.sandbox.process import apply_rlimits, run_process
 
@@ -123,30 +124,6 @@ class BubblewrapSandbox(Sandbox):
     def probe(cls) -> str | None:
         return _probe()
 
-    def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
-        # Its own cache, owned by the sandbox uid: the prepare step runs unprivileged too.
-        root = host_cache / "bwrap"
-        root.mkdir(parents=True, exist_ok=True)
-        if _is_root() and root.stat().st_uid != SANDBOX_UID:
-            os.chown(root, SANDBOX_UID, SANDBOX_UID)
-        return root, str(root)
-
-    def interpreter_mounts(self, python: str) -> list[Mount]:
-        return host_interpreter_mounts(python)
-
-    def program_mounts(self, program: str) -> list[Mount]:
-        """A program outside /usr brings its installation prefix (the parent of its bin/)."""
-        real = Path(os.path.realpath(program))
-        if str(real).startswith("/usr/"):
-            return []
-        prefix = real.parent.parent if real.parent.name == "bin" else real.parent
-        return [Mount(source=prefix, target=str(prefix))]
-
-    def prepare(self, request: SandboxRequest) -> SandboxResult:
-        uv = Path(self.uv_binary())
-        extra = [Mount(source=uv, target=str(uv))]
-        return super().prepare(request.model_copy(update={"mounts": [*request.mounts, *extra]}))
-
     def run(self, request: SandboxRequest) -> SandboxResult:
         bwrap = _bwrap()
         assert bwrap is not None, "probe() must pass before run()"
@@ -220,13 +197,7 @@ def _orphan_group(name: str) -> bool:
     found = _GROUP_OWNER.search(name)
     if not found or int(found.group(1)) == os.getpid():
         return False
-    try:
-        os.kill(int(found.group(1)), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False
-    return False  # alive (or a reused pid: left for a later start)
+    return not owner_alive(int(found.group(1)))  # a reused pid: left for a later start
 
 
 def _parent_dirs(targets: Iterable[str]) -> list[str]:
@@ -240,24 +211,6 @@ def _parent_dirs(targets: Iterable[str]) -> list[str]:
                 seen.add(path)
                 args += ["--perms", "0755", "--dir", path]
     return args
-
-
-def host_interpreter_mounts(python: str) -> list[Mount]:
-    """The prefix an interpreter (and the venvs built from it) needs, read-only."""
-    prefix = _interpreter_prefix(python)
-    if prefix is None or prefix.startswith("/usr/"):
-        return []  # already in the sandbox
-    return [Mount(source=Path(prefix), target=prefix)]
-
-
-@lru_cache(maxsize=16)
-def _interpreter_prefix(python: str) -> str | None:
-    try:
-        out = subprocess.run([python, "-I", "-S", "-c", "import sys; print(sys.base_prefix)"], capture_output=True,
-                             text=True, timeout=30, check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return os.path.realpath(out) if out else None
 
 
 def _chown_tree(path: Path, uid: int) -> None:

@@ -17,6 +17,7 @@ from runners.excerpt import with_output
 from runners.limits import ResourceLimits
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
 from runners.toolchains.cache import CachedEnv, ensure_env
+from runners.toolchains.hosts import toolchain_host
 
 PACKAGE_FILES = ("package.json", "package-lock.json")
 
@@ -38,16 +39,17 @@ class NodeToolchains:
     def __init__(self, sandbox: Sandbox, cache_dir: Path, node: str | None, prepare_timeout: float,
                  run_id: str) -> None:
         self.sandbox = sandbox
-        self.host_root, self.sandbox_root = sandbox.cache_root(cache_dir, kind="node")
+        self.host = toolchain_host(sandbox)
+        self.host_root, self.sandbox_root = self.host.cache_root(cache_dir, kind="node")
         self.host_root.mkdir(parents=True, exist_ok=True)
-        self.node = sandbox.node_for_toolchains(node)
-        self.identity = sandbox.program_identity(self.node, ["--version"])
+        self.node = self.host.node_for_toolchains(node)
+        self.identity = self.host.program_identity(self.node, ["--version"])
         self.prepare_timeout = prepare_timeout
         self.run_id = run_id
 
     def mounts(self) -> list[Mount]:
         return [Mount(source=self.host_root, target=self.sandbox_root, writable=False),
-                *self.sandbox.program_mounts(self.node)]
+                *self.host.program_mounts(self.node)]
 
     def problem_env(self, problem: ProblemConfig) -> NodeEnv:
         missing = [name for name in PACKAGE_FILES if not (problem.path / name).is_file()]
@@ -64,7 +66,7 @@ class NodeToolchains:
             host_tmp.mkdir(parents=True)
             for name in PACKAGE_FILES:
                 shutil.copy(problem.path / name, host_tmp / name)
-            npm = self.sandbox.npm_for_toolchains(self.node)
+            npm = self.host.npm_for_toolchains(self.node)
             result = self._npm(npm, "ci", host_tmp, sandbox_tmp)
             if result.exit_code != 0 and "in sync" in result.stderr:
                 # npm ci refuses locks that lack other platforms' optional packages (some
@@ -91,11 +93,11 @@ class NodeToolchains:
             mounts=[Mount(source=host_tmp, target=cwd, writable=True),
                     *(Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True)
                       for path in scratch),
-                    *self.sandbox.program_mounts(self.node)],
+                    *self.host.program_mounts(self.node)],
             network=True,
             limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
             timeout=self.prepare_timeout,
-            image=self.sandbox.image_for("node"),
+            image=self.host.image_for("node"),
             run_id=self.run_id,
             purpose="prepare",
         ))

@@ -18,6 +18,7 @@ from runners.limits import ResourceLimits
 from runners.pythons import PythonRequest, python_request
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest
 from runners.toolchains.cache import CachedEnv, ensure_env
+from runners.toolchains.hosts import toolchain_host
 
 if TYPE_CHECKING:
     from runners.frameworks.base import RunContext
@@ -54,10 +55,11 @@ class PythonToolchains:
         if isinstance(python, str):
             python = PythonRequest(python, "option --python")
         # docker: the sandbox of the image that has the requested version
-        self.sandbox, self.python = sandbox.for_python(python)
-        self.host_root, self.sandbox_root = self.sandbox.cache_root(cache_dir)
+        self.host, self.python = toolchain_host(sandbox).for_python(python)
+        self.sandbox = self.host.sandbox
+        self.host_root, self.sandbox_root = self.host.cache_root(cache_dir)
         self.host_root.mkdir(parents=True, exist_ok=True)
-        self.identity = sandbox.interpreter_identity(self.python)
+        self.identity = toolchain_host(sandbox).interpreter_identity(self.python)
         self.prepare_timeout = prepare_timeout
         self.run_id = run_id
         self.log: list[str] = []
@@ -65,7 +67,7 @@ class PythonToolchains:
     def mounts(self) -> list[Mount]:
         """What the test step needs: the cache read-only, and the interpreter."""
         return [Mount(source=self.host_root, target=self.sandbox_root, writable=False),
-                *self.sandbox.interpreter_mounts(self.python)]
+                *self.host.interpreter_mounts(self.python)]
 
     def toolchain(self, test_dependencies: list[str]) -> PythonEnv:
         """pytest and its plugins at pinned versions, plus the problem's test dependencies."""
@@ -125,7 +127,7 @@ class PythonToolchains:
         every test run (and every submission process importing a dependency) would compile
         pytest and the plugins from source again (~0.3 s per pytest start on a 2-core machine).
         """
-        uv = self.sandbox.uv_binary()
+        uv = self.host.uv_binary()
         host_tmp.mkdir(parents=True)
         scratch = {name: self.host_root / f"{name}-{scope}" for name in ("uv-cache", "home")}
         for path in scratch.values():
@@ -149,11 +151,11 @@ class PythonToolchains:
                          "HOME": f"{self.sandbox_root}/home-{scope}",
                          "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1",
                          "UV_LINK_MODE": "copy"},
-                    mounts=[*mounts, *self.sandbox.interpreter_mounts(self.python)],
+                    mounts=[*mounts, *self.host.interpreter_mounts(self.python), *self.host.uv_mounts(uv)],
                     network=True,
                     limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
                     timeout=self.prepare_timeout,
-                    image=self.sandbox.image_for("python"),
+                    image=self.host.image_for("python"),
                     run_id=self.run_id,
                     purpose="prepare",
                 )
@@ -173,7 +175,7 @@ def prepare_python(ctx: RunContext) -> tuple[PythonToolchains, PythonEnv, Python
     toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, request,
                                   ctx.environment.prepare_timeout, ctx.run_id)
     ctx.sandbox = toolchains.sandbox  # the runner takes the test step's image from it
-    ctx.python = toolchains.sandbox.python_version(toolchains.python)
+    ctx.python = toolchains.host.python_version(toolchains.python)
     toolchain = toolchains.toolchain(ctx.problem.test_dependencies)
     submission_env, failure = toolchains.submission_env(ctx.workspace.submission)
     if failure:

@@ -16,6 +16,7 @@ from support import need_sandbox
 from runners.limits import DEFAULT_LIMITS, ResourceLimits
 from runners.sandbox.base import Mount, SandboxRequest, SandboxResult
 from runners.sandbox.bubblewrap import BubblewrapSandbox
+from runners.toolchains.hosts import host_interpreter_mounts
 
 PYTHON = getattr(sys, "_base_executable", sys.executable)
 CANARY = f"canary-{uuid.uuid4().hex}"
@@ -37,7 +38,7 @@ def run(sandbox: BubblewrapSandbox, tmp_path: Path, script: str, *, timeout: flo
         cwd="/workspace",
         env={"PATH": "/usr/bin:/bin", "HOME": "/tmp/home"},
         mounts=[Mount(source=work, target="/workspace", writable=True),
-                *sandbox.interpreter_mounts(PYTHON)],
+                *host_interpreter_mounts(PYTHON)],
         limits=limits or DEFAULT_LIMITS,
         timeout=timeout,
         run_id=f"test-{uuid.uuid4().hex[:8]}",

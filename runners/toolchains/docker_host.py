@@ -1,0 +1,106 @@
+"""The docker backend's toolchains: interpreters, uv, node and npm are the images' own; the
+cache is one directory per image id (what is built there fits that image only), mounted at
+/cache; a Python version picks the image that has it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runners.errors import InfrastructureError, UserInputError
+from runners.pythons import PythonRequest
+from runners.sandbox.base import Mount
+from runners.sandbox.docker.backend import DockerSandbox
+from runners.sandbox.docker.client import BUILD_HINT, image_id, image_repository, version_tags
+from runners.sandbox.docker.images import ImageInfo, image_info
+from runners.toolchains.hosts import ToolchainHost, toolchain_host
+
+CACHE_TARGET = "/cache"
+# Where node and npm are in both node:22-slim and our node image.
+NODE_IN_IMAGE = "/usr/local/bin/node"
+
+
+class DockerToolchains(ToolchainHost):
+    sandbox: DockerSandbox
+
+    def __init__(self, sandbox: DockerSandbox) -> None:  # type: ignore[override]
+        super().__init__(sandbox)
+        self.host_cache: Path | None = None  # known once cache_root is asked: the image memo goes there
+
+    def image_for(self, kind: str) -> str:
+        return self.sandbox.node_image if kind == "node" else self.sandbox.python_image
+
+    def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
+        # One cache per image: what is built there (venvs, node_modules) fits that image only.
+        self.host_cache = Path(host_cache)
+        short_id = image_id(self.image_for(kind)).split(":", 1)[-1][:12]
+        return self.host_cache / "docker" / short_id, CACHE_TARGET
+
+    def node_for_toolchains(self, requested: str | None) -> str:
+        return requested or NODE_IN_IMAGE
+
+    def npm_for_toolchains(self, node: str) -> list[str]:
+        return [str(Path(node).parent / "npm")]
+
+    def program_identity(self, program: str, version_args: list[str]) -> str:
+        return f"docker {image_id(self.sandbox.node_image)} {program}"
+
+    def program_mounts(self, program: str) -> list[Mount]:
+        return []
+
+    def for_python(self, request: PythonRequest | None) -> tuple[ToolchainHost, str]:
+        """A path is one inside the image; a version picks the image: the configured one when
+        its python3 matches, else `<repository>:<major.minor>` (built with `runners image build
+        --python X.Y`), verified by running it."""
+        if request is not None and request.is_path:
+            return self, request.spec
+        if request is None or self._python_matches(self.sandbox.python_image, request):
+            return self, self._python_in(self.sandbox.python_image)
+        repository = image_repository(self.sandbox.python_image)
+        tried = [self.sandbox.python_image]
+        for tag in version_tags(repository, request):
+            tried.append(tag)
+            if self._python_matches(tag, request):
+                chosen = toolchain_host(DockerSandbox(python_image=tag, node_image=self.sandbox.node_image))
+                assert isinstance(chosen, DockerToolchains)
+                chosen.host_cache = self.host_cache
+                return chosen, chosen._python_in(tag)
+        found = ", ".join(f"{tag} has {self._info_or_none(tag) or 'no python3'}" for tag in tried)
+        raise UserInputError(
+            f"{request.source}: no Docker image has a Python matching {request.specifier} ({found}); "
+            f"build one with `python -m runners image build --kind python --python X.Y` "
+            f"(tagged {repository}:X.Y)"
+        )
+
+    def python_version(self, python: str) -> str | None:
+        info = self._info(self.sandbox.python_image)
+        return info.python_version if python == info.python else None  # another path: not probed
+
+    def _python_in(self, image: str) -> str:
+        info = self._info(image)
+        if not info.python:
+            raise InfrastructureError(f"the image {image} has no python3; {BUILD_HINT}")
+        return info.python
+
+    def _python_matches(self, image: str, request: PythonRequest) -> bool:
+        version = self._info_or_none(image)
+        return version is not None and request.matches(version)
+
+    def _info_or_none(self, image: str) -> str | None:
+        try:
+            return self._info(image).python_version
+        except InfrastructureError:
+            return None
+
+    def interpreter_identity(self, python: str) -> str:
+        info = self._info(self.sandbox.python_image)
+        return f"docker {info.id} {python} {info.python_version}"
+
+    def uv_binary(self) -> str:
+        info = self._info(self.sandbox.python_image)
+        if not info.uv:
+            raise InfrastructureError(f"the image {self.sandbox.python_image} has no uv; {BUILD_HINT}")
+        return info.uv
+
+    def _info(self, image: str) -> ImageInfo:
+        return image_info(image, self.sandbox.run, self.host_cache)
+
