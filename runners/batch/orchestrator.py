@@ -44,9 +44,9 @@ from runners.batch.store import BatchStore, CellRecord, CellStatus
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
-from runners.sandbox.registry import check_sandbox_name
 from runners.render import fit
 from runners.results import ExecutionResult
+from runners.sandbox.registry import check_sandbox_name
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 0, 2, 3, 130
 DEFAULT_OUTPUT = Path("runs") / "batch"
