@@ -60,18 +60,12 @@ from typing import Any
 DEFAULT_PROBLEMS = "problems"
 DEFAULT_OUTPUT = ".runners/promptfoo-runs"
 DEFAULT_POLICY = "all-cases"
-POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
-            "any-core-cases")
 #: promptfoo's default per-call timeout of Python providers (REQUEST_TIMEOUT_MS), milliseconds.
 PROMPTFOO_DEFAULT_TIMEOUT_MS = 300_000
 #: The provider answers this many seconds before promptfoo's own per-call timeout fires.
 TIMEOUT_MARGIN_S = 15.0
 #: A Ray row stops waiting this much before the overall cap (connecting, cancelling, unpacking).
 RAY_MARGIN_S = 5.0
-MAX_FAILURES_SHOWN = 10
-MAX_MESSAGE_CHARS = 160
-MAX_REASON_CHARS = 2_400
-GROUP_ORDER = ("Core", "Functionality", "Error", "Regression")
 
 OWN_KEYS = {"agent", "submissions", "problems", "sandbox", "pass_policy", "wall_timeout", "output",
             "cache_dir", "overall_timeout", "ray_address", "python"}
@@ -125,14 +119,13 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
     agent = _text(config, "agent", required=True)
     submissions = _directory(config, "submissions", base, required=True)
     problems = _directory(config, "problems", base, default=DEFAULT_PROBLEMS)
+    sandboxes, policies = _choices()
     sandbox = _text(config, "sandbox", default="auto")
-    from runners.sandbox.registry import sandbox_choices  # the one list of backends
-
-    if sandbox not in (choices := sandbox_choices()):
-        raise BadInput(f"provider config `sandbox`: {sandbox!r} is not one of {', '.join(choices)}")
+    if sandbox not in sandboxes:
+        raise BadInput(f"provider config `sandbox`: {sandbox!r} is not one of {', '.join(sandboxes)}")
     policy = _text(config, "pass_policy", default=DEFAULT_POLICY)
-    if policy not in POLICIES:
-        raise BadInput(f"provider config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}")
+    if policy not in policies:
+        raise BadInput(f"provider config `pass_policy`: {policy!r} is not one of {', '.join(policies)}")
     wall_timeout = _seconds(config, "wall_timeout")
     overall = _seconds(config, "overall_timeout")
     promptfoo_ms = _promptfoo_timeout_ms(config)
@@ -172,6 +165,14 @@ def _resolve(options: dict[str, Any], context: dict[str, Any]) -> Cell:
                 sandbox=sandbox, policy=policy, wall_timeout=wall_timeout, overall=overall,
                 cache_dir=cache_dir, ray_address=ray_address, python=python,
                 output_dir=output_root / run_tag / _slug(agent) / problem / checkpoint)
+
+
+def _choices() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The sandbox and pass-policy names, from `runners` (the one place they are listed)."""
+    from runners.policy import PassPolicy
+    from runners.sandbox.registry import sandbox_choices
+
+    return tuple(sandbox_choices()), tuple(p.value for p in PassPolicy)
 
 
 def _python(config: dict[str, Any]) -> str | None:
@@ -395,48 +396,10 @@ def _response(cell: Cell, result: Any, latency_ms: int) -> dict[str, Any]:
 
 
 def summarize(metadata: dict[str, Any]) -> str:
-    """The row's short text: verdict, per-group passed/total, then the failing tests (capped)."""
-    # The row's name: the viewer has no name column (see tests_from_problems.py), the column is the agent.
-    head = f"{metadata.get('problem')} · {metadata.get('checkpoint')}"
-    if metadata.get("infrastructure_failure"):
-        reason = (metadata.get("infrastructure_reason") or "unknown").strip()
-        # The reason's lines after the first are the tool's own output (bounded by the harness).
-        lines = [f"{head}: INFRASTRUCTURE FAILURE", _clip(reason, MAX_REASON_CHARS)]
-        return "\n".join(lines)
-    verdict = "PASS" if metadata.get("passed") else "FAIL"
-    lines = [f"{head}: {verdict} (policy {metadata.get('policy')})"]
-    passed_counts = metadata.get("pass_counts") or {}
-    total_counts = metadata.get("total_counts") or {}
-    groups = [f"{g} {passed_counts.get(g, 0)}/{total_counts[g]}" for g in GROUP_ORDER if g in total_counts]
-    all_passed, all_total = sum(passed_counts.values()), sum(total_counts.values())
-    if groups:
-        lines.append(f"{', '.join(groups)} (all {all_passed}/{all_total})")
-    else:
-        lines.append("no tests were run")
-    flags = metadata.get("flags") or []
-    if flags:
-        lines.append(f"flags: {', '.join(flags)}")
-    failing = [t for t in metadata.get("tests") or [] if t.get("status") != "passed"]
-    if failing:
-        lines.append(f"failing ({len(failing)}):")
-        for test in failing[:MAX_FAILURES_SHOWN]:
-            message = _first_line(test.get("failure_message")) or test.get("status", "")
-            lines.append(f"- [{test.get('group_type')}] {test.get('name') or test.get('id')}: "
-                         f"{_clip(message, MAX_MESSAGE_CHARS)}")
-        if len(failing) > MAX_FAILURES_SHOWN:
-            lines.append(f"... and {len(failing) - MAX_FAILURES_SHOWN} more")
-    return "\n".join(lines)
+    """The row's short text (runners.promptfoo.output)."""
+    from runners.promptfoo.output import summarize as _summarize
 
-
-def _first_line(text: str | None) -> str:
-    for line in (text or "").splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return _summarize(metadata)
 
 
 def _log_traceback() -> None:

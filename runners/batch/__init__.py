@@ -9,18 +9,14 @@ cells -> executor (local process pool | Ray tasks) -> <output>/cells/... + resul
     from runners.batch import BatchOptions, run_batch
     outcome = run_batch(BatchOptions(problems=Path("problems"), submissions=Path("subs"), jobs=2))
 
-`runners.batch.executors.run_cell_remote(cell, address)` runs a single cell on a Ray cluster.
+`runners.batch.ray_executor.run_cell_remote(cell, address)` (also importable from `runners.batch`) runs a single cell on a Ray cluster.
 """
 
 from runners.batch.cells import Cell, Discovery, discover, problem_hash, submission_hash
-from runners.batch.executors import (
-    CellJob,
-    CellOutcome,
-    LocalExecutor,
-    RayExecutor,
-    run_cell_remote,
-)
+from runners.batch.jobs import CellJob, CellOutcome
+from runners.batch.local_pool import LocalExecutor
 from runners.batch.orchestrator import BatchOptions, BatchOutcome, run_batch
+from runners.batch.ray_executor import RayExecutor, run_cell_remote
 from runners.batch.report import Matrix, build_matrix, matrix_markdown
 from runners.batch.store import BatchStore, CellRecord
 

@@ -19,19 +19,19 @@ from rich.console import Console
 from rich.text import Text
 
 from runners.batch.cells import Cell, Discovery, content_hashes, discover
-from runners.batch.executors import (
+from runners.batch.jobs import (
     DEFAULT_GRACE,
     Cancel,
     CellJob,
     CellOutcome,
     Executor,
-    LocalExecutor,
-    RayExecutor,
     environment_payload,
     failure_result,
     ray_resources,
 )
+from runners.batch.local_pool import LocalExecutor
 from runners.batch.progress import BatchProgress
+from runners.batch.ray_executor import RayExecutor
 from runners.batch.report import (
     Matrix,
     build_matrix,
@@ -44,9 +44,9 @@ from runners.batch.store import BatchStore, CellRecord, CellStatus
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
-from runners.sandbox.registry import check_sandbox_name
 from runners.render import fit
 from runners.results import ExecutionResult
+from runners.sandbox.registry import check_sandbox_name
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 0, 2, 3, 130
 DEFAULT_OUTPUT = Path("runs") / "batch"

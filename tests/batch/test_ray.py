@@ -263,7 +263,7 @@ def test_promptfoo_provider_runs_rows_on_ray(ray_client, examples, reference, tm
     assert comparable({k: meta[k] for k in expected}) == comparable(expected)
     artifacts = tmp_path / "runs" / "eval-ray" / "beta" / "inventory_cli" / "checkpoint_2"
     assert meta["artifacts_dir"] == str(artifacts) and (artifacts / "result.json").is_file()
-    assert response["output"].startswith("beta · inventory_cli · checkpoint_2: ")
+    assert response["output"].startswith("inventory_cli · checkpoint_2: ")  # the column names the agent
     # A wrong checkpoint is still an error row, found before anything is sent to the cluster.
     bad = provider.call_api("x", {"config": config}, {"vars": {"problem": "inventory_cli",
                                                                 "checkpoint": "checkpoint_9"}})

@@ -16,6 +16,7 @@ import pytest
 from pf_support import PROBLEM, PROVIDERS, ROOT, build_world, load_provider_module
 
 from runners import ExecutionResult
+from runners.promptfoo.output import MAX_FAILURES_SHOWN
 
 provider = load_provider_module("test_runner")
 assertions = load_provider_module("assertions")
@@ -92,7 +93,7 @@ def test_provider_output_caps_the_failure_list():
     text = provider.summarize({"agent": "a", "problem": "p", "checkpoint": "c", "passed": False,
                                "policy": "all-cases", "pass_counts": {"Core": 0},
                                "total_counts": {"Core": 25}, "tests": tests})
-    assert text.count("\n- [Core]") == provider.MAX_FAILURES_SHOWN
+    assert text.count("\n- [Core]") == MAX_FAILURES_SHOWN
     assert "... and 15 more" in text and "more detail" not in text
 
 
@@ -287,6 +288,16 @@ def test_assertion_without_result_fails_readably():
     assert grade == {"pass": False, "score": 0.0,
                      "reason": "no test-run result in the provider's metadata (the provider must be "
                                "providers/test_runner.py)"}
+
+
+def test_assertion_names_match_runners():
+    """assertions.py stays stdlib-only (a fresh Python per row), so it keeps its own copy of the
+    group and policy names: they must not drift from runners'."""
+    from runners.groups import GroupType
+    from runners.policy import PassPolicy
+
+    assert assertions.GROUPS == tuple(g.value for g in GroupType)
+    assert assertions.POLICIES == tuple(p.value for p in PassPolicy)
 
 
 # ---- test generator -----------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""The Promptfoo side of runners: what the thin files under providers/ call."""
