@@ -45,15 +45,23 @@ CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where pre
 KeepOpt = Annotated[bool, typer.Option("--keep-workspace", help="Keep the temporary workspace for debugging.")]
 JunitOpt = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the result as JUnit XML.")]
 CtrfOpt = Annotated[Optional[Path], typer.Option("--ctrf", help="Also write the result as CTRF JSON.")]
+SubMbOpt = Annotated[Optional[int], typer.Option("--max-submission-mb", min=1, help="Largest submission, sum of file sizes in MiB (default 1024).")]
+SubDiskOpt = Annotated[Optional[int], typer.Option("--max-submission-disk-mb", min=1, help="Largest submission, allocated on disk in MiB (default 1024).")]
+SubFilesOpt = Annotated[Optional[int], typer.Option("--max-submission-files", min=1, help="Most files, directories and links in a submission (default 50000).")]
+SubDepthOpt = Annotated[Optional[int], typer.Option("--max-submission-depth", min=1, help="Deepest directory nesting in a submission (default 64).")]
 
 
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
-                 keep: bool) -> EnvironmentSpec:
+                 keep: bool, submission: tuple[int | None, ...] = ()) -> EnvironmentSpec:
     if sandbox not in ("auto", "docker", "bubblewrap", "none"):
         raise UserInputError(f"option --sandbox: {sandbox!r} is not one of auto, docker, bubblewrap, none")
     spec = EnvironmentSpec(sandbox=sandbox, workers=workers, keep_workspace=keep)  # type: ignore[arg-type]
     if wall_timeout:
         spec.limits = spec.limits.model_copy(update={"wall_timeout": wall_timeout})
+    names = ("submission_mb", "submission_disk_mb", "submission_files", "submission_depth")
+    chosen = {name: value for name, value in zip(names, submission) if value is not None}
+    if chosen:
+        spec.limits = spec.limits.model_copy(update=chosen)
     if cache_dir:
         spec.cache_dir = cache_dir.resolve()
     return spec
@@ -102,9 +110,15 @@ def run(
     keep_workspace: KeepOpt = False,
     junit_xml: JunitOpt = None,
     ctrf: CtrfOpt = None,
+    max_submission_mb: SubMbOpt = None,
+    max_submission_disk_mb: SubDiskOpt = None,
+    max_submission_files: SubFilesOpt = None,
+    max_submission_depth: SubDepthOpt = None,
 ) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
-    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
+    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace,
+                               (max_submission_mb, max_submission_disk_mb, max_submission_files,
+                                max_submission_depth))
     problem = load_problem(problem_dir)
     runner = make_runner(problem, checkpoint, submission, environment)
     output = output or _default_output(problem.name, runner.checkpoint.name)
@@ -129,9 +143,15 @@ def evaluate(
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Write all results as one JSON list.")] = None,
     junit_xml: JunitOpt = None,
     ctrf: CtrfOpt = None,
+    max_submission_mb: SubMbOpt = None,
+    max_submission_disk_mb: SubDiskOpt = None,
+    max_submission_files: SubFilesOpt = None,
+    max_submission_depth: SubDepthOpt = None,
 ) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
-    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace)
+    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace,
+                               (max_submission_mb, max_submission_disk_mb, max_submission_files,
+                                max_submission_depth))
     problem = load_problem(problem_dir)
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
