@@ -137,7 +137,7 @@ def _sparse(settings: Settings, section: Section, scratch: Path) -> None:
 
     source = scratch / "sparse"
     source.mkdir()
-    size = (1 if settings.smoke else 64) << 30
+    size = (2 if settings.smoke else 64) << 30
     with open(source / "big.bin", "wb") as handle:
         handle.truncate(size)
         handle.seek(size // 2)
