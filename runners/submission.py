@@ -233,7 +233,7 @@ def _copy_file(src: str, dst: str, entry: Entry, deadline: float | None) -> bool
 
 def _copy_data(fd_in: int, fd_out: int, size: int, sparse: bool, deadline: float | None) -> None:
     """Copy [0, size): only the data segments of a sparse file, then extend it to `size`."""
-    segments = _data_segments(fd_in, size) if sparse else [(0, size)]
+    segments = data_segments(fd_in, size) if sparse else [(0, size)]
     for start, end in segments:
         offset = start
         while offset < end:
@@ -246,7 +246,7 @@ def _copy_data(fd_in: int, fd_out: int, size: int, sparse: bool, deadline: float
     os.ftruncate(fd_out, size)
 
 
-def _data_segments(fd: int, size: int) -> list[tuple[int, int]]:
+def data_segments(fd: int, size: int) -> list[tuple[int, int]]:
     segments = []
     offset = 0
     while offset < size:
