@@ -208,13 +208,15 @@ def _refuse_overlap(submission: Path, problem_dir: Path, tests_dir: Path) -> Non
     """A submission that contains the problem or its tests, or sits inside the tests, would carry
     the hidden tests into its copy. One elsewhere in the problem directory (SCBench keeps
     reference solutions in `<problem>/solutions/checkpoint_N/`) is copied on its own: fine."""
-    if problem_dir.is_relative_to(submission) or tests_dir.is_relative_to(submission):
-        what = "contains the problem directory" if problem_dir.is_relative_to(submission) else "contains the tests"
+    if problem_dir.is_relative_to(submission):
+        what = f"contains the problem directory {problem_dir}"
+    elif tests_dir.is_relative_to(submission):
+        what = f"contains the tests {tests_dir}"
     elif submission.is_relative_to(tests_dir):
-        what = "sits inside the tests"
+        what = f"sits inside the tests {tests_dir}"
     else:
         return
     raise UserInputError(
-        f"option --submission: {submission} {what} ({tests_dir}); "
+        f"option --submission: {submission} {what}; "
         "the submission must not contain the problem or its tests, nor sit inside the tests"
     )
