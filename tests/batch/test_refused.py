@@ -23,8 +23,9 @@ def test_a_submission_over_its_limits_is_a_cell_marked_bad_input(tmp_path):
     with open(submissions / "huge" / "demo" / "checkpoint_1" / "big.bin", "wb") as handle:
         handle.truncate(64 << 30)
     started = time.monotonic()
-    outcome = run_batch(BatchOptions(problems=problems, submissions=submissions, output=tmp_path / "out",
-                                     sandbox="none"), Console(file=open(os.devnull, "w")))
+    with open(os.devnull, "w") as sink:
+        outcome = run_batch(BatchOptions(problems=problems, submissions=submissions, output=tmp_path / "out",
+                                         sandbox="none"), Console(file=sink))
     assert time.monotonic() - started < 120
     store = BatchStore(tmp_path / "out")
     cells = {c.agent: c for c in discover(problems, submissions).cells}
