@@ -44,6 +44,8 @@ from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
 from runners.processes import process_tree, start_time
 from runners.results import ExecutionResult
+from runners.submission import inventory
+from runners.workspace import SUBMISSION_IGNORE
 
 POLL_SECONDS = 0.25
 DEFAULT_GRACE = 20.0
@@ -474,7 +476,11 @@ def _remote(ray: Any) -> Any:
 
 
 def _submit(ray: Any, job: CellJob, problem_ref: Any) -> Any:
+    """Send one cell. A submission over its limits raises `SubmissionTooLarge` here, before it is
+    packed (a 64 GiB sparse file would otherwise be read into a tar in memory)."""
     cell = job.cell
+    limits = EnvironmentSpec.model_validate(job.environment).limits_for(load_problem(cell.problem_dir).limits)
+    inventory(cell.submission_dir, limits, SUBMISSION_IGNORE)
     spec = {"agent": cell.agent, "problem": cell.problem, "checkpoint": cell.checkpoint,
             "order": cell.order, "environment": job.environment}
     options: dict[str, Any] = {"name": f"runners:{cell.id}"}
@@ -557,6 +563,8 @@ class RayExecutor:
                     on_start(job)
                     try:
                         inflight[_submit(ray, job, problems[job.cell.problem_dir])] = job
+                    except UserInputError as exc:
+                        on_done(job, CellOutcome(job.cell.id, crash=f"{BAD_INPUT}: {exc}", worker="ray"))
                     except Exception as exc:
                         on_done(job, CellOutcome(job.cell.id, crash=f"cannot submit the Ray task: "
                                                  f"{type(exc).__name__}: {exc}", worker="ray"))

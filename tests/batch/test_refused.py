@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
 from rich.console import Console
 from support import make_problem, write_files
 
@@ -36,3 +37,19 @@ def test_a_submission_over_its_limits_is_a_cell_marked_bad_input(tmp_path):
     assert result.infrastructure_failure and result.infrastructure_reason.startswith("bad input: ")
     assert "harness crash" not in result.infrastructure_reason
     assert outcome.exit_code == 3  # a cell without a result
+
+
+def test_a_ray_cell_over_its_limits_is_refused_before_it_is_packed(tmp_path):
+    from runners.batch.executors import CellJob, _submit
+    from runners.submission import SubmissionTooLarge
+
+    problems, submissions = tmp_path / "problems", tmp_path / "submissions"
+    make_problem(problems, TESTS, name="demo")
+    write_files(submissions / "huge" / "demo" / "checkpoint_1", {"main.py": "print('hi')\n"})
+    with open(submissions / "huge" / "demo" / "checkpoint_1" / "big.bin", "wb") as handle:
+        handle.truncate(64 << 30)
+    cell = discover(problems, submissions).cells[0]
+    started = time.monotonic()
+    with pytest.raises(SubmissionTooLarge, match="submission_mb"):
+        _submit(None, CellJob(cell=cell, output_dir=tmp_path / "out", environment={}), None)  # never reaches Ray
+    assert time.monotonic() - started < 10
