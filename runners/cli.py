@@ -86,6 +86,10 @@ CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where pre
 KeepOpt = Annotated[bool, typer.Option("--keep-workspace", help="Keep the temporary workspace for debugging.")]
 JunitOpt = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the result as JUnit XML.")]
 CtrfOpt = Annotated[Optional[Path], typer.Option("--ctrf", help="Also write the result as CTRF JSON.")]
+SubMbOpt = Annotated[Optional[int], typer.Option("--max-submission-mb", min=1, help="Largest submission, sum of file sizes in MiB (default 1024).")]
+SubDiskOpt = Annotated[Optional[int], typer.Option("--max-submission-disk-mb", min=1, help="Largest submission, allocated on disk in MiB (default 1024).")]
+SubFilesOpt = Annotated[Optional[int], typer.Option("--max-submission-files", min=1, help="Most files, directories and links in a submission (default 50000).")]
+SubDepthOpt = Annotated[Optional[int], typer.Option("--max-submission-depth", min=1, help="Deepest directory nesting in a submission (default 64).")]
 PythonOpt = Annotated[str | None, typer.Option(
     "--python", help="The submission's Python: a version (3.12), a range (>=3.12) or an interpreter path "
     "(default: the problem's `python`, else the harness's own).")]
@@ -98,7 +102,8 @@ def _python_option(python: str | None) -> str | None:
 
 
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
-                 keep: bool, python: str | None = None) -> EnvironmentSpec:
+                 keep: bool, python: str | None = None,
+                 submission: tuple[int | None, ...] = ()) -> EnvironmentSpec:
     from runners.environment import EnvironmentSpec
     from runners.sandbox.registry import check_sandbox_name
 
@@ -108,6 +113,10 @@ def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_d
         spec.python = _python_option(python)
     if wall_timeout:
         spec.limits = spec.limits.model_copy(update={"wall_timeout": wall_timeout})
+    names = ("submission_mb", "submission_disk_mb", "submission_files", "submission_depth")
+    chosen = {name: value for name, value in zip(names, submission) if value is not None}
+    if chosen:
+        spec.limits = spec.limits.model_copy(update=chosen)
     if cache_dir:
         spec.cache_dir = cache_dir.resolve()
     return spec
@@ -157,13 +166,19 @@ def run(
     junit_xml: JunitOpt = None,
     ctrf: CtrfOpt = None,
     python: PythonOpt = None,
+    max_submission_mb: SubMbOpt = None,
+    max_submission_disk_mb: SubDiskOpt = None,
+    max_submission_files: SubFilesOpt = None,
+    max_submission_depth: SubDepthOpt = None,
 ) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
     from runners.config import load_problem
     from runners.render import render_result
 
-    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python)
+    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
+                               submission=(max_submission_mb, max_submission_disk_mb,
+                                           max_submission_files, max_submission_depth))
     problem = load_problem(problem_dir)
     runner = make_runner(problem, checkpoint, submission, environment)  # imports its sandbox's
     _started()
@@ -190,6 +205,10 @@ def evaluate(
     junit_xml: JunitOpt = None,
     ctrf: CtrfOpt = None,
     python: PythonOpt = None,
+    max_submission_mb: SubMbOpt = None,
+    max_submission_disk_mb: SubDiskOpt = None,
+    max_submission_files: SubFilesOpt = None,
+    max_submission_depth: SubDepthOpt = None,
 ) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
@@ -197,7 +216,9 @@ def evaluate(
     from runners.metrics import CheckpointScore
     from runners.render import evaluation_summary, evaluation_table, fit
 
-    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python)
+    environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
+                               submission=(max_submission_mb, max_submission_disk_mb,
+                                           max_submission_files, max_submission_depth))
     problem = load_problem(problem_dir)
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")

@@ -26,7 +26,8 @@ from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
-from runners.workspace import Workspace
+from runners.submission import CopyTimeout, inventory
+from runners.workspace import SUBMISSION_IGNORE, Workspace
 
 if TYPE_CHECKING:
     from runners.frameworks.base import Runner
@@ -50,7 +51,12 @@ def execute(
     submission = Path(submission).resolve()
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
-    _refuse_overlap(submission, problem.path)
+    _refuse_overlap(submission, Path(problem.path).resolve(), Path(problem.tests_dir).resolve())
+    limits = environment.limits_for(problem.limits)
+    wall = limits.wall_timeout or 900.0
+    # The wall clock starts here: walking and copying the submission count against it.
+    clock = time.monotonic()
+    listed = inventory(submission, limits, SUBMISSION_IGNORE)  # over a limit: refused, nothing copied
     if sandbox is None:
         try:
             sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
@@ -65,14 +71,15 @@ def execute(
         sandbox=sandbox,
         workspace=workspace,
         layout=Layout.for_workspace(workspace, sandbox.remaps_paths),
-        limits=environment.limits_for(problem.limits),
+        limits=limits,
         run_id=run_id,
         started_at=time.time(),
         select=select,
         extra_args=extra_args,
     )
     try:
-        workspace.copy_submission(submission)
+        workspace.copy_submission(submission, listed, deadline=clock + wall)
+        copy_seconds = time.monotonic() - clock
         # What no sandbox stops (code the tests import runs inside the test process): flagged.
         ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission)
         workspace.copy_tests(problem, checkpoint, runner.is_test_file, runner.test_files)
@@ -91,7 +98,6 @@ def execute(
             **ctx.asset_env(),
             **invocation.env,
         }
-        wall = ctx.limits.wall_timeout or 900.0
         ctx.started_at = time.time()
         outcome = sandbox.run(
             SandboxRequest(
@@ -101,7 +107,7 @@ def execute(
                 mounts=[*ctx.layout.mounts(workspace), *invocation.mounts],
                 network=False,
                 limits=ctx.limits,
-                timeout=wall,
+                timeout=max(wall - copy_seconds, 1.0),
                 image=invocation.image,
                 run_id=run_id,
             )
@@ -114,7 +120,7 @@ def execute(
             save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), outcome, invocation, env)
         return result
     except InfrastructureError as exc:
-        result = _failed(runner, ctx, str(exc))
+        result = _failed(runner, ctx, str(exc), timed_out=isinstance(exc, CopyTimeout))
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
             save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), None, None, None)
@@ -201,8 +207,8 @@ def utf8_safe(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _failed(runner: Runner, ctx: RunContext, reason: str) -> ExecutionResult:
-    outcome = SandboxResult(exit_code=None)
+def _failed(runner: Runner, ctx: RunContext, reason: str, timed_out: bool = False) -> ExecutionResult:
+    outcome = SandboxResult(exit_code=None, timed_out=timed_out)
     result = _result(runner, ctx, None, outcome, Verdict(ParsedReport(), infrastructure_reason=reason))
     return result
 
@@ -213,10 +219,20 @@ def wall_clock_verdict(ctx: RunContext) -> Verdict:
         "it started was killed"))
 
 
-def _refuse_overlap(submission: Path, problem_dir: Path) -> None:
-    """A submission inside the problem directory (or the reverse) could see the hidden tests."""
-    if submission == problem_dir or problem_dir in submission.parents or submission in problem_dir.parents:
-        raise UserInputError(
-            f"option --submission: {submission} overlaps the problem directory {problem_dir}; "
-            "the submission must not contain or sit inside the hidden tests"
-        )
+
+def _refuse_overlap(submission: Path, problem_dir: Path, tests_dir: Path) -> None:
+    """A submission that contains the problem or its tests, or sits inside the tests, would carry
+    the hidden tests into its copy. One elsewhere in the problem directory (SCBench keeps
+    reference solutions in `<problem>/solutions/checkpoint_N/`) is copied on its own: fine."""
+    if problem_dir.is_relative_to(submission):
+        what = f"contains the problem directory {problem_dir}"
+    elif tests_dir.is_relative_to(submission):
+        what = f"contains the tests {tests_dir}"
+    elif submission.is_relative_to(tests_dir):
+        what = f"sits inside the tests {tests_dir}"
+    else:
+        return
+    raise UserInputError(
+        f"option --submission: {submission} {what}; "
+        "the submission must not contain the problem or its tests, nor sit inside the tests"
+    )

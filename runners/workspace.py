@@ -27,7 +27,9 @@ from pathlib import Path
 
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.errors import UserInputError
+from runners.limits import ResourceLimits
 from runners.processes import owner_gone, owner_label
+from runners.submission import Inventory, copy_inventory, inventory
 
 # Never copied from a submission: VCS history (may hold answers), caches, local environments.
 SUBMISSION_IGNORE = (".git", ".hg", ".svn", "__pycache__", "*.pyc", ".venv", "venv", "node_modules",
@@ -84,18 +86,15 @@ class Workspace:
             (root / sub).mkdir()
         return workspace
 
-    def copy_submission(self, source: Path) -> None:
+    def copy_submission(self, source: Path, listed: Inventory | None = None,
+                        deadline: float | None = None) -> None:
+        """Copy the submission (links as links, special files left out, holes kept), from
+        `listed` when the caller already took its inventory (and checked its limits)."""
         source = Path(source)
         if not source.is_dir():
             raise UserInputError(f"option --submission: {source} is not a directory")
-        skipped: list[str] = []
-        shutil.copytree(
-            source,
-            self.submission,
-            symlinks=True,  # copy links as links: never follow them out of the submission
-            ignore=shutil.ignore_patterns(*SUBMISSION_IGNORE),
-            copy_function=_regular_files_only(skipped),
-        )
+        listed = listed or inventory(source, ResourceLimits(), SUBMISSION_IGNORE)
+        skipped = [Path(rel).name for rel in copy_inventory(listed, self.submission, deadline)]
         if skipped:
             self.notes.append(f"skipped {len(skipped)} special file(s) in the submission: {skipped[:5]}")
 
@@ -207,15 +206,6 @@ def sweep_stale(base_dir: Path | None = None) -> int:
     return removed
 
 
-def _regular_files_only(skipped: list[str]) -> Callable[[str, str], object]:
-    def copy(src: str, dst: str) -> object:
-        mode = os.lstat(src).st_mode
-        if not stat.S_ISREG(mode):
-            skipped.append(os.path.basename(src))  # FIFOs, sockets, devices: never opened
-            return dst
-        return shutil.copy2(src, dst)
-
-    return copy
 
 
 def _copy_any(source: Path, target: Path) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from runners.config import CONFIG_FILE, ProblemConfig, load_problem
 from runners.errors import UserInputError
+from runners.submission import data_segments
 from runners.workspace import SUBMISSION_IGNORE
 
 #: Never part of a problem's identity: caches and installed toolchains (prepared from the
@@ -31,6 +32,7 @@ from runners.workspace import SUBMISSION_IGNORE
 PROBLEM_IGNORE = (".git", ".hg", ".svn", "__pycache__", "*.pyc", "node_modules", ".pytest_cache",
                   ".mypy_cache", ".ruff_cache", ".venv", "venv")
 HASH_VERSION = 1
+HASH_CONTENT_MAX = 8 << 30  # bytes: bigger files are hashed by metadata (far over any sane limit)
 
 
 @dataclass(frozen=True)
@@ -194,10 +196,31 @@ def tree_hash(root: Path, ignore: Sequence[str]) -> str:
         else:
             executable = "x" if info.st_mode & 0o111 else "-"
             digest.update(f"F {rel} {executable} {info.st_size}\0".encode())
-            with open(path, "rb") as handle:
-                for chunk in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(chunk)
+            _hash_content(digest, path, info)
     return digest.hexdigest()
+
+
+def _hash_content(digest: hashlib._Hash, path: Path, info: os.stat_result) -> None:
+    """A file's data into `digest`. Holes are skipped (a 64 GiB sparse file hashes in no time) and
+    a file too big for any submission limit is identified by its metadata instead of being read:
+    such a cell is refused by the run anyway, and hashing must not take minutes first."""
+    if info.st_size > HASH_CONTENT_MAX:
+        digest.update(f"too big to read: {info.st_mtime_ns} {info.st_ino}\0".encode())
+        return
+    sparse = info.st_blocks * 512 < info.st_size
+    with open(path, "rb") as handle:
+        segments = data_segments(handle.fileno(), info.st_size) if sparse else [(0, info.st_size)]
+        for start, end in segments:
+            if sparse:  # where each data segment starts (ordinary files hash as they always did)
+                digest.update(f"@{start}\0".encode())
+            handle.seek(start)
+            left = end - start
+            while left > 0:
+                chunk = handle.read(min(1 << 20, left))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                left -= len(chunk)
 
 
 def problem_hash(problem_dir: Path) -> str:

@@ -2,6 +2,7 @@
 place (the import path the docs and older callers use)."""
 
 from runners.batch.jobs import (
+    BAD_INPUT,
     DEFAULT_GRACE,
     POLL_SECONDS,
     Cancel,
@@ -19,6 +20,7 @@ from runners.batch.local_pool import LocalExecutor
 from runners.batch.ray_executor import RayExecutor, connect_ray, run_cell_remote
 
 __all__ = [
+    "BAD_INPUT",
     "DEFAULT_GRACE",
     "POLL_SECONDS",
     "Cancel",

@@ -37,6 +37,9 @@ class CellJob:
     resources: dict[str, float] = field(default_factory=dict)  # Ray: num_cpus, memory
 
 
+BAD_INPUT = "bad input"  # how a cell refused as bad input (UserInputError) is marked
+
+
 @dataclass
 class CellOutcome:
     cell_id: str
@@ -77,7 +80,7 @@ def execute_cell(job: CellJob) -> CellOutcome:
         return CellOutcome(job.cell.id, result=result.model_dump_json(), worker=worker,
                            seconds=time.monotonic() - started)
     except Exception as exc:
-        kind = "bad input" if isinstance(exc, UserInputError) else type(exc).__name__
+        kind = BAD_INPUT if isinstance(exc, UserInputError) else type(exc).__name__
         return CellOutcome(job.cell.id, crash=f"{kind}: {exc}", traceback=traceback.format_exc(),
                            worker=worker, seconds=time.monotonic() - started)
 

@@ -20,6 +20,7 @@ from rich.text import Text
 
 from runners.batch.cells import Cell, Discovery, content_hashes, discover
 from runners.batch.jobs import (
+    BAD_INPUT,
     DEFAULT_GRACE,
     Cancel,
     CellJob,
@@ -266,7 +267,9 @@ def _record(cell: Cell, done: CellOutcome, hashes: dict[str, str], settings: dic
         except ValueError as exc:
             crash = f"unreadable result from the worker: {exc}"
     if result is None:
-        result = failure_result(cell, f"harness crash: {crash or 'no result'}",
+        # Bad input (a submission over its limits, a checkpoint without tests) is said as such.
+        why = crash if crash and crash.startswith(BAD_INPUT) else f"harness crash: {crash or 'no result'}"
+        result = failure_result(cell, why,
                                 problem=found.problems.get(cell.problem), sandbox=options.sandbox)
         if done.traceback:
             result.errors.append(done.traceback)

@@ -25,6 +25,7 @@ from runners.batch.cells import (
     unpack_tree,
 )
 from runners.batch.jobs import (
+    BAD_INPUT,
     DEFAULT_GRACE,
     POLL_SECONDS,
     Cancel,
@@ -42,6 +43,8 @@ from runners.config import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
 from runners.results import ExecutionResult
+from runners.submission import inventory
+from runners.workspace import SUBMISSION_IGNORE
 
 
 def _import_ray() -> Any:
@@ -124,7 +127,11 @@ def _remote(ray: Any) -> Any:
 
 
 def _submit(ray: Any, job: CellJob, problem_ref: Any) -> Any:
+    """Send one cell. A submission over its limits raises `SubmissionTooLarge` here, before it is
+    packed (a 64 GiB sparse file would otherwise be read into a tar in memory)."""
     cell = job.cell
+    limits = EnvironmentSpec.model_validate(job.environment).limits_for(load_problem(cell.problem_dir).limits)
+    inventory(cell.submission_dir, limits, SUBMISSION_IGNORE)
     spec = {"agent": cell.agent, "problem": cell.problem, "checkpoint": cell.checkpoint,
             "order": cell.order, "environment": job.environment}
     options: dict[str, Any] = {"name": f"runners:{cell.id}"}
@@ -207,6 +214,8 @@ class RayExecutor:
                     on_start(job)
                     try:
                         inflight[_submit(ray, job, problems[job.cell.problem_dir])] = job
+                    except UserInputError as exc:
+                        on_done(job, CellOutcome(job.cell.id, crash=f"{BAD_INPUT}: {exc}", worker="ray"))
                     except Exception as exc:
                         on_done(job, CellOutcome(job.cell.id, crash=f"cannot submit the Ray task: "
                                                  f"{type(exc).__name__}: {exc}", worker="ray"))

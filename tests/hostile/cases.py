@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PASS, FAIL, INFRA, TIMEOUT = "PASS", "FAIL", "INFRA", "TIMEOUT"
+REFUSED = "REFUSED"  # bad input (UserInputError, CLI exit 2) before anything runs: nothing is copied
 ANY = frozenset({PASS, FAIL, INFRA, TIMEOUT})
 NOT_PASS = frozenset({FAIL, INFRA, TIMEOUT})
 BACKENDS = ("docker", "bubblewrap", "none")
@@ -57,6 +58,7 @@ class Case:
     pair: bool = False  # two copies run at the same time
     wall: float = 60.0
     build: Callable[[Path], None] | None = None  # extra setup of the submission dir (links, git)
+    limits: dict[str, int] = field(default_factory=dict)  # over the suite's limits for this case
     check: Callable[..., list[str]] | None = None  # extra assertions: (observation) -> problems
 
     def expected(self, backend: str) -> frozenset[str]:
@@ -1588,6 +1590,59 @@ def sub(a, b):
          "`expect.extend` to make `toBe` always pass", {"calc.js": CJS_EXPECT_EXTEND}, ANY,
          "DETECTED ONLY: the library runs in the test's realm; `runners.scan` flags expect.extend",
          framework="jest", undefended=True, flags=(r"grader-touching: calc\.js:\d+ expect\.extend",)),
+]
+
+
+
+# ---- submissions that are too big (issue 13 §4): refused before the copy, or copied cheaply ----
+
+GiB = 1 << 30
+# The library and the CLI answer wrongly unless the copy they run from kept the 64 GiB file sparse.
+SPARSE_CALC = HONEST_CALC.replace("def add(a, b):\n    return a + b", """import os
+
+_INFO = os.stat(os.path.join(os.path.dirname(os.path.abspath(__file__)), "big.bin"))
+_SPARSE = _INFO.st_size == 64 << 30 and _INFO.st_blocks * 512 <= 1 << 20
+
+
+def add(a, b):
+    return a + b if _SPARSE else 0""")
+
+
+def _sparse_file(root: Path) -> None:
+    with open(root / "big.bin", "wb") as handle:
+        handle.truncate(64 * GiB)
+
+
+def _many_files(root: Path, files: int = 20_000, depth: int = 400) -> None:
+    for index in range(files):
+        folder = root / "many" / f"d{index % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{index}.txt").write_bytes(b"x" * 100)
+    _deep_chain(root, depth)
+
+
+def _deep_chain(root: Path, depth: int = 400) -> None:
+    chain = root / "deep" / Path(*(["d"] * depth))
+    chain.mkdir(parents=True)
+    (chain / "leaf.txt").write_text("leaf\n")
+
+
+CASES += [
+    Case("sparse-64g", "§6.5", "ships one 64 GiB sparse file (no disk used) in an otherwise honest submission",
+         dict(HONEST), frozenset({REFUSED}), "the submission limits, checked before anything is copied "
+         "(`submission_mb`, 1 GiB by default): refused as bad input naming the limit and big.bin",
+         build=_sparse_file, reason=r"submission_mb.*big\.bin: 64\.0 GiB", wall=20),
+    Case("sparse-64g-within-limits-honest", "§6.5", "the same 64 GiB sparse file with `submission_mb` raised to "
+         "allow it; the code checks that its copy is still sparse", {"main.py": HONEST_MAIN, "calc.py": SPARSE_CALC},
+         frozenset({PASS}), "holes are copied as holes (SEEK_DATA/SEEK_HOLE): the copy allocates no disk",
+         build=_sparse_file, limits={"submission_mb": 65 * 1024}, wall=30),
+    Case("many-files-deep-honest", "§6.5", "20,000 small files and a 400-deep directory chain beside an honest "
+         "submission, with `submission_depth` raised to 512", dict(HONEST), frozenset({PASS}),
+         "one scandir walk, then a copy in the kernel (no per-file copystat); the copy counts against the wall "
+         "clock", build=_many_files, limits={"submission_depth": 512}, wall=90),
+    Case("deep-chain", "§6.5", "a 400-deep directory chain beside an honest submission (default limits)",
+         dict(HONEST), frozenset({REFUSED}), "`submission_depth` (64 by default): refused before the copy, "
+         "naming the deepest path", build=_deep_chain, reason=r"submission_depth.*deepest: deep/d/d", wall=20),
 ]
 
 BY_ID = {case.id: case for case in CASES}

@@ -39,12 +39,13 @@ import runners
 import runners.engine
 from runners import EnvironmentSpec, run_checkpoint
 from runners.environment import default_cache_dir
+from runners.errors import UserInputError
 from runners.limits import ResourceLimits
 from runners.results import ExecutionResult
 from runners.sandbox.registry import sandbox_class
 from runners.workspace import Workspace
 
-from .cases import BACKENDS, BY_ID, FAIL, HONEST_BY_FRAMEWORK, INFRA, PASS, TIMEOUT, Case
+from .cases import BACKENDS, BY_ID, FAIL, HONEST_BY_FRAMEWORK, INFRA, PASS, REFUSED, TIMEOUT, Case
 from .problems import REPO, TEST_NAMES, build_problems
 
 SESSION = uuid.uuid4().hex[:8]
@@ -135,6 +136,8 @@ def tree_digest(root: Path) -> dict[str, str]:
             info = path.lstat()
             if path.is_symlink():
                 digest[rel] = "link:" + os.readlink(path)
+            elif path.is_file() and info.st_size > 16 * 1024 * 1024:  # a 64 GiB sparse file: not read
+                digest[rel] = f"{oct(info.st_mode)}:{info.st_size}:{info.st_blocks}:{info.st_mtime_ns}"
             elif path.is_file():
                 digest[rel] = f"{oct(info.st_mode)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
             else:
@@ -300,7 +303,7 @@ class World:
     def environment(self, case: Case, backend: str, token: str, wall: float | None = None) -> EnvironmentSpec:
         limits = LIMITS["pytest" if case.framework == "pytest" else "js"]
         return EnvironmentSpec(sandbox=backend, env={"HOSTILE_MARKER": token}, prepare_timeout=900,
-                               limits=limits.model_copy(update={"wall_timeout": wall or case.wall}))
+                               limits=limits.model_copy(update={"wall_timeout": wall or case.wall, **case.limits}))
 
     def run_once(self, case: Case, backend: str, label: str = "a") -> Observation:
         token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
@@ -316,6 +319,12 @@ class World:
         try:
             result = run_checkpoint(problem, "checkpoint_1", sub, self.environment(case, backend, token),
                                     output_dir=out_dir)
+        except UserInputError as exc:  # refused before anything ran: right only where the case says so
+            result, obs.outcome, obs.reason = None, REFUSED, str(exc)
+            if REFUSED not in case.expected(backend):
+                obs.violations.append(f"refused as bad input: {exc}")
+            elif case.reason and not _search(case.reason, " ".join(str(exc).split())):
+                obs.violations.append(f"refusal {exc!r} does not match {case.reason!r}")
         except Exception:  # noqa: BLE001 - a hostile submission must never crash the harness
             obs.violations.append("the harness raised:\n" + traceback.format_exc(limit=6))
             result = None

@@ -256,7 +256,11 @@ example submissions in `examples/submissions`.
 - *The workspace has no disk quota* (`disk-fill`): writes are bounded per file (`fsize`) and in `/tmp`
   (tmpfs size), but the submission copy is a host directory: a submission can write until the wall
   clock ends the run (the directory is then deleted). Put `TMPDIR` on a size-limited filesystem where
-  this matters.
+  this matters. What a submission *brings* is bounded before the copy (`sparse-64g`, `deep-chain`):
+  1 GiB of file sizes, 1 GiB allocated, 50,000 entries, depth 64 by default (`runners/limits.py`).
+- *Copying many files costs what the disk charges per inode*: 20,000 small files are one walk and
+  one kernel copy each (`many-files-deep-honest`), but creating and deleting 20,000 inodes on a busy
+  disk can still take seconds (bench/RESULTS.md, section 7).
 - *`none` is not a sandbox*: cases whose attack is a write outside, a kill of every process, an
   unbounded fork or allocation, a host socket or a secret are not run there (listed below); the rest
   show what `none` still guarantees (wall clock, tree kill, report integrity against files and
@@ -283,7 +287,8 @@ left its workspace in the temporary directory and (bubblewrap) its cgroups, fore
 ## Cases
 
 Outcomes: PASS (every test passed), FAIL (tests ran, some failed), INFRA (infrastructure failure with a
-reason), TIMEOUT (the wall clock ended the run). "true statuses": the FAIL must list exactly the
+reason), TIMEOUT (the wall clock ended the run), REFUSED (bad input, CLI exit 2: refused before anything
+was copied or run, e.g. a submission over its size limits). "true statuses": the FAIL must list exactly the
 statuses of the honest truth (e.g. every test failed); "attack blocked": a correct submission that
 also attacks, and prints `LEAK` (failing its tests) if the attack worked; "flagged": the scan's flags
 for the case must be on the result. Each cell is checked for every property above (time, host

@@ -7,6 +7,7 @@ and error rows, and the assertion's pass/score/namedScores/componentResults agai
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -366,3 +367,15 @@ def test_provider_and_assertion_import_fast_and_light():
     seconds, heavy = out.stdout.split()[0], out.stdout.split()[1:]
     assert heavy == [], f"heavy modules imported at module level: {heavy}"
     assert float(seconds) < 0.5
+
+
+def test_a_submission_over_its_limits_is_an_error_row_naming_the_limit(world, tmp_path):
+    subs = tmp_path / "subs"
+    sub = subs / PROBLEM / "checkpoint_1"
+    shutil.copytree(world["good"] / PROBLEM / "checkpoint_1", sub)
+    with open(sub / "big.bin", "wb") as handle:
+        handle.truncate(64 << 30)  # sparse: 64 GiB that take no disk
+    response = provider.call_api("x", options(world, submissions=str(subs)), context())
+    assert set(response) == {"error"}, response
+    assert "too large" in response["error"] and "submission_mb" in response["error"]
+    assert "--max-submission-mb" in response["error"] and "big.bin: 64.0 GiB" in response["error"]
