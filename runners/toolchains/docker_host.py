@@ -26,6 +26,9 @@ class DockerToolchains(ToolchainHost):
         super().__init__(sandbox)
         self.host_cache: Path | None = None  # known once cache_root is asked: the image memo goes there
 
+    def use_cache(self, host_cache: Path) -> None:
+        self.host_cache = Path(host_cache)
+
     def image_for(self, kind: str) -> str:
         return self.sandbox.node_image if kind == "node" else self.sandbox.python_image
 

@@ -40,6 +40,10 @@ class ToolchainHost:
     def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
 
+    def use_cache(self, host_cache: Path) -> None:
+        """Where this run's toolchains are cached, known before anything is probed (docker keeps
+        what it learnt of an image beside it, so a run does not start a probe container)."""
+
     def for_python(self, request: PythonRequest | None) -> tuple[ToolchainHost, str]:
         """The host a run's Python toolchains use (docker: one per image, so per version) and the
         interpreter in it that meets `request` (None: the default). UserInputError when nothing

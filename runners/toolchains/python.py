@@ -54,6 +54,7 @@ class PythonToolchains:
                  prepare_timeout: float, run_id: str) -> None:
         if isinstance(python, str):
             python = PythonRequest(python, "option --python")
+        toolchain_host(sandbox).use_cache(cache_dir)
         # docker: the sandbox of the image that has the requested version
         self.host, self.python = toolchain_host(sandbox).for_python(python)
         self.sandbox = self.host.sandbox

@@ -436,3 +436,24 @@ def test_end_to_end_matches_the_unsandboxed_run(docker_images, sandbox_cache, tm
     assert len(statuses(first)) == 4
     assert sorted(statuses(first).values()).count("passed") == 3
     assert prepares == [], f"the second run prepared again: {prepares}"
+
+
+def test_a_second_run_starts_no_probe_container(docker_sandbox, tmp_path: Path, monkeypatch):
+    """What an image holds is probed once and remembered beside the toolchain cache: a later run
+    (a new harness process, so nothing in memory) prepares its toolchains without starting a probe
+    container, which would cost about half a second per evaluation."""
+    from runners.sandbox.docker import images
+    from runners.toolchains.python import PythonToolchains
+
+    PythonToolchains(docker_sandbox, tmp_path, None, 60, "first")  # probes once, writes the memo
+    monkeypatch.setattr(images, "_image_info", {})  # what a new process knows
+    started: list[str] = []
+    real_run = docker_sandbox.run
+
+    def counting_run(request):
+        started.append(request.purpose)
+        return real_run(request)
+
+    monkeypatch.setattr(docker_sandbox, "run", counting_run)
+    PythonToolchains(docker_sandbox, tmp_path, None, 60, "second")
+    assert started == []
