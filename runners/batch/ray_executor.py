@@ -48,6 +48,10 @@ from runners.workspace import SUBMISSION_IGNORE
 
 
 def _import_ray() -> Any:
+    # Ray's own "uv run" hook would start the workers with `uv run ... python` in a copy of the
+    # driver's working directory, which has no environment of ours (under `uv run --no-sync` the
+    # workers die with "No module named 'ray'"): the workers use the cluster's interpreter instead.
+    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     try:
         import ray
     except ImportError:
