@@ -445,8 +445,9 @@ def test_a_second_run_starts_no_probe_container(docker_sandbox, tmp_path: Path, 
     from runners.sandbox.docker import images
     from runners.toolchains.python import PythonToolchains
 
+    monkeypatch.setattr(images, "_image_info", {})  # a new process: nothing known yet
     PythonToolchains(docker_sandbox, tmp_path, None, 60, "first")  # probes once, writes the memo
-    monkeypatch.setattr(images, "_image_info", {})  # what a new process knows
+    monkeypatch.setattr(images, "_image_info", {})  # the next new process
     started: list[str] = []
     real_run = docker_sandbox.run
 
