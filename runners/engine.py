@@ -28,6 +28,7 @@ from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
 from runners.submission import CopyTimeout, inventory
 from runners.workspace import SUBMISSION_IGNORE, Workspace
+from runners.workspace_place import workspace_base
 
 if TYPE_CHECKING:
     from runners.frameworks.base import Runner
@@ -62,7 +63,8 @@ def execute(
             sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
         except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
             return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
-    workspace = Workspace.create()
+    workspace = Workspace.create(workspace_base(listed.allocated, sandbox.memory_bounded(),
+                                                environment.keep_workspace))
     run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
     ctx = RunContext(
         problem=problem,

@@ -168,7 +168,11 @@ class Workspace:
     def cleanup(self) -> None:
         if not self.owned or not self.root.exists():
             return
-        # Restore write permission first: sealed trees and files a run made read-only.
+        shutil.rmtree(self.root, ignore_errors=True)
+        if not self.root.exists():
+            return
+        # What is left sits in sealed trees or directories a run made read-only: restore write
+        # permission there, then remove it. (Walking first would cost a pass over every file.)
         for dirpath, dirnames, _ in os.walk(self.root):
             for name in dirnames:
                 try:

@@ -80,6 +80,11 @@ class Sandbox(ABC):
     def run(self, request: SandboxRequest) -> SandboxResult:
         """Run the command to completion or timeout; nothing it started survives the call."""
 
+    def memory_bounded(self) -> bool:
+        """Whether everything the run writes (files in its workspace too) counts against a memory
+        limit the backend enforces; then the workspace may live in memory (`workspace_place`)."""
+        return False
+
     def sweep_orphans(self) -> int:
         """Remove leftovers of crashed earlier runs; returns how many were removed."""
         return 0

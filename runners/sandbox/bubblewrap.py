@@ -124,6 +124,9 @@ class BubblewrapSandbox(Sandbox):
     def probe(cls) -> str | None:
         return _probe()
 
+    def memory_bounded(self) -> bool:
+        return RunCgroup.usable()
+
     def run(self, request: SandboxRequest) -> SandboxResult:
         bwrap = _bwrap()
         assert bwrap is not None, "probe() must pass before run()"

@@ -44,6 +44,15 @@ class RunCgroup:
     notes: list[str] = field(default_factory=list)
 
     @classmethod
+    def usable(cls) -> bool:
+        """Whether `create` can make a run's group with a memory limit (write access to the tree)."""
+        if (ROOT / "cgroup.controllers").is_file():
+            parent = ROOT / PARENT
+            return os.access(parent if parent.is_dir() else ROOT, os.W_OK)
+        memory = ROOT / "memory"
+        return memory.is_dir() and os.access(memory / PARENT if (memory / PARENT).is_dir() else memory, os.W_OK)
+
+    @classmethod
     def create(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
         if (ROOT / "cgroup.controllers").is_file():
             return cls._create_v2(run_id, limits)

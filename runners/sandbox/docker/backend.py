@@ -46,6 +46,9 @@ class DockerSandbox(Sandbox):
     def probe(cls) -> str | None:
         return engine.probe()
 
+    def memory_bounded(self) -> bool:
+        return True  # every container gets a memory limit; bind-mounted tmpfs pages count in it
+
     # ---- running ---------------------------------------------------------------------------------
 
     def run(self, request: SandboxRequest) -> SandboxResult:
