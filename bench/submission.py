@@ -100,7 +100,9 @@ def run(settings: Settings) -> Section:
         rmtree_forcibly(scratch)
     section.notes.append(
         "The file-system cost of creating and deleting 20,000 inodes depends on the disk and on "
-        "what else writes to it; the stage rows show where the time goes on this machine.")
+        "what else writes to it; the stage rows show where the time goes on this machine. The "
+        "stage rows copy to disk (bench data dir) and into memory side by side: docker and "
+        "bubblewrap runs get their workspace in memory (runners/workspace_place.py).")
     return section
 
 
@@ -108,13 +110,20 @@ def _stages(settings: Settings, section: Section, tree: Path, limits) -> None:
     from runners.submission import copy_inventory, inventory
     from runners.workspace import SUBMISSION_IGNORE, Workspace
 
-    walks, copies, olds, cleanups = [], [], [], []
+    from runners.workspace_place import MEMORY_DIR, fits_in_memory
+
+    walks, copies, olds, cleanups, in_memory, memory_cleanups = [], [], [], [], [], []
+    memory = fits_in_memory(MEMORY_DIR, 0)
     for _ in range(settings.repeat):
         sample, listed = timed_call(lambda: inventory(tree, limits, SUBMISSION_IGNORE))
         walks.append(sample)
         workspace = Workspace.create(settings.data_dir / "tmp")
         copies.append(timed_call(partial(copy_inventory, listed, workspace.submission))[0])
         cleanups.append(timed_call(workspace.cleanup)[0])
+        if memory:  # where the engine puts a docker or bubblewrap run's workspace
+            workspace = Workspace.create(MEMORY_DIR)
+            in_memory.append(timed_call(partial(copy_inventory, listed, workspace.submission))[0])
+            memory_cleanups.append(timed_call(workspace.cleanup)[0])
         target = settings.tmp("copytree") / "submission"
         olds.append(timed_call(partial(shutil.copytree, tree, target, symlinks=True,
                                        ignore=shutil.ignore_patterns(*SUBMISSION_IGNORE)))[0])
@@ -123,6 +132,11 @@ def _stages(settings: Settings, section: Section, tree: Path, limits) -> None:
     section.add(timing_row("stage · copy (copy_inventory)", copies))
     section.add(timing_row("stage · copy, before (shutil.copytree + copy2)", olds))
     section.add(timing_row("stage · workspace cleanup", cleanups))
+    if memory:
+        section.add(timing_row(f"stage · copy into memory ({MEMORY_DIR})", in_memory, copies,
+                               "stage · copy (copy_inventory)"))
+        section.add(timing_row(f"stage · workspace cleanup in memory ({MEMORY_DIR})", memory_cleanups,
+                               cleanups, "stage · workspace cleanup"))
 
 
 def _copy_checked(source: Path, limits, target: Path) -> None:
