@@ -75,6 +75,10 @@ class BareSuite:
         workspace.copy_submission(self.cell.submission)
         workspace.copy_tests(self.problem, self.checkpoint, runner.is_test_file, runner.test_files)
         workspace.copy_assets(self.problem)
+        if runner.signs_reports:  # as the engine does: the same plugin work as a harness run
+            from runners.trust import issue_report_key
+
+            ctx.report_key = issue_report_key(workspace.reports)
         runner.write_config(ctx)
         runner.prepare(ctx)
         workspace.seal(workspace.tests, workspace.config)  # as the engine does
@@ -93,7 +97,7 @@ class BareSuite:
             env=env,
             cwd=ctx.layout.submission,
             workspace=workspace.root,
-            toolchain_python=runner.toolchain.python,
+            toolchain_python=ctx.prepared.toolchain.python,
             entrypoint=invocation.entrypoint or "",
             layout=ctx.layout,
         )

@@ -355,7 +355,6 @@ def child(op: str, root: Path) -> dict[str, Any]:
     elif op == "collect":
         environment = EnvironmentSpec(sandbox="none")
         runner = PytestRunner(problem=problem, checkpoint="checkpoint_3", environment=environment)
-        runner.report_key = (root / "key").read_bytes()
         workspace = Workspace(root=root, owned=False)
         sandbox = NoSandbox()
         ctx = RunContext(
@@ -368,6 +367,7 @@ def child(op: str, root: Path) -> dict[str, Any]:
             limits=environment.limits_for(problem.limits),
             run_id="bench",
             started_at=0.0,
+            report_key=(root / "key").read_bytes(),
         )
         outcome = SandboxResult(exit_code=1)
         verdict = runner.collect(ctx, outcome)

@@ -7,6 +7,7 @@ has to import the other to build or read them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
@@ -65,6 +66,11 @@ class RunContext:
     errors: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     python: str | None = None  # the version Python toolchains were built from, once prepared
+    # The one-time key the run's reporter signs with (from the engine, when the runner signs).
+    report_key: bytes = b""
+    # What the runner's `prepare` made for this run (toolchains, environments): per run, never
+    # on the runner, so one runner object can serve runs in several threads at once.
+    prepared: Any = None
 
     def asset_env(self) -> dict[str, str]:
         env = {"SCBENCH_CHECKPOINT": self.checkpoint.name}
@@ -92,6 +98,9 @@ class Verdict:
     report: ParsedReport
     infrastructure_reason: str | None = None
     errors: list[str] = field(default_factory=list)
+    # Why the tool failed a run whose report lists no failing test, when the report says so
+    # (jest's obsolete snapshots): a note instead of "report not trusted".
+    exit_explained: str | None = None
 
 
 def _env_name(name: str) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from runners.artifacts import save_artifacts
 from runners.categorize import categorize
-from runners.context import Layout, RunContext, Verdict
+from runners.context import Invocation, Layout, RunContext, Verdict
 from runners.errors import InfrastructureError, UserInputError
 from runners.excerpt import with_output
 from runners.records import ParsedReport, RawRecord
@@ -27,6 +27,7 @@ from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_en
 from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
 from runners.submission import CopyTimeout, inventory
+from runners.trust import exit_reason, issue_report_key
 from runners.workspace import SUBMISSION_IGNORE, Workspace
 from runners.workspace_place import workspace_base
 
@@ -83,9 +84,13 @@ def execute(
         workspace.copy_submission(submission, listed, deadline=clock + wall)
         copy_seconds = time.monotonic() - clock
         # What no sandbox stops (code the tests import runs inside the test process): flagged.
-        ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission)
+        ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission,
+                                     protected=runner.protected())
         workspace.copy_tests(problem, checkpoint, runner.is_test_file, runner.test_files)
+        runner.check_select(ctx)  # a --select id that names no test: refused before any sandbox
         workspace.copy_assets(problem)
+        if runner.signs_reports:
+            ctx.report_key = issue_report_key(workspace.reports)
         runner.write_config(ctx)
         runner.prepare(ctx)
         workspace.seal(workspace.tests, workspace.config)
@@ -115,7 +120,16 @@ def execute(
             )
         )
         # A killed run's reports are never read: whatever it left behind is not graded.
-        verdict = wall_clock_verdict(ctx) if outcome.timed_out else runner.collect(ctx, outcome)
+        if outcome.timed_out:
+            verdict = wall_clock_verdict(ctx)
+        else:
+            try:
+                verdict = runner.collect(ctx, outcome)
+            except UserInputError as exc:  # found only now (a --select title no test has)
+                _keep_refused(runner, ctx, str(exc), output_dir, outcome, invocation, env)
+                raise
+            if verdict.infrastructure_reason is None:
+                verdict.infrastructure_reason = exit_reason(runner.exit_contract, outcome.exit_code, verdict)
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
@@ -213,6 +227,18 @@ def _failed(runner: Runner, ctx: RunContext, reason: str, timed_out: bool = Fals
     outcome = SandboxResult(exit_code=None, timed_out=timed_out)
     result = _result(runner, ctx, None, outcome, Verdict(ParsedReport(), infrastructure_reason=reason))
     return result
+
+
+def _keep_refused(runner: Runner, ctx: RunContext, reason: str, output_dir: Path | None,
+                  outcome: SandboxResult, invocation: Invocation, env: dict[str, str]) -> None:
+    """Bad input found after the run: the run's output and reports are kept all the same, so
+    the user can see what ran, before the error reaches them."""
+    if output_dir is None:
+        return
+    result = _result(runner, ctx, invocation.entrypoint, outcome,
+                     Verdict(ParsedReport(), infrastructure_reason=f"refused: {reason}"))
+    result.artifacts_dir = str(Path(output_dir).resolve())
+    save_artifacts(Path(output_dir), result, ctx.workspace, runner.report_paths(ctx), outcome, invocation, env)
 
 
 def wall_clock_verdict(ctx: RunContext) -> Verdict:

@@ -30,7 +30,8 @@ def describe_validation_error(error: ValidationError, model: type[BaseModel] | N
             messages.append(f"field `{loc}`: required but missing")
         else:
             got = _short(item.get("input"))
-            messages.append(f"field `{loc}`: {item['msg']} (got {got})")
+            # A validator's own ValueError reads "Value error, <its message>": keep the message.
+            messages.append(f"field `{loc}`: {item['msg'].removeprefix('Value error, ')} (got {got})")
     return messages
 
 
@@ -75,7 +76,7 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
             return []
         if in_container and parts:
             parts.pop(0)  # the mapping key or list index
-    return sorted(current.model_fields)
+    return sorted(info.alias or name for name, info in current.model_fields.items())
 
 
 def _unwrap(annotation: Any) -> tuple[type[BaseModel] | None, bool]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 
 import pytest
@@ -202,13 +203,32 @@ def test_an_oom_kill_without_a_report_says_so(problem, submission, tmp_path):
     assert result.infrastructure_reason == "the test run was killed for exceeding its memory limit"
 
 
-def test_a_select_id_that_does_not_exist_is_a_user_error(problem, submission, tmp_path):
+@pytest.mark.parametrize(("test_id", "message"), [
+    (CP1 + "nope", "tests/test_checkpoint_1.py defines no test or class named 'nope'"),
+    ("tests/test_checkpoint_9.py::test_a", ("tests/test_checkpoint_9.py is not a test file of this checkpoint "
+                                            r"\(files: tests/test_checkpoint_1.py\)")),
+    ("test_checkpoint_1.py::test_a", "expected a test id under tests/"),
+])
+def test_a_select_id_that_names_no_test_is_refused_before_any_sandbox_starts(problem, submission, tmp_path,
+                                                                             test_id, message):
+    sandbox = FakeSandbox(pytest_run([Case(CP1 + "test_a")]))
+    with pytest.raises(UserInputError, match=f"option --select: '{test_id}': {message}"):
+        run(problem, submission, tmp_path, sandbox, select=[test_id])
+    assert sandbox.requests == []  # no toolchain prepared, no test run
+
+
+def test_a_select_id_pytest_finds_nothing_for_is_refused_and_the_run_kept(problem, submission, tmp_path):
+    """`test_a[zzz]`: test_a exists, its parameter does not; only pytest can tell."""
     def script(step: Step) -> SandboxResult:
         step.pytest_reports([], 4)
-        return SandboxResult(exit_code=4, stderr="ERROR: not found: /harness/tests/test_checkpoint_1.py::nope")
+        return SandboxResult(exit_code=4, stderr="ERROR: not found: /harness/tests/test_checkpoint_1.py::test_a[zzz]")
 
-    with pytest.raises(UserInputError, match="option --select: no such test among tests/test_checkpoint_1.py::nope"):
-        run(problem, submission, tmp_path, FakeSandbox(script), select=[CP1 + "nope"])
+    out = tmp_path / "out"
+    with pytest.raises(UserInputError, match=r"option --select: no such test among .*test_a\[zzz\]"):
+        run(problem, submission, tmp_path, FakeSandbox(script), select=[CP1 + "test_a[zzz]"], output_dir=out)
+    saved = json.loads((out / "result.json").read_text())
+    assert saved["infrastructure_reason"].startswith("refused: option --select: no such test")
+    assert "not found" in (out / "stderr.txt").read_text()
 
 
 def test_selected_ids_reach_pytest_as_paths_under_the_root(problem, submission, tmp_path):
@@ -296,3 +316,37 @@ def test_a_cell_the_harness_could_not_run_is_named_whether_or_not_its_config_loa
     broken.mkdir()
     unnamed = failure_result(Cell.of(broken, "checkpoint_1", submission), "no config")
     assert (unnamed.problem_name, unnamed.framework, unnamed.sandbox) == ("broken", "unknown", "none")
+
+
+def test_one_runner_object_serves_two_runs_at_once(problem, tmp_path):
+    """Per-run state (toolchains, the report key) lives on the run, not on the runner: two runs
+    overlapping in threads each get their own key and their own grade."""
+    barrier = threading.Barrier(2, timeout=10)
+
+    def overlapping(cases: list[Case]):
+        inner = pytest_run(cases)
+
+        def script(step: Step) -> SandboxResult:
+            barrier.wait()  # both runs have written their config and prepared before either reports
+            return inner(step)
+
+        return script
+
+    env = EnvironmentSpec(sandbox="none", cache_dir=tmp_path / "cache")
+    runner = PytestRunner(problem=problem, checkpoint="checkpoint_1", environment=env)
+    subs = [make_submission(tmp_path / name, {"main.py": f"print('{name}')\n"}) for name in ("x", "y")]
+    sandboxes = [FakeSandbox(overlapping([Case(CP1 + "test_a")])),
+                 FakeSandbox(overlapping([Case(CP1 + "test_a", outcome="failed")]))]
+    results: list = [None, None]
+
+    def one(index: int) -> None:
+        results[index] = execute(runner, subs[index], extra_args=[], select=[], output_dir=None,
+                                 sandbox=sandboxes[index])
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [r.infrastructure_reason for r in results] == [None, None]
+    assert [r.tests[0].status for r in results] == ["passed", "failed"]

@@ -102,3 +102,14 @@ def test_the_check_sees_local_imports_and_ignores_type_checking_ones(tmp_path):
     assert find_cycle(graph) is None
     (pkg / "b.py").write_text("import runners.c\ndef g(): ...\n")
     assert find_cycle(import_graph(pkg)) == ["runners.a", "runners.b", "runners.c", "runners.a"]
+
+
+def test_no_runner_imports_the_engine_when_it_loads():
+    """The engine drives runners; a runner module importing it back would tie every framework to
+    the engine's own imports (only `Runner.run`, the API shortcut, reaches it when called)."""
+    for path in (PACKAGE / "frameworks").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+        names = {alias.name for node in top_level if isinstance(node, ast.Import) for alias in node.names}
+        names |= {node.module or "" for node in top_level if isinstance(node, ast.ImportFrom)}
+        assert "runners.engine" not in names, f"{path.relative_to(PACKAGE.parent)} imports runners.engine"

@@ -2,8 +2,10 @@
 
 A runner names its test files, prepares its toolchain, builds the command, and turns its reports
 into records. The engine (`runners.engine`) owns everything shared: the workspace, the sandbox,
-categorization, scoring and artifacts. Third-party runners subclass `Runner` and register through
-the `runners.frameworks` entry point group.
+the report key, the exit-code/report agreement and the timeout verdict (`runners.trust`),
+categorization, scoring and artifacts. A runner keeps nothing of a run on `self`: what `prepare`
+makes goes into `ctx.prepared`. Third-party runners subclass `Runner` and register through the
+`runners.frameworks` entry point group.
 """
 
 from __future__ import annotations
@@ -15,18 +17,20 @@ from typing import TYPE_CHECKING, ClassVar
 
 from runners.config import CheckpointConfig, ProblemConfig, load_problem
 from runners.context import Invocation, Layout, RunContext, Verdict
-from runners.engine import execute, wall_clock_verdict  # re-exported for runners that used it
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
+from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
 from runners.sandbox.base import Sandbox, SandboxResult
+from runners.scan.core import Protected
+from runners.trust import ExitContract
 
 if TYPE_CHECKING:
     from runners.results import ExecutionResult
 
-# The run's data types live in `runners.context` (the engine needs them, and this module needs the
-# engine); framework runners keep importing them from here.
-__all__ = ["Invocation", "Layout", "RunContext", "Runner", "Verdict", "entry_file_name",
-           "shell_command", "wall_clock_verdict"]
+# The run's data types live in `runners.context`, which the engine imports; framework runners
+# keep importing them from here. Nothing here imports the engine but `Runner.run`, when called.
+__all__ = ["ExitContract", "Invocation", "Layout", "RunContext", "Runner", "Verdict", "entry_file_name",
+           "shell_command"]
 
 
 class Runner(ABC):
@@ -38,6 +42,11 @@ class Runner(ABC):
 
     name: ClassVar[str]
     report_files: ClassVar[tuple[str, ...]] = ()
+    # What the tool's exit codes mean; the engine holds every report to it.
+    exit_contract: ClassVar[ExitContract] = ExitContract("the test run")
+    # Whether the run's reporter signs its report: the engine then leaves it a one-time key
+    # (`ctx.report_key`) before `write_config`.
+    signs_reports: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -59,7 +68,9 @@ class Runner(ABC):
         select: list[str] | None = None,
         output_dir: Path | None = None,
         sandbox: Sandbox | None = None,
-    ) -> "ExecutionResult":
+    ) -> ExecutionResult:
+        from runners.engine import execute
+
         if self.submission_path is None:
             raise UserInputError("a submission path is required to run tests")
         return execute(self, self.submission_path, extra_args=extra_args or [], select=select or [],
@@ -75,8 +86,13 @@ class Runner(ABC):
     def is_test_file(self, name: str) -> bool:
         """Whether a top-level file of tests/ belongs to some checkpoint."""
 
+    def check_select(self, ctx: RunContext) -> None:
+        """Refuse `ctx.select` ids that name no test (UserInputError), before any sandbox starts.
+        The tests are in `ctx.workspace.tests` by then; the default accepts anything."""
+
     def prepare(self, ctx: RunContext) -> None:
-        """Install toolchains and dependencies (network allowed). Called before `invocation`."""
+        """Install toolchains and dependencies (network allowed), keeping what the run needs in
+        `ctx.prepared`. Called before `invocation`."""
 
     @abstractmethod
     def write_config(self, ctx: RunContext) -> None:
@@ -88,7 +104,14 @@ class Runner(ABC):
 
     @abstractmethod
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
-        """Read and check the reports after every sandboxed process is gone."""
+        """Read the reports (checking their signature) after every sandboxed process is gone.
+        The engine then checks the exit code against them (`exit_contract`)."""
+
+    @classmethod
+    def protected(cls) -> Protected:
+        """What submission code has no business naming or importing (`runners.scan` flags it):
+        by default the report files and the report key's file and variable."""
+        return Protected(files=(*cls.report_files, KEY_FILE_NAME), names=(KEY_FILE_ENV,))
 
     def report_paths(self, ctx: RunContext) -> list[Path]:
         """Host paths of the raw reports, kept with the run's artifacts."""

@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from runners.errors import ConfigError
 from runners.frameworks.base import (
+    ExitContract,
     Invocation,
     RunContext,
     Runner,
@@ -37,8 +38,9 @@ from runners.parsers.junit import parse_junit
 from runners.parsers.report_file import ReportError, check_no_links, read_report
 from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
+from runners.scan.core import Protected
 from runners.toolchains.hosts import toolchain_host
-from runners.toolchains.python import PythonEnv, prepare_python
+from runners.toolchains.python import prepare_python, prepared_python
 
 _PLACEHOLDER = re.compile(r"\{(python|tests|submission|report|entrypoint|checkpoint)\}")
 
@@ -48,7 +50,12 @@ class CommandRunner(Runner):
 
     default_report: str
     parse: Callable[..., ParsedReport]
-    submission_env: PythonEnv | None = None
+    exit_contract = ExitContract("the command", normal=None, no_tests="the report lists no tests",
+                                 zero_means_passed=False)
+
+    @classmethod
+    def protected(cls) -> Protected:
+        return super().protected() | Protected(files=(cls.default_report,))
 
     def test_files(self, checkpoint: str) -> list[str]:
         tests_dir = self.problem.tests_dir
@@ -67,7 +74,7 @@ class CommandRunner(Runner):
 
     def prepare(self, ctx: RunContext) -> None:
         self._command()
-        self.toolchains, self.toolchain, self.submission_env = prepare_python(ctx)
+        ctx.prepared = prepare_python(ctx)
         if ctx.problem.report_path:
             try:
                 shipped = check_no_links(ctx.workspace.submission, self._relative_report(ctx))
@@ -98,11 +105,11 @@ class CommandRunner(Runner):
         return str(rel)
 
     def invocation(self, ctx: RunContext) -> Invocation:
-        assert self.submission_env is not None
+        prepared = prepared_python(ctx)
         entry = entry_file_name(ctx.problem.entry_file, ".py")
-        entrypoint = shell_command([self.submission_env.python, f"{ctx.layout.submission}/{entry}"])
+        entrypoint = shell_command([prepared.submission_env.python, f"{ctx.layout.submission}/{entry}"])
         values = {
-            "python": self.toolchain.python,
+            "python": prepared.toolchain.python,
             "tests": ctx.layout.tests,
             "submission": ctx.layout.submission,
             "report": self._report_sandbox_path(ctx),
@@ -112,11 +119,11 @@ class CommandRunner(Runner):
         argv = [_PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in self._command()]
         env = {f"RUNNERS_{key.upper()}": value for key, value in values.items()}
         env.update({
-            "PATH": f"{self.submission_env.bin_dir}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": f"{prepared.submission_env.bin_dir}:/usr/local/bin:/usr/bin:/bin",
             "PYTHONDONTWRITEBYTECODE": "1",
             "SUBMISSION_PATH": ctx.layout.submission,
         })
-        return Invocation(argv=argv + ctx.extra_args, env=env, mounts=self.toolchains.mounts(),
+        return Invocation(argv=argv + ctx.extra_args, env=env, mounts=prepared.toolchains.mounts(),
                           image=toolchain_host(ctx.sandbox).image_for("python"), entrypoint=entrypoint)
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
@@ -126,13 +133,6 @@ class CommandRunner(Runner):
         except ReportError as exc:
             return Verdict(ParsedReport(), infrastructure_reason=f"{exc} (command exit code {outcome.exit_code})")
         verdict = Verdict(parsed)
-        failing = [r for r in parsed.records if r.status in ("failed", "error")]
-        if not parsed.records:
-            verdict.infrastructure_reason = "the report lists no tests"
-        elif outcome.exit_code not in (0, None) and not failing:
-            verdict.infrastructure_reason = (
-                f"the command exited {outcome.exit_code} but its report lists no failing test: "
-                "report not trusted")
         verdict.errors += parsed.errors
         verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
         return verdict

@@ -15,13 +15,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import secrets
 import shutil
 from pathlib import Path
 
 from runners.frameworks.base import RunContext
 from runners.parsers.report_file import ReportError, read_report
-from runners.plugins.runners_report_signature import KEY_FILE_NAME
 
 JS_DIR = Path(__file__).parent / "js"
 SIGNATURE_SUFFIX = ".sig"  # also in js/runners-sign-report.cjs
@@ -39,15 +37,11 @@ def install(ctx: RunContext, name: str, settings: tuple[str, object] | None = No
     return f"{ctx.layout.config}/{name}"
 
 
-def write_reporter(ctx: RunContext, name: str) -> tuple[str, bytes]:
-    """Our signing reporter `name` in the config dir, and its one-time key in the reports dir;
-    returns the reporter's path as the sandbox sees it, and the key."""
-    key = secrets.token_bytes(32)
-    key_file = ctx.workspace.reports / KEY_FILE_NAME
-    key_file.write_bytes(key)
-    key_file.chmod(0o600)
+def write_reporter(ctx: RunContext, name: str) -> str:
+    """Our signing reporter `name` in the config dir (it signs with the key the engine left in
+    the reports dir); returns its path as the sandbox sees it."""
     install(ctx, SIGNING_MODULE)
-    return install(ctx, name), key
+    return install(ctx, name)
 
 
 def check_signature(ctx: RunContext, report_name: str, key: bytes, data: bytes) -> None:

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from runners.config import BUILTIN_MARKERS
 from runners.frameworks.base import (
+    ExitContract,
     Invocation,
     RunContext,
     Runner,
@@ -58,10 +60,23 @@ _JS_TEST = re.compile(r"^.+\.(?:test|spec)\.[cm]?[jt]sx?$")
 EXTENSIONS = ("ts", "js", "mjs", "cjs", "mts", "cts", "tsx", "jsx")
 
 
+@dataclass(frozen=True)
+class PreparedNode:
+    """What `JsRunner.prepare` made for one run: kept in `ctx.prepared`."""
+
+    toolchains: NodeToolchains
+    node_env: NodeEnv  # node and the problem's test toolchain (vitest or jest)
+
+
+def prepared_node(ctx: RunContext) -> PreparedNode:
+    prepared = ctx.prepared
+    assert isinstance(prepared, PreparedNode), "prepare() must run before invocation()"
+    return prepared
+
+
 class JsRunner(Runner):
     report_name: str
-    node_env: NodeEnv | None = None
-    report_key: bytes = b""
+    signs_reports = True
 
     def test_files(self, checkpoint: str) -> list[str]:
         return [f"{checkpoint}.{kind}.{ext}" for kind in ("test", "spec") for ext in EXTENSIONS]
@@ -70,9 +85,9 @@ class JsRunner(Runner):
         return bool(_JS_TEST.match(name))
 
     def prepare(self, ctx: RunContext) -> None:
-        self.toolchains = NodeToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.node,
-                                         ctx.environment.prepare_timeout, ctx.run_id)
-        self.node_env = self.toolchains.problem_env(ctx.problem)
+        toolchains = NodeToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.node,
+                                    ctx.environment.prepare_timeout, ctx.run_id)
+        ctx.prepared = PreparedNode(toolchains, toolchains.problem_env(ctx.problem))
 
     def selected_tests(self, ctx: RunContext) -> list[str]:
         """The checkpoint test files copied into the workspace, relative to the layout root."""
@@ -90,11 +105,11 @@ class JsRunner(Runner):
         raise NotImplementedError
 
     def entry_env(self, ctx: RunContext) -> tuple[str, dict[str, str]]:
-        assert self.node_env is not None
+        node = prepared_node(ctx).node_env.node
         entry_file = f"{ctx.layout.submission}/{entry_file_name(ctx.problem.entry_file, '.js')}"
-        entrypoint = shell_command([self.node_env.node, entry_file])
+        entrypoint = shell_command([node, entry_file])
         env = {
-            "PATH": f"{Path(self.node_env.node).parent}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": f"{Path(node).parent}:/usr/local/bin:/usr/bin:/bin",
             "RUNNERS_ENTRYPOINT": entrypoint,
             "RUNNERS_ENTRY_FILE": entry_file,
             "SUBMISSION_PATH": ctx.layout.submission,
@@ -113,28 +128,13 @@ class JsRunner(Runner):
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         try:
             data = read_report(ctx.workspace.reports / self.report_name, not_before=ctx.started_at)
-            check_signature(ctx, self.report_name, self.report_key, data)
+            check_signature(ctx, self.report_name, ctx.report_key, data)
             parsed = self.parse(data, ctx.layout.root)
         except ReportError as exc:
             return Verdict(ParsedReport(), infrastructure_reason=f"{exc} ({self.name} exit code {outcome.exit_code})")
         keep_selected(ctx.select, parsed)
-        verdict = Verdict(parsed)
-        failing = [r for r in parsed.records if r.status in ("failed", "error")]
-        code = outcome.exit_code
-        if not parsed.records:
-            verdict.infrastructure_reason = f"{self.name} found no tests"
-        elif code not in (0, 1):
-            verdict.infrastructure_reason = f"{self.name} ended abnormally (exit code {code})"
-        elif code == 0 and failing:
-            verdict.infrastructure_reason = (f"{self.name} exited 0 but the report lists {len(failing)} "
-                                             "failing test(s): report not trusted")
-        elif code == 1 and not failing:
-            obsolete = obsolete_snapshots(data)
-            if obsolete:  # jest fails a run for them alone; they are no test's failure
-                verdict.errors.append(obsolete)
-            else:
-                verdict.infrastructure_reason = (f"{self.name} exited 1 but the report lists no failing "
-                                                 "test: report not trusted")
+        # jest fails a run for obsolete snapshots alone; they are no test's failure.
+        verdict = Verdict(parsed, exit_explained=obsolete_snapshots(data))
         verdict.errors += parsed.errors
         verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
         return verdict
@@ -143,14 +143,14 @@ class JsRunner(Runner):
         raise NotImplementedError
 
     def write_reporter(self, ctx: RunContext, name: str) -> str:
-        """Our signing reporter in the config dir (its key kept for the check)."""
-        path, self.report_key = write_reporter(ctx, name)
-        return path
+        """Our signing reporter in the config dir (the engine left it the run's key)."""
+        return write_reporter(ctx, name)
 
 
 @register_runner
 class VitestRunner(JsRunner):
     name = "vitest"
+    exit_contract = ExitContract("vitest", no_tests="vitest found no tests")
     report_name = "vitest-report.json"
     report_files = ("vitest-report.json", "vitest-report.json.sig", "vitest-junit.xml")
 
@@ -185,24 +185,22 @@ class VitestRunner(JsRunner):
         install(ctx, "vitest.config.mjs", ("runners-vitest-config.json", config))
 
     def invocation(self, ctx: RunContext) -> Invocation:
-        assert self.node_env is not None
+        prepared = prepared_node(ctx)
         layout = ctx.layout
         entrypoint, env = self.entry_env(ctx)
-        argv = [self.node_env.node, self.node_env.bin("vitest", "vitest.mjs"), "run",
+        argv = [prepared.node_env.node, prepared.node_env.bin("vitest", "vitest.mjs"), "run",
                 "--config", f"{layout.config}/vitest.config.mjs", "--configLoader", "runner",
                 "--root", layout.root, *ctx.extra_args]
         pattern = self.selection(ctx)[1]
         if pattern:
             argv += ["--testNamePattern", pattern]
-        return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts() + self.node_modules_mount(ctx),
+        return Invocation(argv=argv, env=env,
+                          mounts=prepared.toolchains.mounts() + node_modules_mount(prepared.node_env, ctx),
                           image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint)
 
     def full_name_pattern(self, titles: list[str]) -> str:
         # Suites and title joined by " " up to vitest 4, by " > " from vitest 5.
         return "(?: | > )".join(map(js_escape, titles))
-
-    def node_modules_mount(self, ctx: RunContext):
-        return node_modules_mount(self.node_env, ctx)
 
     def parse(self, data: bytes, root: str) -> ParsedReport:
         return parse_vitest_json(data, root=root)
@@ -211,6 +209,7 @@ class VitestRunner(JsRunner):
 @register_runner
 class JestRunner(JsRunner):
     name = "jest"
+    exit_contract = ExitContract("jest", no_tests="jest found no tests")
     report_name = "jest-report.json"
     report_files = ("jest-report.json", "jest-report.json.sig")
 
@@ -238,19 +237,19 @@ class JestRunner(JsRunner):
         (ctx.workspace.config / "jest.config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
 
     def invocation(self, ctx: RunContext) -> Invocation:
-        assert self.node_env is not None
+        prepared = prepared_node(ctx)
         entrypoint, env = self.entry_env(ctx)
         # The config goes inline: jest 30 given a config *path* still searches the working
         # directory for a config file of its own, and fails when there is none.
         config = json.loads((ctx.workspace.config / "jest.config.json").read_text(encoding="utf-8"))
-        argv = [self.node_env.node, self.node_env.bin("jest", "bin/jest.js"),
+        argv = [prepared.node_env.node, prepared.node_env.bin("jest", "bin/jest.js"),
                 "--config", json.dumps(config, separators=(",", ":")), "--testLocationInResults", "--ci",
                 "--no-watchman", *ctx.extra_args]
         pattern = self.selection(ctx)[1]
         if pattern:
             argv += ["--testNamePattern", pattern]
         return Invocation(argv=argv, env=env,
-                          mounts=self.toolchains.mounts() + node_modules_mount(self.node_env, ctx),
+                          mounts=prepared.toolchains.mounts() + node_modules_mount(prepared.node_env, ctx),
                           image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint)
 
     def full_name_pattern(self, titles: list[str]) -> str:
@@ -260,12 +259,11 @@ class JestRunner(JsRunner):
         return parse_jest_json(data, root=root)
 
 
-def node_modules_mount(env: NodeEnv | None, ctx: RunContext) -> list:
+def node_modules_mount(env: NodeEnv, ctx: RunContext) -> list:
     """`<root>/node_modules`, so Node's resolution from the tests finds the toolchain.
 
     Backends that remap paths mount it there; on `none` a symlink in the workspace does it.
     """
-    assert env is not None
     from runners.sandbox.base import Mount
 
     host = env.cached.host_dir / "node_modules"

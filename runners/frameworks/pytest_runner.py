@@ -12,12 +12,12 @@
 from __future__ import annotations
 
 import re
-import secrets
 from pathlib import Path
 
 from runners.config import BUILTIN_MARKERS
 from runners.errors import UserInputError
 from runners.frameworks.base import (
+    ExitContract,
     Invocation,
     RunContext,
     Runner,
@@ -25,19 +25,23 @@ from runners.frameworks.base import (
     entry_file_name,
     shell_command,
 )
+from runners.frameworks.pytest_select import check_pytest_select
 from runners.frameworks.registry import register_runner
 from runners.parsers.pytest_json import load_report_object, parse_pytest_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME, verify
+from runners.plugins.runners_report_signature import __name__ as _signature_module
 from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
+from runners.scan.core import Protected
 from runners.toolchains.hosts import toolchain_host
-from runners.toolchains.python import PLUGIN_MODULE, PythonEnv, prepare_python
+from runners.toolchains.python import PLUGIN_MODULE, PreparedPython, prepare_python, prepared_python
 
 JSON_REPORT = "pytest-report.json"
 CTRF_REPORT = "ctrf-report.json"
 PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "ctrf.main", "pytest_timeout",
            PLUGIN_MODULE)
+SIGNATURE_MODULE = _signature_module.rsplit(".", 1)[-1]  # runners_report_signature
 EXIT_MEANINGS = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no tests collected"}
 _TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
 
@@ -46,9 +50,8 @@ _TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
 class PytestRunner(Runner):
     name = "pytest"
     report_files = (JSON_REPORT, CTRF_REPORT)
-
-    toolchain: PythonEnv | None = None
-    submission_env: PythonEnv | None = None
+    exit_contract = ExitContract("pytest", meanings=EXIT_MEANINGS)
+    signs_reports = True
 
     def test_files(self, checkpoint: str) -> list[str]:
         return [f"test_{checkpoint}.py"]
@@ -56,20 +59,25 @@ class PytestRunner(Runner):
     def is_test_file(self, name: str) -> bool:
         return bool(_TEST_FILE.match(name))
 
+    @classmethod
+    def protected(cls) -> Protected:
+        """Also the modules of the test process: pytest's own, its plugins, ours."""
+        plugins = {plugin.split(".")[0] for plugin in PLUGINS}
+        ours = {PLUGIN_MODULE, SIGNATURE_MODULE}
+        return super().protected() | Protected(modules=frozenset(ours),
+                                               grader_modules=frozenset({"_pytest", "pluggy", "xdist"} | plugins - ours))
+
+    def check_select(self, ctx: RunContext) -> None:
+        check_pytest_select(ctx.workspace.root, ctx.select)
+
     def prepare(self, ctx: RunContext) -> None:
-        self.toolchains, self.toolchain, self.submission_env = prepare_python(ctx)
+        ctx.prepared = prepare_python(ctx)
 
     def entrypoint(self, ctx: RunContext) -> str:
-        assert self.submission_env is not None
         entry = entry_file_name(ctx.problem.entry_file, ".py")
-        return shell_command([self.submission_env.python, f"{ctx.layout.submission}/{entry}"])
+        return shell_command([prepared_python(ctx).submission_env.python, f"{ctx.layout.submission}/{entry}"])
 
     def write_config(self, ctx: RunContext) -> None:
-        # A one-time key for the report signature; the plugin deletes it before any test runs.
-        self.report_key = secrets.token_bytes(32)
-        key_file = ctx.workspace.reports / KEY_FILE_NAME
-        key_file.write_bytes(self.report_key)
-        key_file.chmod(0o600)
         lines = ["[pytest]", "markers ="]
         for name, (description, _) in BUILTIN_MARKERS.items():
             lines.append(f"    {name}: {description}")
@@ -79,12 +87,12 @@ class PytestRunner(Runner):
         (ctx.workspace.config / "pytest.ini").write_text("\n".join(lines), encoding="utf-8")
 
     def invocation(self, ctx: RunContext) -> Invocation:
-        assert self.toolchain is not None and self.submission_env is not None
+        prepared: PreparedPython = prepared_python(ctx)
         layout = ctx.layout
         # -s -P: no user site-packages and the working directory (the submission) not on
         # sys.path, so nothing there can shadow pytest or its plugins. Not -I: it would also
         # ignore PYTHONHASHSEED, which keeps set orderings (and so messages) the same every run.
-        argv = [self.toolchain.python, "-s", "-P", "-m", "pytest",
+        argv = [prepared.toolchain.python, "-s", "-P", "-m", "pytest",
                 "-c", f"{layout.config}/pytest.ini", f"--rootdir={layout.root}",
                 f"--confcutdir={layout.tests}", "-p", "no:cacheprovider"]
         for plugin in PLUGINS:
@@ -107,7 +115,7 @@ class PytestRunner(Runner):
         else:
             argv.append(layout.tests)
         env = {
-            "PATH": f"{self.submission_env.bin_dir}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": f"{prepared.submission_env.bin_dir}:/usr/local/bin:/usr/bin:/bin",
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
@@ -117,47 +125,28 @@ class PytestRunner(Runner):
             "SUBMISSION_PATH": layout.submission,
             KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
         }
-        return Invocation(argv=argv, env=env, mounts=self.toolchains.mounts(),
+        return Invocation(argv=argv, env=env, mounts=prepared.toolchains.mounts(),
                           image=toolchain_host(ctx.sandbox).image_for("python"), entrypoint=self.entrypoint(ctx))
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         reports = ctx.workspace.reports
-        code = outcome.exit_code
         try:
             report = load_report_object(read_report(reports / JSON_REPORT, not_before=ctx.started_at))
-            if not verify(report, self.report_key):
+            if not verify(report, ctx.report_key):
                 raise ReportError(f"{JSON_REPORT} does not carry the run's signature: it was written or "
                                   "rewritten by something other than the test run")
             parsed = parse_pytest_json(report)
         except ReportError as exc:
             return Verdict(ParsedReport(), infrastructure_reason=_no_report_reason(exc, outcome))
+        if outcome.exit_code == 4 and ctx.select and "not found" in (outcome.stdout + outcome.stderr):
+            raise UserInputError(f"option --select: no such test among {' '.join(ctx.select)}")
         verdict = Verdict(parsed)
-        verdict.infrastructure_reason = self._check(parsed, code, ctx, outcome)
-        if verdict.infrastructure_reason is None:
+        if outcome.exit_code in (0, 1) and parsed.records:  # else the engine's exit check says why
             verdict.infrastructure_reason = self._cross_check(parsed, reports, ctx)
         for record in parsed.records:
             if record.collection_error:
                 verdict.errors.append(record.message or f"collection error in {record.id}")
         return verdict
-
-    def _check(self, parsed: ParsedReport, code: int | None, ctx: RunContext,
-               outcome: SandboxResult) -> str | None:
-        if code in EXIT_MEANINGS:
-            if code == 4 and ctx.select and "not found" in (outcome.stdout + outcome.stderr):
-                raise UserInputError(f"option --select: no such test among {' '.join(ctx.select)}")
-            return f"pytest exited {code} ({EXIT_MEANINGS[code]})"
-        if code not in (0, 1):
-            return f"pytest ended abnormally (exit code {code})"
-        if parsed.exit_code is not None and parsed.exit_code != code:
-            return f"the report says exit code {parsed.exit_code} but pytest exited {code}: report not trusted"
-        if not parsed.records:
-            return "no tests were collected"
-        failing = [r for r in parsed.records if r.status in ("failed", "error")]
-        if code == 0 and failing:
-            return f"pytest exited 0 but the report lists {len(failing)} failing test(s): report not trusted"
-        if code == 1 and not failing:
-            return "pytest exited 1 but the report lists no failing test: report not trusted"
-        return None
 
     def _cross_check(self, parsed: ParsedReport, reports: Path, ctx: RunContext) -> str | None:
         from runners.parsers.ctrf import ctrf_outcomes  # here: it imports the JS parsers' models

@@ -11,6 +11,7 @@ from importlib.metadata import entry_points
 
 from runners.errors import UserInputError
 from runners.frameworks.base import Runner
+from runners.scan.core import Protected
 
 ENTRY_POINT_GROUP = "runners.frameworks"
 _REGISTRY: dict[str, type[Runner]] = {}
@@ -36,6 +37,19 @@ def register_runner(cls: type[Runner]) -> type[Runner]:
 def runner_names() -> list[str]:
     _load()
     return sorted(_REGISTRY)
+
+
+def builtin_runner_classes() -> list[type[Runner]]:
+    """The runners shipped with `runners` (their modules imported on the way)."""
+    return [runner_class(name) for name in _BUILTINS]
+
+
+def builtin_protected() -> Protected:
+    """What all built-in runners protect together (for a scan outside a run)."""
+    merged = Protected()
+    for runner in builtin_runner_classes():
+        merged = merged | runner.protected()
+    return merged
 
 
 def runner_class(framework: str) -> type[Runner]:

@@ -169,7 +169,22 @@ class PythonToolchains:
         (host_tmp / ".requirements.txt").unlink(missing_ok=True)
 
 
-def prepare_python(ctx: RunContext) -> tuple[PythonToolchains, PythonEnv, PythonEnv]:
+@dataclass(frozen=True)
+class PreparedPython:
+    """What `prepare_python` made for one run: kept in `ctx.prepared`."""
+
+    toolchains: PythonToolchains
+    toolchain: PythonEnv  # pytest and the harness's plugins
+    submission_env: PythonEnv  # the submission's dependencies; its entrypoint runs in it
+
+
+def prepared_python(ctx: RunContext) -> PreparedPython:
+    prepared = ctx.prepared
+    assert isinstance(prepared, PreparedPython), "prepare() must run before invocation()"
+    return prepared
+
+
+def prepare_python(ctx: RunContext) -> PreparedPython:
     """The test toolchain and the submission's environment for a run; a submission whose
     dependencies cannot be installed is noted and flagged, and runs in an empty environment."""
     request = python_request(ctx.environment.python, ctx.problem)
@@ -182,7 +197,7 @@ def prepare_python(ctx: RunContext) -> tuple[PythonToolchains, PythonEnv, Python
     if failure:
         ctx.errors.append(f"the submission's dependencies could not be installed: {failure}")
         ctx.flags.append("submission-dependencies-failed")
-    return toolchains, toolchain, submission_env
+    return PreparedPython(toolchains, toolchain, submission_env)
 
 
 def declared_requirements(submission_dir: Path) -> tuple[list[str], str | None]:

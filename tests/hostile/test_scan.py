@@ -11,14 +11,18 @@ import yaml
 from support import make_problem, make_submission, write_files
 
 from runners import EnvironmentSpec, run_checkpoint
-from runners.scan import MAX_FILES, PREFIX, scan_submission
+from runners.frameworks.registry import builtin_protected, runner_class
+from runners.scan import MAX_FILES, PREFIX, Protected, scan_submission
 
 from .problems import REPO
 
 
-def flags_of(tmp_path: Path, files: dict[str, str], entry: str = "main") -> list[str]:
+def flags_of(tmp_path: Path, files: dict[str, str], entry: str = "main",
+             protected: Protected | None = None) -> list[str]:
+    """The flags a run of any built-in framework could raise (unless `protected` says which)."""
     write_files(tmp_path / "sub", files)
-    return scan_submission(tmp_path / "sub", entry, tmp_path / "sub")
+    return scan_submission(tmp_path / "sub", entry, tmp_path / "sub",
+                           builtin_protected() if protected is None else protected)
 
 
 EXAMPLES = sorted(REPO.glob("examples/submissions/*/*/checkpoint_*"))
@@ -27,7 +31,7 @@ EXAMPLES = sorted(REPO.glob("examples/submissions/*/*/checkpoint_*"))
 @pytest.mark.parametrize("submission", EXAMPLES, ids=lambda p: "/".join(p.parts[-3:]))
 def test_no_flag_on_the_example_submissions(submission: Path) -> None:
     config = yaml.safe_load((REPO / "problems" / submission.parent.name / "config.yaml").read_text())
-    assert scan_submission(submission, config["entry_file"], submission) == []
+    assert scan_submission(submission, config["entry_file"], submission, builtin_protected()) == []
 
 
 def test_the_examples_exist() -> None:
@@ -117,7 +121,7 @@ def test_the_scan_is_bounded_and_never_raises(tmp_path: Path) -> None:
     os.symlink("/etc", sub / "etc-link")
     os.symlink(REPO / "tests" / "conftest.py", sub / "conftest-link.py")
     started = time.monotonic()
-    flags = scan_submission(sub, "main")
+    flags = scan_submission(sub, "main", protected=builtin_protected())
     assert time.monotonic() - started < 10
     assert flags == [f"{PREFIX}: . scan stopped after {MAX_FILES} files"]
 
@@ -128,3 +132,12 @@ def test_the_engine_puts_the_flags_on_the_result(tmp_path: Path) -> None:
     result = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     assert f"{PREFIX}: conftest.py:1 pytest_configure" in result.flags
     assert result.pass_counts  # a flag warns; it does not change the grade
+
+
+def test_what_is_protected_comes_from_the_run_s_runner(tmp_path: Path) -> None:
+    """A name only another framework's harness uses is ordinary text for this run's."""
+    files = {"calc.py": "REPORT = 'vitest-report.json'\nimport _pytest\n"}
+    vitest = flags_of(tmp_path / "v", files, protected=runner_class("vitest").protected())
+    assert vitest == [f"{PREFIX}: calc.py:1 names the harness's report files"]
+    pytest_flags = flags_of(tmp_path / "p", files, protected=runner_class("pytest").protected())
+    assert pytest_flags == [f"{PREFIX}: calc.py:2 imports _pytest"]
