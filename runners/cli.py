@@ -302,7 +302,7 @@ app.add_typer(image_app, name="image")
 
 @image_app.command("build")
 def image_build(
-    kind: Annotated[str, typer.Option("--kind", help="python | node | all")] = "all",
+    kind: Annotated[str, typer.Option("--kind", help="python | node | go | all")] = "all",
     base_image: Annotated[Optional[str], typer.Option(
         "--base-image", help="Base to build on (default: python:3.12-slim / node:22-slim, or the "
         "locally built runners-local-base when it exists).")] = None,
@@ -316,7 +316,7 @@ def image_build(
 
     _started()
     if kind not in (*KINDS, "all"):
-        raise UserInputError(f"option --kind: {kind!r} is not one of python, node, all")
+        raise UserInputError(f"option --kind: {kind!r} is not one of {', '.join(KINDS)}, all")
     kinds = KINDS if kind == "all" else tuple(k for k in KINDS if k == kind)
     versions = [check_python_version(v) for v in python or []]
     built = ensure_images(kinds, base_image, rebuild=rebuild, pythons=versions,
@@ -333,10 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except UserInputError as exc:
-        console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
+        console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         return EXIT_BAD_INPUT
     except InfrastructureError as exc:
-        console(stderr=True).print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False)
+        console(stderr=True).print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False, soft_wrap=True)
         return EXIT_INFRA
     finally:
         _started()  # also after --help or a usage error, when main() is called in a process

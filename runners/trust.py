@@ -5,7 +5,8 @@ signed; the engine then, once for all runners:
 
 - leaves a one-time report key in the reports dir before the runner writes its config
   (`issue_report_key`); the framework's reporter or plugin reads and deletes it before any test
-  runs and signs the report with it, and the runner checks the signature when it reads the report;
+  runs and signs the report with it, and the runner checks the signature when it reads the report
+  (`check_signature_file` for a `<report>.sig` beside it: the JS reporters, Go's signer);
 - after the runner has read its reports, checks that the exit code and the report agree
   (`exit_reason`): a report that lists failures when the tool exited 0, or none when it exited 1,
   was written or rewritten by something else, and is not trusted.
@@ -13,12 +14,15 @@ signed; the engine then, once for all runners:
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from runners.context import Verdict
+from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_NAME
 
 KEY_BYTES = 32
@@ -31,6 +35,21 @@ def issue_report_key(reports: Path) -> bytes:
     key_file.write_bytes(key)
     key_file.chmod(0o600)
     return key
+
+
+def check_signature_file(signature: Path, key: bytes, data: bytes, not_before: float | None) -> None:
+    """Raises ReportError unless the file `signature` (`<report>.sig`, written by the run's
+    reporter) holds the hex HMAC-SHA256 of the report's bytes `data` under the run's key."""
+    report_name = signature.name.removesuffix(".sig")
+    forged = ReportError(f"{report_name} does not carry the run's signature: it was written or "
+                         "rewritten by something other than the test run's reporter")
+    try:
+        written = read_report(signature, max_bytes=1024, not_before=not_before)
+    except ReportError:
+        raise forged from None
+    expected = hmac.new(key, data, hashlib.sha256).hexdigest().encode()
+    if not key or not hmac.compare_digest(written.strip(), expected):
+        raise forged
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything the harness needs on a fresh Debian/Ubuntu machine (idempotent):
-# uv and the project's Python environment, bubblewrap, and with --full also Docker and its
-# images, and the npm tools (promptfoo, vitest, jest, Node 22).
+# uv and the project's Python environment, bubblewrap, Go (for Go problems), and with --full also
+# Docker and its images, and the npm tools (promptfoo, vitest, jest, Node 22).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +43,7 @@ fi
 
 if command -v apt-get >/dev/null 2>&1; then
   apt_install bubblewrap util-linux
+  command -v go >/dev/null 2>&1 || apt_install golang-go
 fi
 
 if ((full)); then

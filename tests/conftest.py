@@ -15,6 +15,7 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
     "test_pytest_runner.py": None,
     "test_command_runners.py": None,
     "test_js_runners.py": None,
+    "test_go_runner.py": None,
     "test_examples.py": None,
     "hostile/test_hostile.py": None,
     "hostile/test_scan.py": {"test_the_engine_puts_the_flags_on_the_result"},

@@ -12,14 +12,12 @@ signature was forged or rewritten, and is an infrastructure failure.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import shutil
 from pathlib import Path
 
 from runners.frameworks.base import RunContext
-from runners.parsers.report_file import ReportError, read_report
+from runners.trust import check_signature_file
 
 JS_DIR = Path(__file__).parent / "js"
 SIGNATURE_SUFFIX = ".sig"  # also in js/runners-sign-report.cjs
@@ -46,16 +44,7 @@ def write_reporter(ctx: RunContext, name: str) -> str:
 
 def check_signature(ctx: RunContext, report_name: str, key: bytes, data: bytes) -> None:
     """Raises ReportError unless `<report>.sig` is the HMAC of `data` under the run's key."""
-    forged = ReportError(f"{report_name} does not carry the run's signature: it was written or "
-                         "rewritten by something other than the test run's reporter")
-    try:
-        signature = read_report(ctx.workspace.reports / f"{report_name}{SIGNATURE_SUFFIX}",
-                                max_bytes=1024, not_before=ctx.started_at)
-    except ReportError:
-        raise forged from None
-    expected = hmac.new(key, data, hashlib.sha256).hexdigest().encode()
-    if not key or not hmac.compare_digest(signature.strip(), expected):
-        raise forged
+    check_signature_file(ctx.workspace.reports / f"{report_name}{SIGNATURE_SUFFIX}", key, data, ctx.started_at)
 
 
 # jest and vitest write a test file's `.snap` back after running it, even in CI mode (an obsolete

@@ -25,6 +25,7 @@ _BUILTINS = {
     "jest": "js_runners",
     "junit": "command_runner",
     "ctrf": "command_runner",
+    "go": "go_runner",
 }
 _BUILTIN_MODULES = tuple(dict.fromkeys(_BUILTINS.values()))
 

@@ -79,7 +79,7 @@ def _assemble_context(kind: ImageKind, context: Path, client, base_image: str,
             shutil.copy(ca, context / "host-ca.crt")
         else:
             (context / "host-ca.crt").write_bytes(b"")
-    else:
+    elif kind == "node":
         target = context / "node-dist"
         if node_dist is None and not base_has_node(client, base_image):
             node_dist = node_distribution(log=log)
@@ -119,7 +119,7 @@ def build_image(
     import docker
 
     if kind not in KINDS:
-        raise UserInputError(f"option --kind: unknown image kind {kind!r} (expected python or node)")
+        raise UserInputError(f"option --kind: unknown image kind {kind!r} (expected {', '.join(KINDS)})")
     tag = tag or DEFAULT_TAGS[kind]
     client = client or docker_client()
     try:
@@ -193,6 +193,8 @@ def image_is_current(client, tag: str, kind: ImageKind, base_image: str,
             material["python"] = host_python_prefix(python)[1]
         material["uv"] = _sha256_file(Path(find_uv_bin()))
         material["tools"] = hashlib.sha256(TOOLS_FILE.read_bytes()).hexdigest()
+        return label == recipe_key(material)
+    if kind != "node":  # go: the Dockerfile and the base are the whole recipe
         return label == recipe_key(material)
     # node: the distribution's version is only known after `npm pack`; accept any node recipe
     # built on this base with this Dockerfile (rebuild explicitly to pick up a newer node).

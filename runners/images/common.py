@@ -9,14 +9,16 @@ from typing import Literal
 
 from runners.errors import InfrastructureError
 
-ImageKind = Literal["python", "node"]
-KINDS: tuple[ImageKind, ...] = ("python", "node")
+ImageKind = Literal["python", "node", "go"]
+KINDS: tuple[ImageKind, ...] = ("python", "node", "go")
 
 DOCKER_DIR = Path(__file__).resolve().parent.parent / "docker"
 TOOLS_FILE = Path(__file__).resolve().parent.parent / "toolchains" / "python-tools.txt"
-DEFAULT_TAGS: dict[str, str] = {"python": "runners-python:latest", "node": "runners-node:latest"}
+DEFAULT_TAGS: dict[str, str] = {"python": "runners-python:latest", "node": "runners-node:latest",
+                                "go": "runners-go:latest"}
 # What real users build on (pulled from their registry); CI uses the local debootstrapped base.
-OFFICIAL_BASES: dict[str, str] = {"python": "python:3.12-slim", "node": "node:22-slim"}
+OFFICIAL_BASES: dict[str, str] = {"python": "python:3.12-slim", "node": "node:22-slim",
+                                  "go": "golang:1.22-bookworm"}
 LOCAL_BASE = "runners-local-base:bookworm"
 NODE_PACKAGE = "node-linux-{arch}@22"
 NPM_PACKAGE = "npm@10"

@@ -10,7 +10,7 @@ from runners.errors import InfrastructureError, UserInputError
 from runners.pythons import PythonRequest
 from runners.sandbox.base import Mount
 from runners.sandbox.docker.backend import DockerSandbox
-from runners.sandbox.docker.client import BUILD_HINT, image_id, image_repository, version_tags
+from runners.sandbox.docker.client import BUILD_HINT, default_image, image_id, image_repository, version_tags
 from runners.sandbox.docker.images import ImageInfo, image_info
 from runners.toolchains.hosts import ToolchainHost, toolchain_host
 
@@ -30,7 +30,10 @@ class DockerToolchains(ToolchainHost):
         self.host_cache = Path(host_cache)
 
     def image_for(self, kind: str) -> str:
-        return self.sandbox.node_image if kind == "node" else self.sandbox.python_image
+        """The sandbox's configured image for python and node; any other kind (a language added
+        later, such as go) `runners-<kind>:latest` or `$RUNNERS_DOCKER_<KIND>_IMAGE`."""
+        configured = {"python": self.sandbox.python_image, "node": self.sandbox.node_image}
+        return configured.get(kind) or default_image(kind)
 
     def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
         # One cache per image: what is built there (venvs, node_modules) fits that image only.

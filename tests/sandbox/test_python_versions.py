@@ -134,7 +134,7 @@ def test_batch_and_the_promptfoo_provider_pass_python_through(tmp_path):
     response = provider.call_api("x", {"config": config}, context)
     assert response["metadata"]["passed"] is True, response.get("output") or response
     response = provider.call_api("x", {"config": {**config, "python": 3.1}}, context)
-    assert "provider config `python`: expected a quoted version" in response["error"]
+    assert "provider config: field `python`: expected a quoted version" in response["error"]
 
 
 # ---- docker: one image per version ----------------------------------------------------------------

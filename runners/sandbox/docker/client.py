@@ -23,11 +23,15 @@ _client: Any = None
 
 
 def default_image(kind: str) -> str:
+    """`$RUNNERS_DOCKER_<KIND>_IMAGE`, else the environment's default for python and node, else
+    `runners-<kind>:latest` (built by `runners image build --kind <kind>`)."""
     from runners.environment import EnvironmentSpec
 
-    if kind == "python":
-        return os.environ.get(PYTHON_IMAGE_ENV) or EnvironmentSpec.model_fields["docker_python_image"].default
-    return os.environ.get(NODE_IMAGE_ENV) or EnvironmentSpec.model_fields["docker_node_image"].default
+    configured = os.environ.get(f"RUNNERS_DOCKER_{kind.upper()}_IMAGE")
+    if configured:
+        return configured
+    field = EnvironmentSpec.model_fields.get(f"docker_{kind}_image")
+    return str(field.default) if field is not None else f"runners-{kind}:latest"
 
 
 def docker_client() -> Any:

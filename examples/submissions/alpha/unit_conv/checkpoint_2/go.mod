@@ -1,0 +1,3 @@
+module unitconv
+
+go 1.19

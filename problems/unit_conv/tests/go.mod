@@ -1,0 +1,3 @@
+module hiddentests
+
+go 1.19
