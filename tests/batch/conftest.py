@@ -38,7 +38,10 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         source = REPO / "problems" / name
         need((source / "config.yaml").is_file(), f"example problem {name} is missing")
         shutil.copytree(source, root / "problems" / name, ignore=ignore)
-    shutil.copytree(REPO / "examples" / "submissions", root / "submissions", ignore=ignore)
+    for agent in sorted((REPO / "examples" / "submissions").iterdir()):  # only these problems' cells
+        for name in EXAMPLE_PROBLEMS:
+            if (agent / name).is_dir():
+                shutil.copytree(agent / name, root / "submissions" / agent.name / name, ignore=ignore)
     tmp = root / "tmp"
     tmp.mkdir()
     return {"problems": root / "problems", "submissions": root / "submissions", "tmp": tmp}
