@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from runners import preload
 from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS as SANDBOX_BUILTINS
@@ -72,7 +73,11 @@ def console(stderr: bool = False) -> Console:
 
 
 def _status(text: str) -> AbstractContextManager[object]:
-    """A spinner on a terminal; nothing (and nothing imported for it) in a file or a pipe."""
+    """A spinner on a terminal; nothing (and nothing imported for it) in a file or a pipe, where
+    rich is then imported while the tests run (`runners.preload`)."""
+    if not sys.stdout.isatty():
+        preload.after_run("runners.render")
+        return nullcontext()
     out = console()
     return out.status(text) if out.is_terminal else nullcontext()
 
@@ -174,7 +179,6 @@ def run(
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
     from runners.config import load_problem
-    from runners.render import render_result
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
@@ -185,6 +189,8 @@ def run(
     output = output or _default_output(problem.name, runner.checkpoint.name)
     with _status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
         result = runner.run(select=select or [], output_dir=output)
+    from runners.render import render_result  # imported while the tests ran
+
     _write_extra(result, json_file, junit_xml, ctrf)
     render_result(console(), result, pass_policy)
     raise typer.Exit(_exit_code(result, pass_policy))

@@ -21,6 +21,7 @@ from runners.categorize import categorize
 from runners.context import Invocation, Layout, RunContext, Verdict
 from runners.errors import InfrastructureError, UserInputError
 from runners.excerpt import with_output
+from runners.preload import Preload
 from runners.records import ParsedReport, RawRecord
 from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
@@ -106,6 +107,7 @@ def execute(
             **invocation.env,
         }
         ctx.started_at = time.time()
+        preload = Preload(runner.collect_modules)  # what only the end of the run needs
         outcome = sandbox.run(
             SandboxRequest(
                 argv=invocation.argv,
@@ -119,6 +121,7 @@ def execute(
                 run_id=run_id,
             )
         )
+        preload.join()
         # A killed run's reports are never read: whatever it left behind is not graded.
         if outcome.timed_out:
             verdict = wall_clock_verdict(ctx)

@@ -22,11 +22,14 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING
 
 from runners.errors import UserInputError
+from runners.probe_memo import interpreter_key, remembered
+
+# packaging is imported where a version is asked for: most runs ask for none (5 ms of start-up).
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
 _OPERATORS = ("==", "!=", "<=", ">=", "<", ">", "~=")
@@ -35,6 +38,8 @@ _EXPECTED = "expected a Python version (e.g. 3.12), a version range (e.g. >=3.12
 
 def parse_requirement(text: str) -> SpecifierSet:
     """`3.12` -> `==3.12.*`, `3.12.1` -> `==3.12.1`, a specifier as written; ValueError else."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     text = text.strip()
     if _VERSION.match(text):
         parts = text.split(".")
@@ -69,6 +74,8 @@ class PythonRequest:
         return parse_requirement(self.spec)
 
     def matches(self, version: str) -> bool:
+        from packaging.version import InvalidVersion, Version
+
         try:
             return self.specifier.contains(Version(version), prereleases=True)
         except InvalidVersion:
@@ -98,14 +105,19 @@ def _probe(python: str) -> tuple[str, str] | None:
     """(`major.minor.micro`, the real executable) of an interpreter, or None when it does not run.
     The executable is the interpreter's own view: a launcher (pyenv shim) resolves to its target."""
     code = "import sys; print('.'.join(map(str, sys.version_info[:3]))); print(sys.executable)"
-    try:
-        out = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=30,
-                             check=True).stdout.split("\n")
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if len(out) < 2 or not out[0].strip() or not out[1].strip():
-        return None
-    return out[0].strip(), os.path.realpath(out[1].strip())
+
+    def ask() -> list[str] | None:
+        try:
+            out = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=30,
+                                 check=True).stdout.split("\n")
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if len(out) < 2 or not out[0].strip() or not out[1].strip():
+            return None
+        return [out[0].strip(), os.path.realpath(out[1].strip())]
+
+    found = remembered("python-version", interpreter_key(python), ask, keep=lambda found: found is not None)
+    return (found[0], found[1]) if found else None
 
 
 def interpreter_version(python: str) -> str | None:
@@ -187,6 +199,8 @@ def find_host_python(request: PythonRequest | None) -> str:
             "install one (uv python install, pyenv install, or the system's package) or pass "
             "--python /path/to/python"
         )
+    from packaging.version import Version
+
     return max(matching, key=lambda item: Version(item[1]))[0]
 
 

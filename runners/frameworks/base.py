@@ -42,6 +42,8 @@ class Runner(ABC):
 
     name: ClassVar[str]
     report_files: ClassVar[tuple[str, ...]] = ()
+    # Modules `collect` imports: loaded while the tests run (`runners.preload`), not after.
+    collect_modules: ClassVar[tuple[str, ...]] = ()
     # What the tool's exit codes mean; the engine holds every report to it.
     exit_contract: ClassVar[ExitContract] = ExitContract("the test run")
     # Whether the run's reporter signs its report: the engine then leaves it a one-time key

@@ -50,6 +50,7 @@ _TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
 class PytestRunner(Runner):
     name = "pytest"
     report_files = (JSON_REPORT, CTRF_REPORT)
+    collect_modules = ("runners.parsers.ctrf",)
     exit_contract = ExitContract("pytest", meanings=EXIT_MEANINGS)
     signs_reports = True
 

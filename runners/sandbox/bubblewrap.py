@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from runners.probe_memo import file_identity, kernel_identity, remembered
 from runners.processes import owner_alive
 from runners.sandbox import seccomp
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
@@ -85,15 +86,23 @@ def _setpriv() -> list[str]:
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
 
 
+def _host_key() -> list[str]:
+    """What the probes below depend on: the programs, the kernel's namespace settings, the uid."""
+    return [file_identity(_bwrap() or "bwrap"), file_identity("/usr/bin/setpriv"), *kernel_identity()]
+
+
 @lru_cache(maxsize=1)
 def _supports_disable_userns() -> bool:
-    bwrap = _bwrap()
-    try:
-        out = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=20,
-                             check=False).stdout if bwrap else ""
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "--disable-userns" in out
+    def ask() -> bool:
+        bwrap = _bwrap()
+        try:
+            out = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=20,
+                                 check=False).stdout if bwrap else ""
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return "--disable-userns" in out
+
+    return remembered("bwrap-disable-userns", [file_identity(_bwrap() or "bwrap")], ask)
 
 
 @lru_cache(maxsize=1)
@@ -107,13 +116,17 @@ def _no_nested_userns() -> list[str]:
         return []
     inner = [bwrap, "--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
              "--dev-bind", "/", "/", "--"]
-    try:
-        proc = subprocess.run([bwrap, *_base_args(network=False), "--tmpfs", "/tmp", "--", *_setpriv(), *inner,
-                               "/usr/bin/true"],
-                              capture_output=True, timeout=20, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return inner if proc.returncode == 0 else []
+
+    def ask() -> bool:
+        try:
+            proc = subprocess.run([bwrap, *_base_args(network=False), "--tmpfs", "/tmp", "--", *_setpriv(),
+                                   *inner, "/usr/bin/true"],
+                                  capture_output=True, timeout=20, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return proc.returncode == 0
+
+    return inner if remembered("bwrap-nested-userns", _host_key(), ask) else []
 
 
 @register_sandbox
@@ -233,15 +246,20 @@ def _probe() -> str | None:
         return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     if _is_root() and shutil.which("setpriv") is None:
         return "setpriv (util-linux) is needed to drop root privileges before bwrap"
-    try:
-        proc = subprocess.run([bwrap, *_base_args(network=False), "--tmpfs", "/tmp", "--", *_drop_inside(),
-                               "/usr/bin/true"],
-                              capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"bwrap could not be started: {exc}"
-    if proc.returncode != 0:
-        detail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
-        return (f"bwrap cannot create namespaces here ({detail[0]}); unprivileged user namespaces "
-                "may be disabled (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
-                "kernel.apparmor_restrict_unprivileged_userns=0)")
-    return None
+
+    def ask() -> str | None:
+        try:
+            proc = subprocess.run([bwrap, *_base_args(network=False), "--tmpfs", "/tmp", "--", *_drop_inside(),
+                                   "/usr/bin/true"],
+                                  capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"bwrap could not be started: {exc}"
+        if proc.returncode != 0:
+            detail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+            return (f"bwrap cannot create namespaces here ({detail[0]}); unprivileged user namespaces "
+                    "may be disabled (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
+                    "kernel.apparmor_restrict_unprivileged_userns=0)")
+        return None
+
+    # Only a working bwrap is remembered: whatever made it fail may be fixed by the next run.
+    return remembered("bwrap-usable", _host_key(), ask, keep=lambda why: why is None)

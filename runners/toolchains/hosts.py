@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from runners.errors import InfrastructureError
+from runners.probe_memo import file_identity, interpreter_key, remembered
 from runners.pythons import PythonRequest
 from runners.sandbox.base import Mount, Sandbox
 
@@ -174,33 +175,42 @@ def host_interpreter_mounts(python: str) -> list[Mount]:
 
 @lru_cache(maxsize=16)
 def _interpreter_prefix(python: str) -> str | None:
-    try:
-        out = subprocess.run([python, "-I", "-S", "-c", "import sys; print(sys.base_prefix)"], capture_output=True,
-                             text=True, timeout=30, check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return os.path.realpath(out) if out else None
+    def ask() -> str | None:
+        try:
+            out = subprocess.run([python, "-I", "-S", "-c", "import sys; print(sys.base_prefix)"],
+                                 capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return os.path.realpath(out) if out else None
+
+    return remembered("python-prefix", interpreter_key(python), ask, keep=lambda found: found is not None)
 
 
 @lru_cache(maxsize=16)
 def host_program_identity(program: str, version_args: tuple[str, ...]) -> str:
-    try:
-        out = subprocess.run([program, *version_args], capture_output=True, text=True, timeout=30,
-                             check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise InfrastructureError(f"cannot run {program!r}: {exc}") from None
-    return f"{os.path.realpath(program)} {out}"
+    def ask() -> str:
+        try:
+            out = subprocess.run([program, *version_args], capture_output=True, text=True, timeout=30,
+                                 check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise InfrastructureError(f"cannot run {program!r}: {exc}") from None
+        return f"{os.path.realpath(program)} {out}"
+
+    return remembered("program-identity", [file_identity(program), *version_args], ask)
 
 
 @lru_cache(maxsize=16)
 def host_interpreter_identity(python: str) -> str:
-    try:
-        # -I -S and os.uname(): the same line as `platform.machine()` gives, in a quarter of the
-        # start-up time (no site, no platform import); every CLI run pays this once.
-        out = subprocess.run(
-            [python, "-I", "-S", "-c", "import os, sys; print(sys.version, os.uname().machine, sys.base_prefix)"],
-            capture_output=True, text=True, timeout=30, check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise InfrastructureError(f"cannot run the Python interpreter {python!r}: {exc}") from None
-    return f"{os.path.realpath(python)} {out}"
+    def ask() -> str:
+        try:
+            # -I -S and os.uname(): the same line as `platform.machine()` gives, in a quarter of the
+            # start-up time (no site, no platform import).
+            out = subprocess.run(
+                [python, "-I", "-S", "-c", "import os, sys; print(sys.version, os.uname().machine, sys.base_prefix)"],
+                capture_output=True, text=True, timeout=30, check=True,
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise InfrastructureError(f"cannot run the Python interpreter {python!r}: {exc}") from None
+        return f"{os.path.realpath(python)} {out}"
+
+    return remembered("python-identity", interpreter_key(python), ask)
