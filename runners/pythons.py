@@ -190,6 +190,8 @@ def find_host_python(request: PythonRequest | None) -> str:
     own_version = ".".join(map(str, sys.version_info[:3]))
     if request.matches(own_version):
         return _own()
+    from packaging.version import Version  # off the CLI's start-up path
+
     found = host_interpreters()
     matching = [(exe, v) for exe, v in found if request.matches(v)]
     if not matching:
@@ -199,8 +201,6 @@ def find_host_python(request: PythonRequest | None) -> str:
             "install one (uv python install, pyenv install, or the system's package) or pass "
             "--python /path/to/python"
         )
-    from packaging.version import Version
-
     return max(matching, key=lambda item: Version(item[1]))[0]
 
 
