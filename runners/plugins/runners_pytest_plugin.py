@@ -15,7 +15,7 @@ import ctypes
 import os
 
 import pytest
-from runners_report_signature import KEY_FILE_ENV, SIGNATURE_FIELD, sign
+from runners_report_signature import KEY_FILE_ENV, MARKERS_ENV, SIGNATURE_FIELD, sign
 
 # pytest's own bookkeeping marks say nothing about what a test checks.
 _INTERNAL = {"parametrize", "usefixtures", "filterwarnings"}
@@ -23,9 +23,16 @@ PR_SET_DUMPABLE = 4
 _key = None
 
 
+# The groups' markers (MARKERS_ENV) are registered here as well as in the generated ini: a
+# repository problem's own ini (its `markers`, maybe `--strict-markers`) is used as it is.
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     global _key
+    for line in os.environ.pop(MARKERS_ENV, "").splitlines():
+        if line.strip():
+            config.addinivalue_line("markers", line)
     path = os.environ.pop(KEY_FILE_ENV, None)
     if not path or hasattr(config, "workerinput"):  # xdist workers: the controller signs
         return
@@ -50,6 +57,8 @@ def pytest_json_runtest_metadata(item, call):
     for mark in item.iter_markers():
         if mark.name not in names and mark.name not in _INTERNAL:
             names.append(mark.name)
+    if type(item).__name__ == "DoctestItem":  # a docstring's examples, not a test function
+        names.append("doctest")
     path, lineno, _ = item.location
     return {"markers": names, "file": path, "line": (lineno + 1) if lineno is not None else None}
 

@@ -11,6 +11,8 @@ import json
 
 SIGNATURE_FIELD = "runners_signature"
 KEY_FILE_ENV = "RUNNERS_REPORT_KEY_FILE"
+# Not signing, but shared the same way: the groups' markers the plugin registers ("name: text" lines).
+MARKERS_ENV = "RUNNERS_PYTEST_MARKERS"
 KEY_FILE_NAME = ".runners-report-key"
 
 

@@ -80,7 +80,7 @@ class PythonToolchains:
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
             self._venv(host_tmp, sandbox_tmp, TOOLS_FILE.read_text(), test_dependencies,
                        scope="tools", what="test toolchain")
-            site = _site_packages(host_tmp)
+            site = site_packages(host_tmp)
             for path in PLUGIN_FILES:  # two small modules: left to compile at import (a few ms)
                 shutil.copy(path, site / path.name)
 
@@ -130,43 +130,50 @@ class PythonToolchains:
         """
         uv = self.host.uv_binary()
         host_tmp.mkdir(parents=True)
-        scratch = {name: self.host_root / f"{name}-{scope}" for name in ("uv-cache", "home")}
-        for path in scratch.values():
-            path.mkdir(exist_ok=True)
-        mounts = [Mount(source=host_tmp, target=target, writable=True),
-                  *(Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True)
-                    for path in scratch.values())]
-        steps = [[uv, "venv", "--quiet", "--allow-existing", "--relocatable", "--python", self.python, target]]
+        mounts = [Mount(source=host_tmp, target=target, writable=True)]
+        self.step([uv, "venv", "--quiet", "--allow-existing", "--relocatable", "--python", self.python, target],
+                  target, mounts, scope, what)
         if requirements or extra:
             install = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", f"{target}/bin/python"]
             if requirements:
                 (host_tmp / ".requirements.txt").write_text(requirements)
                 install += ["-r", f"{target}/.requirements.txt"]
-            steps.append(install + list(extra))
-        for argv in steps:
-            result = self.sandbox.prepare(
-                SandboxRequest(
-                    argv=argv,
-                    cwd=target,
-                    env={"UV_CACHE_DIR": f"{self.sandbox_root}/uv-cache-{scope}",
-                         "HOME": f"{self.sandbox_root}/home-{scope}",
-                         "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1",
-                         "UV_LINK_MODE": "copy"},
-                    mounts=[*mounts, *self.host.interpreter_mounts(self.python), *self.host.uv_mounts(uv)],
-                    network=True,
-                    limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
-                    timeout=self.prepare_timeout,
-                    image=self.host.image_for("python"),
-                    run_id=self.run_id,
-                    purpose="prepare",
-                )
-            )
-            if result.exit_code != 0:
-                why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-                raise InfrastructureError(with_output(f"preparing the {what} failed ({why})",
-                                                      result.stderr, result.stdout))
-            self.log.append(" ".join(argv))
+            self.step(install + list(extra), target, mounts, scope, what)
         (host_tmp / ".requirements.txt").unlink(missing_ok=True)
+
+    def step(self, argv: list[str], cwd: str, mounts: list[Mount], scope: str, what: str,
+             env: dict[str, str] | None = None) -> None:
+        """One install command in the sandbox's prepare step (network on): `mounts` plus a uv
+        cache and a scratch home of this trust scope are writable; raises on failure."""
+        uv = self.host.uv_binary()
+        scratch = {name: self.host_root / f"{name}-{scope}" for name in ("uv-cache", "home")}
+        for path in scratch.values():
+            path.mkdir(exist_ok=True)
+        result = self.sandbox.prepare(
+            SandboxRequest(
+                argv=argv,
+                cwd=cwd,
+                env={"UV_CACHE_DIR": f"{self.sandbox_root}/uv-cache-{scope}",
+                     "HOME": f"{self.sandbox_root}/home-{scope}",
+                     "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1",
+                     "UV_LINK_MODE": "copy", **(env or {})},
+                mounts=[*mounts,
+                        *(Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True)
+                          for path in scratch.values()),
+                        *self.host.interpreter_mounts(self.python), *self.host.uv_mounts(uv)],
+                network=True,
+                limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
+                timeout=self.prepare_timeout,
+                image=self.host.image_for("python"),
+                run_id=self.run_id,
+                purpose="prepare",
+            )
+        )
+        if result.exit_code != 0:
+            why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+            raise InfrastructureError(with_output(f"preparing the {what} failed ({why})",
+                                                  result.stderr, result.stdout))
+        self.log.append(" ".join(argv))
 
 
 @dataclass(frozen=True)
@@ -223,7 +230,7 @@ def declared_requirements(submission_dir: Path) -> tuple[list[str], str | None]:
     return [], None
 
 
-def _site_packages(venv: Path) -> Path:
+def site_packages(venv: Path) -> Path:
     found = sorted(venv.glob("lib/python3*/site-packages"))
     if not found:
         raise InfrastructureError(f"{venv}: no site-packages directory after creating the environment")
