@@ -98,16 +98,32 @@ class RepositoryConfig(_Strict):
 
     config: str | None = Field(
         None, description="The framework's configuration among the overlay files (pytest.ini, "
-        "vitest.config.ts, jest.config.js, ...); default: the first one found there."
+        "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the overlay's root."
+    )
+    dependencies: bool = Field(
+        True, description="Install the repository's own (production) dependencies in the prepare step."
     )
     install: bool | None = Field(
-        None, description="pytest: install the repository itself (editable) in the prepare step; "
-        "default: when it has a pyproject.toml, setup.py or setup.cfg."
+        None, description="pytest: install the repository itself (editable, so it imports by name and has "
+        "its metadata); default: when it has a pyproject.toml, setup.py or setup.cfg."
     )
-    dependencies: bool = Field(True, description="Install the repository's own (production) dependencies.")
+    requirements: list[str] = Field(
+        default_factory=list, description="pytest: the repository's requirement files to install (names or "
+        "globs at its root, e.g. requirements*.txt); default: requirements.txt."
+    )
+    extras: list[str] = Field(
+        default_factory=list, description="pytest: extras of its pyproject.toml to install too."
+    )
     plugins: list[str] = Field(
         default_factory=list, description="pytest: plugin modules to load with -p (from test_dependencies)."
     )
+
+    @field_validator("config")
+    @classmethod
+    def _relative(cls, value: str | None) -> str | None:
+        if value is not None and (value.startswith("/") or ".." in PurePosixPath(value).parts):
+            raise ValueError("expected a path relative to overlay/, without '..'")
+        return value
 
 
 class ProblemConfig(_Strict):
@@ -219,8 +235,10 @@ class ProblemConfig(_Strict):
             if self.framework != "pytest":
                 problems += [f"field `checkpoints.{name}.doctests`: only for framework pytest"
                              for name, cp in self.checkpoints.items() if cp.doctests]
-                if self.repository and (self.repository.plugins or self.repository.install is not None):
-                    problems.append("field `repository`: `plugins` and `install` are for framework pytest")
+                settings = self.repository or RepositoryConfig()
+                problems += [f"field `repository.{key}`: only for framework pytest"
+                             for key in ("install", "requirements", "extras", "plugins")
+                             if getattr(settings, key) not in (None, [])]
         if problems:
             raise ValueError("; ".join(problems))
         return self

@@ -18,7 +18,8 @@ suite, with its relative imports (`../src`) and its dependencies.
 
 from __future__ import annotations
 
-import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from runners.config import BUILTIN_MARKERS
@@ -26,9 +27,7 @@ from runners.frameworks.base import Invocation, RunContext
 from runners.frameworks.js_report import install, write_reporter, write_snapshot_resolver
 from runners.frameworks.js_runners import JestRunner, JsRunner, PreparedNode, VitestRunner, prepared_node
 from runners.frameworks.registry import register_runner
-from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
-from runners.records import ParsedReport
-from runners.repository import overlay
+from runners.repository import overlay, selection
 from runners.repository.common import RepositoryMixin
 from runners.repository.node_deps import RepoNodeDeps, install_repo_deps
 from runners.sandbox.base import Mount
@@ -36,13 +35,11 @@ from runners.toolchains.hosts import toolchain_host
 from runners.toolchains.node import NodeToolchains
 
 
+@dataclass(frozen=True)
 class PreparedRepoNode(PreparedNode):
     """`PreparedNode` plus the repository's own dependencies."""
 
-    def __init__(self, toolchains: NodeToolchains, node_env, deps: RepoNodeDeps) -> None:  # type: ignore[no-untyped-def]
-        object.__setattr__(self, "toolchains", toolchains)
-        object.__setattr__(self, "node_env", node_env)
-        object.__setattr__(self, "deps", deps)
+    deps: RepoNodeDeps = RepoNodeDeps(None, None)
 
 
 class RepositoryJsMixin(RepositoryMixin):
@@ -55,23 +52,13 @@ class RepositoryJsMixin(RepositoryMixin):
                                     ctx.environment.prepare_timeout, ctx.run_id)
         deps = (install_repo_deps(toolchains, ctx.workspace.submission, ctx.layout.submission)
                 if ctx.problem.settings.dependencies else RepoNodeDeps(None, None))
-        ctx.prepared = PreparedRepoNode(toolchains, toolchains.problem_env(ctx.problem), deps)
+        ctx.prepared = PreparedRepoNode(toolchains, toolchains.problem_env(ctx.problem), deps=deps)
 
     def selected_tests(self, ctx: RunContext) -> list[str]:
         return sorted(self.selected(ctx))
 
-    def entry_env(self, ctx: RunContext) -> tuple[str, dict[str, str]]:
-        node = prepared_node(ctx).node_env.node
-        return "", {
-            "PATH": f"{Path(node).parent}:/usr/local/bin:/usr/bin:/bin",
-            "SUBMISSION_PATH": ctx.layout.submission,
-            "NODE_ENV": "test",
-            "CI": "true",
-            "NO_COLOR": "1",
-            "FORCE_COLOR": "0",
-            "npm_config_offline": "true",
-            KEY_FILE_ENV: f"{ctx.layout.reports}/{KEY_FILE_NAME}",
-        }
+    def entry_env(self: JsRunner, ctx: RunContext) -> tuple[str, dict[str, str]]:  # type: ignore[misc]
+        return "", self.run_env(ctx)  # the tests import the repository: no entry point
 
     def trusted_path(self, ctx: RunContext) -> str | None:
         trusted = overlay.trusted_config(ctx.problem)
@@ -113,21 +100,21 @@ class RepositoryVitestRunner(RepositoryJsMixin, VitestRunner):
 
     def write_config(self, ctx: RunContext) -> None:
         files, _ = self.selection(ctx)
-        typecheck = [f for f in files if overlay.is_typecheck_test(f)]
+        typecheck = [f for f in files if selection.is_typecheck_test(f)]
         tags = [{"name": name, "description": desc} for name, (desc, _) in BUILTIN_MARKERS.items()]
         tags += [{"name": name, "description": m.description or m.group.value} for name, m in ctx.problem.markers.items()]
         config = {
             "root": ctx.layout.submission,
             "cacheDir": f"{ctx.layout.tmp}/vite-cache",
             "test": {
-                "include": [f for f in files if f not in typecheck],
+                "include": [glob_escape(f) for f in files if f not in typecheck],
                 "includeTaskLocation": True,
                 "watch": False,
                 "allowOnly": False,
                 "passWithNoTests": False,
                 "testTimeout": self.timeout_ms(ctx) if ctx.checkpoint.timeout else None,
                 "tags": tags,
-                "typecheck": {"enabled": bool(typecheck), "include": typecheck, "only": False},
+                "typecheck": {"enabled": bool(typecheck), "include": [glob_escape(f) for f in typecheck], "only": False},
                 "reporters": [
                     [write_reporter(ctx, "runners-vitest-reporter.mjs"),
                      {"outputFile": f"{ctx.layout.reports}/{self.report_name}"}],
@@ -136,8 +123,10 @@ class RepositoryVitestRunner(RepositoryJsMixin, VitestRunner):
             },
         }
         write_snapshot_resolver(ctx)
-        install(ctx, "runners-vitest-repo.config.mjs",
-                ("runners-vitest-config.json", {"trusted": self.trusted_path(ctx), "config": config}))
+        checker = install(ctx, "runners-tsc.cjs")
+        (ctx.workspace.config / "runners-tsc.cjs").chmod(0o755)
+        install(ctx, "runners-vitest-repo.config.mjs", ("runners-vitest-config.json", {
+            "trusted": self.trusted_path(ctx), "config": config, "checker": checker}))
 
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = prepared_node(ctx)
@@ -147,10 +136,11 @@ class RepositoryVitestRunner(RepositoryJsMixin, VitestRunner):
         pattern = self.selection(ctx)[1]
         if pattern:
             argv += ["--testNamePattern", pattern]
-        return self.invocation_for(ctx, argv)
-
-    def parse(self, data: bytes, root: str) -> ParsedReport:
-        return super().parse(data, root)
+        invocation = self.invocation_for(ctx, argv)
+        # ES modules run natively where the trusted config asks for it (`extensionsToTreatAsEsm`,
+        # `.mjs` tests, ts-jest's `useESM`); without that, nothing changes.
+        invocation.env["NODE_OPTIONS"] = "--experimental-vm-modules --no-warnings=ExperimentalWarning"
+        return invocation
 
 
 @register_runner
@@ -166,7 +156,7 @@ class RepositoryJestRunner(RepositoryJsMixin, JestRunner):
         override = {
             "rootDir": root,
             "roots": [root],
-            "testMatch": [f"{root}/{path}" for path in self.selection(ctx)[0]],
+            "testMatch": [glob_escape(f"{root}/{path}") for path in self.selection(ctx)[0]],
             "testPathIgnorePatterns": ["/node_modules/"],
             "cacheDirectory": f"{ctx.layout.tmp}/jest-cache",
             "watchman": False,
@@ -192,8 +182,13 @@ class RepositoryJestRunner(RepositoryJsMixin, JestRunner):
         pattern = self.selection(ctx)[1]
         if pattern:
             argv += ["--testNamePattern", pattern]
-        return self.invocation_for(ctx, argv)
+        invocation = self.invocation_for(ctx, argv)
+        # ES modules run natively where the trusted config asks for it (`extensionsToTreatAsEsm`,
+        # `.mjs` tests, ts-jest's `useESM`); without that, nothing changes.
+        invocation.env["NODE_OPTIONS"] = "--experimental-vm-modules --no-warnings=ExperimentalWarning"
+        return invocation
 
 
-def _json(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"))
+def glob_escape(path: str) -> str:
+    """A file path as a glob that matches only itself (`[id].test.ts`, `(group)/a.test.ts`)."""
+    return re.sub(r"([*?!()\[\]{}+@])", r"\\\1", path)

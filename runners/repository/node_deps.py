@@ -22,8 +22,7 @@ from pathlib import Path
 
 from runners.errors import ConfigError, InfrastructureError
 from runners.excerpt import with_output
-from runners.limits import ResourceLimits
-from runners.sandbox.base import Mount, SandboxRequest, SandboxResult
+from runners.sandbox.base import SandboxResult
 from runners.toolchains.cache import CachedEnv, ensure_env
 from runners.toolchains.node import NodeToolchains
 
@@ -133,27 +132,10 @@ def _package_manager(toolchains: NodeToolchains, manager: str, version: str) -> 
 
 
 def _run(toolchains: NodeToolchains, argv: list[str], host_tmp: Path, cwd: str) -> SandboxResult:
-    """Only the new directory, the package caches and a scratch home are writable; the package
-    managers already installed are readable."""
-    scratch = [toolchains.host_root / name for name in ("npm-cache", "home-npm", "pnpm-store", "yarn-cache")]
-    for path in scratch:
-        path.mkdir(exist_ok=True)
+    """The package managers installed in the cache are readable; their caches are writable."""
     root = toolchains.sandbox_root
-    return toolchains.sandbox.prepare(SandboxRequest(
-        argv=argv,
-        cwd=cwd,
-        env={"PATH": f"{Path(toolchains.node).parent}:/usr/local/bin:/usr/bin:/bin",
-             "npm_config_cache": f"{root}/npm-cache", "HOME": f"{root}/home-npm",
-             "npm_config_update_notifier": "false", "npm_config_store_dir": f"{root}/pnpm-store",
-             "YARN_CACHE_FOLDER": f"{root}/yarn-cache", "COREPACK_ENABLE_STRICT": "0", "CI": "true"},
-        mounts=[Mount(source=toolchains.host_root, target=root, writable=False),
-                Mount(source=host_tmp, target=cwd, writable=True),
-                *(Mount(source=path, target=f"{root}/{path.name}", writable=True) for path in scratch),
-                *toolchains.host.program_mounts(toolchains.node)],
-        network=True,
-        limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=toolchains.prepare_timeout),
-        timeout=toolchains.prepare_timeout,
-        image=toolchains.host.image_for("node"),
-        run_id=toolchains.run_id,
-        purpose="prepare",
-    ))
+    return toolchains.install_step(
+        argv, host_tmp, cwd, read_cache=True,
+        scratch=("npm-cache", "home-npm", "pnpm-store", "yarn-cache"),
+        env={"npm_config_store_dir": f"{root}/pnpm-store", "YARN_CACHE_FOLDER": f"{root}/yarn-cache",
+             "COREPACK_ENABLE_STRICT": "0", "CI": "true"})

@@ -1,6 +1,12 @@
-"""Python in a submission: what the interpreter or pytest would load on their own (conftest,
-start-up hooks, `.pth` files, pytest settings and plugins, modules named like the grader's), and
-code that patches, exits or inspects frames where library code has no business doing so.
+"""Python in a submission: what the interpreter or pytest would load on their own (start-up
+hooks, `.pth` files, pytest plugins, modules named like the grader's), and code that patches,
+exits or inspects frames where library code has no business doing so.
+
+Configuration the harness never reads is not flagged for being there: a `conftest.py` (never
+loaded: the tests sit outside the submission, or, in a repository problem, the submission's are
+removed), pytest settings in `pytest.ini`, `tox.ini`, `setup.cfg` or `pyproject.toml` (pytest gets
+`-c`). What such a file would make pytest load is code, and code is read (a conftest's hooks are
+flagged like any other file's).
 
 Read with `ast`: nothing is imported or run.
 """
@@ -29,14 +35,12 @@ _TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
 
 class PythonScan(LanguageScan):
     suffixes = PYTHON_SUFFIXES | {".pth"}
-    file_names = frozenset({"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "entry_points.txt"})
+    file_names = frozenset({"pyproject.toml", "setup.cfg", "entry_points.txt"})
 
     def by_name(self, rel: PurePosixPath, given: ScanInput) -> list[Finding]:
         name = rel.name
         found = []
-        if name == "conftest.py":
-            found.append(Finding(str(rel), None, "a pytest conftest"))
-        elif name in ("sitecustomize.py", "usercustomize.py"):
+        if name in ("sitecustomize.py", "usercustomize.py"):
             found.append(Finding(str(rel), None, "an interpreter start-up hook"))
         elif rel.suffix == ".pth":
             found.append(Finding(str(rel), None, "a .pth file (runs at interpreter start)"))
@@ -59,10 +63,6 @@ class PythonScan(LanguageScan):
         found: list[Finding] = []
         if name in ("entry_points.txt", "setup.py", "setup.cfg", "pyproject.toml"):
             found += [Finding(str(rel), n, "declares a pytest11 plugin") for n, line in lines(text) if "pytest11" in line]
-        if name == "pytest.ini" or (name in ("tox.ini", "setup.cfg") and re.search(r"^\[(?:tool:)?pytest\]", text, re.MULTILINE)) \
-                or (name == "pyproject.toml" and "[tool.pytest" in text):
-            line = next((n for n, l in lines(text) if "pytest" in l and l.lstrip().startswith("[")), None)
-            found.append(Finding(str(rel), line, "pytest configuration"))
         if suffix == ".pth":
             found += [Finding(str(rel), n, "imports code at interpreter start") for n, line in lines(text)
                       if line.startswith("import")]

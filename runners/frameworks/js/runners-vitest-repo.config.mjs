@@ -9,7 +9,7 @@ const settings = require("./runners-vitest-config.json");
 
 async function trusted() {
   if (!settings.trusted) return {};
-  const loaded = (await import(settings.trusted)).default ?? {};
+  const loaded = (await import(/* @vite-ignore */ settings.trusted)).default ?? {};
   return typeof loaded === "function" ? await loaded({ command: "serve", mode: "test" }) : loaded;
 }
 
@@ -25,7 +25,18 @@ if (ours.test.testTimeout) test.testTimeout = test.hookTimeout = ours.test.testT
 test.exclude = [];
 test.outputFile = undefined;
 test.coverage = { ...(test.coverage ?? {}), enabled: false };
-test.typecheck = { ...(test.typecheck ?? {}), ...ours.test.typecheck };
+// Type errors outside the type tests belong to no test: vitest would fail the run for them with
+// every test passed. They are not graded (the type tests are).
+test.typecheck = { ...(test.typecheck ?? {}), ...ours.test.typecheck, ignoreSourceErrors: true };
+// tsc (or vue-tsc) through our wrapper, which keeps its build info out of vitest's read-only files.
+const checker = test.typecheck.checker ?? "tsc";
+if (checker === "tsc" || checker === "vue-tsc") {
+  process.env.RUNNERS_TYPECHECKER = checker;
+  test.typecheck.checker = settings.checker;
+}
+// One project: the trusted config's own projects (workspaces) would run files of their choosing.
+delete test.projects;
+delete test.workspace;
 test.resolveSnapshotPath = require("./runners-snapshots.cjs").resolveSnapshotPath;
 merged.root = ours.root;
 merged.cacheDir = ours.cacheDir;
