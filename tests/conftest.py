@@ -5,6 +5,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+# Vendored repositories (tests/fixtures/repos) carry their own test suites: data, not our tests.
+collect_ignore = ["fixtures"]
+
 
 # Tests that run a real test framework through a prepared toolchain (uv, npm: the network on a
 # cold cache, a second or more per run). They get the `toolchain` mark, which `make test-fast`

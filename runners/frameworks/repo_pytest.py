@@ -28,7 +28,7 @@ from runners.frameworks.base import Invocation, RunContext, Verdict
 from runners.frameworks.pytest_runner import PLUGINS, PytestRunner, test_env
 from runners.frameworks.pytest_select import check_pytest_select
 from runners.frameworks.registry import register_runner
-from runners.plugins.runners_report_signature import MARKERS_ENV
+from runners.plugins.runners_report_signature import DOCTEST_ONLY_ENV, MARKERS_ENV
 from runners.repository import overlay, selection
 from runners.repository.common import RepositoryMixin
 from runners.repository.python_env import INSTALL_DIR, PATH_ENV, PreparedRepoPython, prepare_repository_python
@@ -100,7 +100,9 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
         markers = [f"{name}: {description}" for name, (description, _) in BUILTIN_MARKERS.items()]
         markers += [f"{name}: {m.description or m.group.value}" for name, m in ctx.problem.markers.items()]
         env = {**test_env(layout, str(Path(prepared.python).parent)),
-               PATH_ENV: os.pathsep.join(prepared.repo_path), MARKERS_ENV: "\n".join(markers)}
+               PATH_ENV: os.pathsep.join(prepared.repo_path), MARKERS_ENV: "\n".join(markers),
+               DOCTEST_ONLY_ENV: os.pathsep.join(f"{layout.submission}/{path}" for path in doctests
+                                                 if path.endswith(".py"))}
         mounts = [*prepared.toolchains.mounts(), *self.overlay_mounts(ctx)]
         if ctx.sandbox.remaps_paths and (ctx.workspace.root / INSTALL_DIR).is_dir():
             mounts.append(Mount(source=ctx.workspace.root / INSTALL_DIR, target=f"{layout.root}/{INSTALL_DIR}"))

@@ -23,7 +23,6 @@ class RepositoryMixin:
 
     def lay_tests(self, ctx: RunContext) -> None:
         keep = ctx.workspace.root / OVERLAY_COPY
-        keep.mkdir()
         ctx.workspace.tests.mkdir(exist_ok=True)  # mounted like any run's (assets go there), empty
         ctx.workspace.notes += overlay.lay(ctx.problem, self.laid(ctx), ctx.workspace.submission, keep)
         ctx.workspace.seal(keep)

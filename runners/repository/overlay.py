@@ -149,6 +149,7 @@ def lay(problem: ProblemConfig, files: list[str], submission: Path, keep: Path) 
     copy the overlay `files` over `submission` and to `keep` (the sealed copy the read-only mounts
     come from). Returns notes on what was removed."""
     removed = remove_owned(problem, submission)
+    keep.mkdir(parents=True, exist_ok=True)
     for rel in files:
         source = problem.overlay_dir / rel
         for root in (submission, keep):

@@ -1645,5 +1645,10 @@ CASES += [
          "naming the deepest path", build=_deep_chain, reason=r"submission_depth.*deepest: deep/d/d", wall=20),
 ]
 
+from .repo_cases import repo_cases  # noqa: E402 - they build on the submissions above
+
+CASES += repo_cases()
 BY_ID = {case.id: case for case in CASES}
-HONEST_BY_FRAMEWORK = {"pytest": "honest-reference", "vitest": "vitest-honest", "jest": "jest-honest"}
+HONEST_BY_FRAMEWORK = {"pytest": "honest-reference", "vitest": "vitest-honest", "jest": "jest-honest",
+                       "repo-pytest": "repo-pytest-honest", "repo-vitest": "repo-vitest-honest",
+                       "repo-jest": "repo-jest-honest"}
