@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runners.config import BUILTIN_MARKERS
+from runners.errors import InfrastructureError
 from runners.frameworks.base import Invocation, RunContext
 from runners.frameworks.js_report import install, write_reporter, write_snapshot_resolver
 from runners.frameworks.js_runners import JestRunner, JsRunner, PreparedNode, VitestRunner, prepared_node
@@ -50,8 +51,13 @@ class RepositoryJsMixin(RepositoryMixin):
     def prepare(self: JsRunner, ctx: RunContext) -> None:  # type: ignore[misc]
         toolchains = NodeToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.node,
                                     ctx.environment.prepare_timeout, ctx.run_id)
-        deps = (install_repo_deps(toolchains, ctx.workspace.submission, ctx.layout.submission)
-                if ctx.problem.settings.dependencies else RepoNodeDeps(None, None))
+        deps = RepoNodeDeps(None, None)
+        if ctx.problem.settings.dependencies:
+            try:
+                deps = install_repo_deps(toolchains, ctx.workspace.submission)
+            except InfrastructureError as exc:  # its manifest or lock: the tests run without them
+                ctx.errors.append(f"the repository's dependencies could not be installed: {exc}")
+                ctx.flags.append("submission-dependencies-failed")
         ctx.prepared = PreparedRepoNode(toolchains, toolchains.problem_env(ctx.problem), deps=deps)
 
     def selected_tests(self, ctx: RunContext) -> list[str]:

@@ -25,7 +25,7 @@ from runners_report_signature import DOCTEST_ONLY_ENV, KEY_FILE_ENV, MARKERS_ENV
 _INTERNAL = {"parametrize", "usefixtures", "filterwarnings"}
 PR_SET_DUMPABLE = 4
 _key = None
-_doctest_only = frozenset()
+_doctest_only: frozenset = frozenset()
 
 
 class _DoctestOnly(pytest.File):

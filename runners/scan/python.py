@@ -109,6 +109,12 @@ class _PythonVisitor(ast.NodeVisitor):
         self.depth = 0  # functions and classes around the current node
         self.guarded = 0  # inside `if __name__ == "__main__":`
 
+    @property
+    def at_import(self) -> bool:
+        """Code that runs when the module is imported (a CLI's main function may exit: that
+        exits only the program that calls it)."""
+        return not self.depth and not self.guarded
+
     def add(self, node: ast.AST, what: str) -> None:
         self.found.append(Finding(self.rel, getattr(node, "lineno", None), what))
 
@@ -167,7 +173,7 @@ class _PythonVisitor(ast.NodeVisitor):
         if name in EXITS and not self.test_code:
             if name in ("os._exit", "posix._exit", "os.abort") and (self.library or (not self.depth and not self.guarded)):
                 self.add(node, name)
-            elif name not in ("os._exit", "posix._exit", "os.abort") and self.library:
+            elif name not in ("os._exit", "posix._exit", "os.abort") and self.library and self.at_import:
                 self.add(node, f"{name} in library code")
         if name in INTROSPECTION and not self.test_code:
             self.add(node, INTROSPECTION[name])
@@ -179,7 +185,8 @@ class _PythonVisitor(ast.NodeVisitor):
 
     def visit_Raise(self, node: ast.Raise) -> None:
         exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-        if exc is not None and _dotted(exc) in ("SystemExit", "builtins.SystemExit") and self.library and not self.test_code:
+        if exc is not None and _dotted(exc) in ("SystemExit", "builtins.SystemExit") and self.library \
+                and self.at_import and not self.test_code:
             self.add(node, "SystemExit in library code")
         self.generic_visit(node)
 
@@ -220,7 +227,8 @@ class _PythonVisitor(ast.NodeVisitor):
 
 def _python(rel: PurePosixPath, text: str, given: ScanInput) -> list[Finding]:
     test_code = _is_test_code(rel)
-    library = not is_entry(rel, given.entry_file, ".py")
+    # `python -m pkg` runs pkg/__main__.py: an entry point, whatever the problem's entry file.
+    library = not is_entry(rel, given.entry_file, ".py") and rel.name != "__main__.py"
     try:
         tree = ast.parse(text, filename=str(rel))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
