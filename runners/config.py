@@ -6,6 +6,8 @@ problems/<name>/
   checkpoint_N.md           the spec given to the agent
   tests/conftest.py         (pytest) registers --entrypoint and --checkpoint
   tests/test_checkpoint_N.py, or tests/checkpoint_N.test.{js,ts} for vitest/jest
+  overlay/                  kind: repository instead of tests/: the files laid over the
+                            submission at their paths (checkpoints select them with `tests:`)
 ```
 
 Unknown keys are errors (SCBench silently ignores them at the top level; a typo there would

@@ -1,4 +1,4 @@
-"""The runner registry: framework name -> Runner class.
+"""The runner registry: (framework, problem kind) -> Runner class.
 
 Built-in runners register on import; third-party ones are found through the
 `runners.frameworks` entry point group (`name = "package.module:RunnerClass"`).
