@@ -68,7 +68,7 @@ PROJECTS: tuple[Project, ...] = (
         settings={"python": ">=3.10", "repository": {"extras": ["widechars"]}},
         native_python=("wcwidth>=0.6.0",),
         covers="a flit_scm build, an extra (widechars), tests importing a sibling helper module (`common`), "
-               "module doctests and README.md doctests (17 of them), 9 test files of a folder",
+               "its module's 16 doctests and README.md's examples (the 17 doctests), 9 test files of a folder",
     ),
     Project(
         name="ufo", repo="unjs/ufo", commit="11308c0bb5cb4a4bc3bfcbdc5c03177b097423e6",
