@@ -263,7 +263,8 @@ def evaluate(
 @app.command(short_help="Run an agents x problems x checkpoints matrix.")
 def batch(
     problems: Annotated[Path, typer.Option("--problems", "-p", help="Directory of problems (<name>/config.yaml).")],
-    submissions: Annotated[Path, typer.Option("--submissions", "-s", help="Root with <agent>/<problem>/checkpoint_N/ directories.")],
+    submissions: Annotated[Optional[Path], typer.Option("--submissions", "-s", help="Root with <agent>/<problem>/checkpoint_N/ directories.")] = None,
+    agents_file: Annotated[Optional[Path], typer.Option("--agents", help="An agents file (YAML, name: command): run the agents first, then grade what they left (OUTPUT/submissions).")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="local: worker processes (default 1); ray: cells in flight (default: all, Ray schedules by resources).")] = None,
     executor: Annotated[str, typer.Option("--executor", help="local | ray")] = "local",
     address: Annotated[Optional[str], typer.Option("--address", help="Ray cluster address (host:port, auto, ray://...); default: $RAY_ADDRESS or a local Ray for this batch.")] = None,
@@ -288,6 +289,17 @@ def batch(
     _started()
     if executor not in ("local", "ray"):
         raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
+    if agents_file is not None:  # the agent step first: its snapshots are the submissions
+        from runners.agents.batch import run_agents
+
+        if submissions is not None:
+            raise UserInputError("option --submissions: not with --agents (the agents' snapshots are graded)")
+        agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python)
+        submissions, _ = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1,
+                                    agents=tuple(agent or ()), problems=tuple(problem or ()),
+                                    overwrite=overwrite, console=console())
+    if submissions is None:
+        raise UserInputError("option --submissions: required (or --agents FILE to run agents first)")
     options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
@@ -301,6 +313,10 @@ def batch(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     raise typer.Exit(outcome.exit_code)
 
+
+from runners.agents.cli import register as _register_agent_commands  # noqa: E402 - after batch, in --help
+
+_register_agent_commands(app, console, _environment, _started)
 
 image_app = typer.Typer(help="Build the Docker images the docker sandbox runs tests in.", no_args_is_help=True)
 app.add_typer(image_app, name="image")
