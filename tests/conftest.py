@@ -26,6 +26,10 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
     "test_cli.py": {"test_met_policy_exits_0_and_prints_the_table", "test_unmet_policy_exits_1_and_lists_failures",
                     "test_evaluate_keeps_every_name_whole_piped_or_narrow",
                     "test_infrastructure_failure_exits_3", "test_evaluate_runs_every_checkpoint_and_prints_solve_results"},
+    "agents/test_agent_cli.py": {"test_solve_runs_every_checkpoint_and_prints_the_table",
+                                 "test_batch_runs_the_agents_file_then_grades_and_a_regrade_agrees"},
+    "agents/test_step.py": {"test_each_checkpoint_starts_from_what_the_previous_one_left",
+                            "test_a_failed_or_timed_out_step_is_a_graded_failure_and_the_next_goes_on"},
     "promptfoo/test_provider.py": {
         "test_provider_returns_output_metadata_and_latency", "test_provider_output_lists_failing_tests_with_first_message_line",
         "test_provider_infrastructure_failure_is_a_normal_response", "test_provider_paths_are_relative_to_base_path",

@@ -109,7 +109,10 @@ class AgentSpec(BaseModel):
         mounts = {name: str(_existing(base, text, f"{where}: field `mounts.{name}`"))
                   for name, text in self.mounts.items()}
         for name, path in mounts.items():
-            if path == "/" or any(path == t or path.startswith(t + "/") for t in RESERVED_TARGETS):
+            # At the same path inside: it may not cover, or sit inside, the step's own directories
+            # (below /tmp is fine: it is mounted over the private /tmp).
+            if any(Path(t).is_relative_to(path) or (t != "/tmp" and Path(path).is_relative_to(t))
+                   for t in RESERVED_TARGETS):
                 raise UserInputError(f"{where}: field `mounts.{name}`: {path} would cover the sandbox's "
                                      f"own directories ({', '.join(RESERVED_TARGETS)}); mount something else")
         home = str(_existing(base, self.home, f"{where}: field `home`")) if self.home else None
