@@ -127,7 +127,7 @@ def call(options: Any, context: Any) -> dict[str, Any]:
                                                           record.sandbox, outcome))
     from runners.agents.rows import response
 
-    return response(outcome, cell.spec.name, cell.policy)
+    return response(outcome, cell.spec.name, cell.policy, cell.layout.root)
 
 
 def _bounded(cell: AgentCell) -> Any:

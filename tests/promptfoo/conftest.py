@@ -24,6 +24,7 @@ from pf_support import (
     plain_env,
     write_eval_config,
 )
+from support import need_sandbox
 
 from runners.environment import EnvironmentSpec
 
@@ -66,5 +67,33 @@ def promptfoo_eval(tmp_path_factory):
     yield EvalRun(root=root, world=world, config=config, config_dir=PROMPTFOO_DIR, home=home,
                   results=results, proc=proc, seconds=seconds, agents=AGENTS)
     # Leave the developer's viewer as it was.
+    subprocess.run(["npx", "promptfoo", "delete", "eval", results["evalId"]], cwd=ROOT, env=plain_env(home),
+                   capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def agent_eval(tmp_path_factory):
+    """`npx promptfoo eval -j 4` of two scripted agents (run in bubblewrap, then graded) over two
+    problems: the agent rows of one column run in up to four worker processes at once."""
+    from pf_agents import AGENTS, build_agent_world, write_agent_config
+
+    need_promptfoo()
+    need_sandbox("bubblewrap")
+    root = tmp_path_factory.mktemp("pf-agents")
+    home = root / "home"
+    home.mkdir()
+    world = build_agent_world(root)
+    config = write_agent_config(root, world, "bubblewrap", cache_dir=str(EnvironmentSpec().cache_dir))
+    results_file = root / "results.json"
+    started = time.monotonic()
+    proc = subprocess.run(["npx", "promptfoo", "eval", "-c", str(config), "-o", str(results_file), "--no-table",
+                           "-j", "4"], cwd=ROOT, env=plain_env(home), capture_output=True, text=True, timeout=600)
+    seconds = time.monotonic() - started
+    if proc.returncode not in (0, 100) or not results_file.is_file():
+        pytest.fail(f"npx promptfoo eval exited {proc.returncode}\n--- stdout\n{proc.stdout[-4000:]}\n"
+                    f"--- stderr\n{proc.stderr[-4000:]}")
+    results = json.loads(results_file.read_text(encoding="utf-8"))
+    yield EvalRun(root=root, world=world, config=config, config_dir=PROMPTFOO_DIR, home=home,
+                  results=results, proc=proc, seconds=seconds, agents=list(AGENTS))
     subprocess.run(["npx", "promptfoo", "delete", "eval", results["evalId"]], cwd=ROOT, env=plain_env(home),
                    capture_output=True, text=True, timeout=120)
