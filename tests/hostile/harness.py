@@ -170,6 +170,18 @@ def processes_marked(token: str) -> list[str]:
     return found
 
 
+def lingering(token: str) -> list[str]:
+    """The processes carrying `token` still alive after a few seconds (processes being killed need
+    a moment to disappear)."""
+    left: list[str] = []
+    for _ in range(50):
+        left = processes_marked(token)
+        if not left:
+            break
+        time.sleep(0.1)
+    return left
+
+
 def containers_marked(token: str) -> list[str]:
     import docker
 
@@ -418,12 +430,7 @@ class World:
         problems: list[str] = []
         if obs.elapsed > case.wall + GRACE:
             problems.append(f"took {obs.elapsed:.1f} s, over the wall clock {case.wall:g} s + {GRACE:g} s grace")
-        left: list[str] = []
-        for _ in range(50):  # processes being killed need a moment to disappear
-            left = processes_marked(token)
-            if not left:
-                break
-            time.sleep(0.1)
+        left = lingering(token)
         if left:
             problems.append(f"processes left behind: {left[:5]}")
         if backend == "docker" or (obs.result is not None and obs.result.sandbox == "docker"):
@@ -500,12 +507,7 @@ class World:
         obs.outcome = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "ERROR"
         if obs.outcome != PASS:
             obs.violations.append(f"the next harness run did not pass: {done.stdout[-800:]} {done.stderr[-1500:]}")
-        left = []
-        for _ in range(50):
-            left = processes_marked(token)
-            if not left:
-                break
-            time.sleep(0.1)
+        left = lingering(token)
         if left:
             obs.violations.append(f"processes of the crashed run left after the next start: {left[:4]}")
         if backend == "docker":
