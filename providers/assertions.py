@@ -63,7 +63,8 @@ def with_agent_step(metadata: dict[str, Any], graded: dict[str, Any]) -> dict[st
     failure = step.get("failure") if isinstance(step, dict) else None
     if not failure or metadata.get("infrastructure_failure"):
         return graded
-    return {**graded, "pass": False, "reason": f"agent step failed: {failure}; what it left: {graded['reason']}"}
+    counts = graded["reason"].split(": ", 1)[-1]  # the counts, without the policy's verdict
+    return {**graded, "pass": False, "reason": f"agent step failed: {failure}; what it left: {counts}"}
 
 
 def grade(metadata: dict[str, Any], policy: str, passed: bool) -> dict[str, Any]:

@@ -85,7 +85,7 @@ def test_a_failed_agent_step_is_a_failed_row_with_its_reason_and_what_it_left_gr
     step = StepRecord.model_validate(row["response"]["metadata"]["agent_step"])
     assert step.exit_code == 1 and step.failure == "the agent exited with code 1: I do not know how to implement tally checkpoint_2."
     assert row["gradingResult"]["pass"] is False
-    assert row["gradingResult"]["reason"].startswith(f"agent step failed: {step.failure}; what it left: policy all-cases not met")
+    assert row["gradingResult"]["reason"] == f"agent step failed: {step.failure}; what it left: 2/3 tests passed (Core 0/1, Regression 2/2)"
     assert row["response"]["output"].startswith("tally · checkpoint_2: FAIL (agent step failed)")
     meta = row["response"]["metadata"]
     # The workspace still holds checkpoint 1's work: its tests (now Regression) pass, the new one fails.
