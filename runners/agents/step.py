@@ -83,7 +83,9 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     if not sandbox.isolated:
         record.flags.append("unsandboxed")
     listed = inventory(start, limits) if start is not None else None
-    workspace = Workspace.create(workspace_base(listed.allocated if listed else 0, sandbox.memory_bounded(), False))
+    # On disk, not in memory: an agent installs packages and builds, which would count against its
+    # memory limit (RUNNERS_WORKSPACE_DIR still chooses).
+    workspace = Workspace.create(workspace_base(listed.allocated if listed else 0, False, False))
     outcome: SandboxResult | None = None
     try:
         if listed is not None:
