@@ -1,7 +1,7 @@
 """`runners solve PROBLEM --agent 'CMD ...'`: an agent works through every checkpoint, each graded.
 
 Registered on the main app by `runners.cli` (`register(app, ...)`), so this module imports only
-typer at load time: the command's work is imported when it runs.
+click at load time: the command's work is imported when it runs.
 
 Exit codes: 0 every checkpoint met the pass policy (and no agent step failed), 1 some did not,
 2 bad input, 3 infrastructure failure.
@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Any
 
-import typer
+import click
 
 from runners.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS
@@ -24,11 +24,11 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
     from runners.errors import UserInputError
 
     pairs = {}
-    for value in values or []:
+    for value in values:
         key, sep, text = value.partition("=")
         if not sep or not key:
             raise UserInputError(f"option {option}: expected NAME=VALUE, got {value!r}")
@@ -36,41 +36,51 @@ def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
     return pairs
 
 
-def register(app: typer.Typer, console: Callable[..., Console], environment: Callable[..., Any],
+_PathType = click.Path(path_type=Path)
+
+
+def register(app: click.Group, console: Callable[..., Console], environment: Callable[..., Any],
              started: Callable[[], None]) -> None:
     """Add `solve` to `app`; the CLI's console, environment builder and start-up hook are passed in."""
 
     @app.command(short_help="Have an agent solve a problem, checkpoint by checkpoint, each graded.")
-    def solve(
-        problem_dir: Annotated[Path, typer.Argument(help="Problem directory (with config.yaml and checkpoint_N.md).")],
-        agent: Annotated[str, typer.Option("--agent", help="The agent's command template: {prompt_file} {prompt} {workspace} {checkpoint} {checkpoint_number} {problem} {python} {home} {mounts[NAME]}.")],
-        name: Annotated[str, typer.Option("--name", help="The agent's name (a directory name).")] = "agent",
-        pass_env: Annotated[Optional[list[str]], typer.Option("--pass-env", help="A host variable the agent may see, by name (repeatable).")] = None,
-        env: Annotated[Optional[list[str]], typer.Option("--env", help="NAME=VALUE for the agent (repeatable).")] = None,
-        mount: Annotated[Optional[list[str]], typer.Option("--mount", help="NAME=DIR: a read-only directory for the agent, at the same path; {mounts[NAME]} (repeatable).")] = None,
-        agent_timeout: Annotated[float, typer.Option("--agent-timeout", min=1, help="Seconds per checkpoint for the agent.")] = 1800.0,
-        network: Annotated[bool, typer.Option("--network/--no-network", help="Let the agent reach the network (off by default).")] = False,
-        image: Annotated[Optional[str], typer.Option("--image", help="docker: the image the agent runs in.")] = None,
-        home: Annotated[Optional[Path], typer.Option("--home", help="A directory copied into the agent's private home first.")] = None,
-        sandbox: Annotated[str, typer.Option("--sandbox", help=" | ".join(["auto", *BUILTINS]))] = "auto",
-        pass_policy: Annotated[PassPolicy, typer.Option("--pass-policy", help="When a checkpoint counts as passed.")] = PassPolicy.ALL_CASES,
-        output: Annotated[Optional[Path], typer.Option("--output", help="Run directory (default: runs/<time>-solve-<problem>).")] = None,
-        wall_timeout: Annotated[Optional[float], typer.Option("--wall-timeout", min=1, help="Seconds for each test run.")] = None,
-        cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="Where prepared toolchains are kept.")] = None,
-        python: Annotated[Optional[str], typer.Option("--python", help="The submission's Python for grading.")] = None,
-        json_file: Annotated[Optional[Path], typer.Option("--json", help="Write every checkpoint's step and result as JSON.")] = None,
-    ) -> None:
+    @click.argument("problem_dir", type=_PathType)
+    @click.option("--agent", required=True, help="The agent's command template: {prompt_file} {prompt} {workspace} "
+                  "{checkpoint} {checkpoint_number} {problem} {python} {home} {mounts[NAME]}.")
+    @click.option("--name", default="agent", show_default=True, help="The agent's name (a directory name).")
+    @click.option("--pass-env", multiple=True, help="A host variable the agent may see, by name (repeatable).")
+    @click.option("--env", multiple=True, help="NAME=VALUE for the agent (repeatable).")
+    @click.option("--mount", multiple=True,
+                  help="NAME=DIR: a read-only directory for the agent, at the same path; {mounts[NAME]} (repeatable).")
+    @click.option("--agent-timeout", type=click.FloatRange(min=1), default=1800.0, show_default=True,
+                  help="Seconds per checkpoint for the agent.")
+    @click.option("--network/--no-network", default=False, help="Let the agent reach the network (off by default).")
+    @click.option("--image", default=None, help="docker: the image the agent runs in.")
+    @click.option("--home", type=_PathType, default=None, help="A directory copied into the agent's private home first.")
+    @click.option("--sandbox", default="auto", show_default=True, help=" | ".join(["auto", *BUILTINS]))
+    @click.option("--pass-policy", "pass_policy", type=click.Choice([p.value for p in PassPolicy]),
+                  default=PassPolicy.ALL_CASES.value, show_default=True, help="When a checkpoint counts as passed.")
+    @click.option("--output", type=_PathType, default=None, help="Run directory (default: runs/<time>-solve-<problem>).")
+    @click.option("--wall-timeout", type=click.FloatRange(min=1), default=None, help="Seconds for each test run.")
+    @click.option("--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept.")
+    @click.option("--python", default=None, help="The submission's Python for grading.")
+    @click.option("--json", "json_file", type=_PathType, default=None,
+                  help="Write every checkpoint's step and result as JSON.")
+    def solve(problem_dir: Path, agent: str, name: str, pass_env: tuple[str, ...], env: tuple[str, ...],
+              mount: tuple[str, ...], agent_timeout: float, network: bool, image: str | None, home: Path | None,
+              sandbox: str, pass_policy: str, output: Path | None, wall_timeout: float | None,
+              cache_dir: Path | None, python: str | None, json_file: Path | None) -> None:
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
         sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
         from runners.agents.spec import parse_agent
 
-        spec = parse_agent({"name": name, "command": agent, "pass_env": pass_env or [], "env": _pairs(env, "--env"),
+        spec = parse_agent({"name": name, "command": agent, "pass_env": list(pass_env), "env": _pairs(env, "--env"),
                             "mounts": _pairs(mount, "--mount"), "timeout": agent_timeout, "network": network,
                             "image": image, "home": str(home) if home else None}, "options --agent/--name/...")
         spec = spec.resolved(Path.cwd(), "option --mount/--home")
         settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python)
         started()
-        run(spec, problem_dir, settings, pass_policy, output, json_file, console())
+        run(spec, problem_dir, settings, PassPolicy(pass_policy), output, json_file, console())
 
 
 def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output: Path | None,
@@ -106,5 +116,5 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     out.print(Text(f"snapshots: {layout.submissions} · transcripts: {layout.root / 'agent-steps'} · "
                    f"grades: {layout.root / 'grades'}", style="dim"))
     if any(d.result.infrastructure_failure for d in solved) and policy is not PassPolicy.ANY:
-        raise typer.Exit(3)
-    raise typer.Exit(0 if passed == len(solved) else 1)
+        raise SystemExit(3)
+    raise SystemExit(0 if passed == len(solved) else 1)
