@@ -1,7 +1,8 @@
 """A JSON deep diff that reads well: one line per difference, at its path (`$.items[2].qty`).
 
 Options: paths to ignore (`$.meta.time`, `$.items[*].id`, wildcards `*` and `[*]`), an absolute
-tolerance for numbers, and lists compared as multisets (everywhere, or at given paths).
+tolerance for numbers, lists compared as multisets (everywhere, or at given paths), and objects
+allowed keys beyond the expected ones (`subset`).
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def _matches(pattern: tuple[str | int, ...], path: Path) -> bool:
 
 class JsonDiff:
     def __init__(self, ignore: Sequence[str] = (), tolerance: float = 0.0,
-                 unordered: bool | Sequence[str] = False) -> None:
+                 unordered: bool | Sequence[str] = False, subset: bool = False) -> None:
         self.ignore = [parse_path(p) for p in ignore]
+        self.subset = subset  # keys the actual object has beyond the expected ones are fine
         self.tolerance = tolerance
         self.unordered_all = unordered is True
         self.unordered = [] if isinstance(unordered, bool) else [parse_path(p) for p in unordered]
@@ -81,7 +83,7 @@ class JsonDiff:
                         lines.append(f"{format_path((*path, key))}: missing (expected {_short(expected[key])})")
                 else:
                     self._walk(expected[key], actual[key], (*path, key), lines)
-            for key in actual:
+            for key in () if self.subset else actual:
                 if key not in expected and not self._ignored((*path, key)):
                     lines.append(f"{format_path((*path, key))}: unexpected (got {_short(actual[key])})")
         elif isinstance(expected, list) and isinstance(actual, list):

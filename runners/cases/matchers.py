@@ -73,6 +73,7 @@ class Json(_Matcher):
     ignore: list[str] = Field(default_factory=list, description="JSON paths left out, e.g. $.items[*].id")
     tolerance: float = Field(0.0, ge=0, description="Absolute tolerance for numbers.")
     unordered: bool | list[str] = Field(False, description="Lists compared as multisets (all, or at these paths).")
+    subset: bool = Field(False, description="Objects may have keys beyond the expected ones.")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -93,7 +94,7 @@ class Json(_Matcher):
         parsed, error = as_json(actual)
         if error:
             return False, error
-        lines = JsonDiff(self.ignore, self.tolerance, self.unordered).diff(self.json_, parsed)
+        lines = JsonDiff(self.ignore, self.tolerance, self.unordered, self.subset).diff(self.json_, parsed)
         return (not lines, clip_lines(lines) or None)
 
 
