@@ -16,7 +16,7 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
     "test_command_runners.py": None,
     "test_js_runners.py": None,
     "test_go_runner.py": None,
-    "test_cases_runner.py": {"test_every_csv_stats_agent_gets_its_expected_counts",
+    "test_cases_runner.py": {"test_every_example_agent_of_the_case_problems_gets_its_expected_counts",
                              "test_a_failing_case_shows_its_diff_and_weights_in_every_output",
                              "test_same_case_results_under_none_bubblewrap_and_docker",
                              "test_a_loader_that_raises_is_bad_input_naming_the_script_and_case",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support import need_sandbox, write_files
+from support import need_docker_image, need_sandbox, write_files
 
 from runners import EnvironmentSpec, ExecutionResult, run_checkpoint
 from runners.errors import ConfigError
@@ -31,16 +31,20 @@ def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
                                             "HOME": str(Path.home())})
 
 
-@pytest.mark.parametrize(("agent", "checkpoint"), [(a, c) for a, cps in EXPECTED[CLI_PROBLEM].items() for c in cps])
-def test_every_csv_stats_agent_gets_its_expected_counts(tmp_path, agent, checkpoint):
+CASE_PROBLEMS = ("csv_stats", "notes_api", "todo_web")  # one per adapter: cli, api, browser
+CELLS = [(p, a, c) for p in CASE_PROBLEMS for a, cps in EXPECTED[p].items() for c in cps]
+
+
+@pytest.mark.parametrize(("problem", "agent", "checkpoint"), CELLS)
+def test_every_example_agent_of_the_case_problems_gets_its_expected_counts(tmp_path, problem, agent, checkpoint):
     need_sandbox("bubblewrap")
-    submission = ROOT / "examples" / "submissions" / agent / CLI_PROBLEM / checkpoint
-    out = cli("run", str(ROOT / "problems" / CLI_PROBLEM), "-c", checkpoint, "-s", str(submission),
+    submission = ROOT / "examples" / "submissions" / agent / problem / checkpoint
+    out = cli("run", str(ROOT / "problems" / problem), "-c", checkpoint, "-s", str(submission),
               "--sandbox", "bubblewrap", "--json", str(tmp_path / "r.json"), "--output", str(tmp_path / "out"))
     result = ExecutionResult.load(tmp_path / "r.json")
     assert not result.infrastructure_failure, result.infrastructure_reason
-    assert counts(result) == EXPECTED[CLI_PROBLEM][agent][checkpoint]
-    all_passed = all(p == t for p, t in EXPECTED[CLI_PROBLEM][agent][checkpoint].values())
+    assert counts(result) == EXPECTED[problem][agent][checkpoint]
+    all_passed = all(p == t for p, t in EXPECTED[problem][agent][checkpoint].values())
     assert out.returncode == (0 if all_passed else 1), out.stdout + out.stderr
     assert result.framework == "cases" and result.flags == []
     for test in result.tests:
@@ -75,16 +79,18 @@ def test_a_failing_case_shows_its_diff_and_weights_in_every_output(tmp_path):
     assert ExecutionResult.model_validate_json(result.model_dump_json()) == result
 
 
-def test_same_case_results_under_none_bubblewrap_and_docker():
+@pytest.mark.parametrize(("problem", "agent"), [("csv_stats", "gamma"), ("notes_api", "beta"), ("todo_web", "beta")])
+def test_same_case_results_under_none_bubblewrap_and_docker(problem, agent):
     for backend in ("bubblewrap", "docker"):
         need_sandbox(backend)
-    problem = ROOT / "problems" / CLI_PROBLEM
-    submission = ROOT / "examples" / "submissions" / "gamma" / CLI_PROBLEM / "checkpoint_2"
-    results = {b: run_checkpoint(problem, "checkpoint_2", submission, EnvironmentSpec(sandbox=b))
+    need_docker_image("browser" if problem == "todo_web" else "python")
+    submission = ROOT / "examples" / "submissions" / agent / problem / "checkpoint_2"
+    results = {b: run_checkpoint(ROOT / "problems" / problem, "checkpoint_2", submission, EnvironmentSpec(sandbox=b))
                for b in ("none", "bubblewrap", "docker")}
     shapes = {b: sorted((t.id, t.status, t.score, t.group_type.value) for t in r.tests) for b, r in results.items()}
-    assert counts(results["none"]) == EXPECTED[CLI_PROBLEM]["gamma"]["checkpoint_2"]
+    assert counts(results["none"]) == EXPECTED[problem][agent]["checkpoint_2"]
     assert shapes["none"] == shapes["bubblewrap"] == shapes["docker"]
+    assert {r.sandbox for r in results.values()} == {"none", "bubblewrap", "docker"}
 
 
 # ---- bad problems ------------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ CASE_TOOLS = TOOLS_FILE.with_name("case-tools.txt")
 LIB_DIR = "lib"
 MARKERS = {"Error": ["error"], "Functionality": ["functionality"], "Regression": ["regression"], "Core": []}
 STATUSES = ("passed", "failed", "error")
+MAX_SCREENSHOTS = 100
 
 
 @register_runner
@@ -142,6 +143,17 @@ class CasesRunner(Runner):
             if missing:
                 raise UserInputError(f"option --select: no case {missing[0]!r} (ids look like group/case)")
         return Verdict(ParsedReport(records=records, collected=len(records)))
+
+    def report_paths(self, ctx: RunContext) -> list[Path]:
+        """The report, its signature and the screenshots of failing browser cases."""
+        return [*super().report_paths(ctx), *_screenshots(ctx.workspace.reports)]
+
+
+def _screenshots(reports: Path) -> list[Path]:
+    folder = reports / "screenshots"
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    return sorted(p for p in folder.glob("*.png") if p.is_file() and not p.is_symlink())[:MAX_SCREENSHOTS]
 
 
 def _record(case: dict[str, Any]) -> RawRecord:

@@ -31,6 +31,7 @@ class StepFailed(Exception):
 class BrowserAdapter(ServerAdapter):
     browser: Browser | None = None
     page: Page | None = None
+    step_error: str | None = None  # why the last case's steps stopped
 
     def __enter__(self) -> BrowserAdapter:
         super().__enter__()
@@ -68,6 +69,7 @@ class BrowserAdapter(ServerAdapter):
         deadline = started + self.timeout_for(case)
         output: dict[str, Any] = {}
         error: str | None = None
+        timed_out = False
         try:
             if self.page is None or self.group.isolated:
                 self._close_page()
@@ -81,7 +83,7 @@ class BrowserAdapter(ServerAdapter):
                 except StepFailed as exc:
                     raise StepFailed(f"steps[{index}] ({action}): {exc}") from None
         except StepFailed as exc:
-            error = str(exc)
+            error, timed_out = str(exc), time.monotonic() >= deadline
         except BrowserError as exc:
             error = f"browser: {exc}"
         page = self.page
@@ -92,14 +94,15 @@ class BrowserAdapter(ServerAdapter):
             except BrowserError:
                 pass
         status = self.browser.document_status.get(page.session, 0) if page is not None else 0
+        self.step_error = error
         return BrowserResult(**ids, status_code=status, output=output, stderr=error, url=url, page_title=title,
-                             timed_out=bool(error and "timeout" in error), elapsed=round(time.monotonic() - started, 6),
-                             resource_path=url)
+                             timed_out=timed_out, elapsed=round(time.monotonic() - started, 6), resource_path=url)
 
     def on_failure(self, case: BaseCase) -> str | None:
-        if self.config.screenshot == "off" or self.page is None or self.settings.artifacts is None:
-            return None
-        return self._screenshot(case.id)
+        notes = [f"steps stopped: {self.step_error}"] if self.step_error else []
+        if self.config.screenshot != "off" and self.page is not None and self.settings.artifacts is not None:
+            notes.append(self._screenshot(case.id) or "")
+        return "\n".join(n for n in notes if n) or None
 
     def _screenshot(self, name: str) -> str | None:
         assert self.page is not None and self.settings.artifacts is not None
@@ -111,7 +114,7 @@ class BrowserAdapter(ServerAdapter):
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{_safe(self.group.name)}__{_safe(name)}.png"
         path.write_bytes(base64.b64decode(data))
-        return f"screenshot: {path.name}"
+        return f"screenshot: reports/{path.name} (with the run's artifacts)"
 
     # ---- steps -------------------------------------------------------------------------------
 

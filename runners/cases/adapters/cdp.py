@@ -14,6 +14,7 @@ import os
 import queue
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -26,6 +27,12 @@ DEAD_PROXY = "http://127.0.0.1:9"
 
 class BrowserError(Exception):
     pass
+
+
+_LAUNCH = ("import os, sys\n"
+           "os.dup2(int(sys.argv[1]), 3)\nos.dup2(int(sys.argv[2]), 4)\n"
+           "os.close(int(sys.argv[1]))\nos.close(int(sys.argv[2]))\n"
+           "os.execv(sys.argv[3], sys.argv[3:])\n")
 
 
 def _high(fd: int) -> int:
@@ -59,9 +66,9 @@ class Browser:
                 f"--proxy-server={DEAD_PROXY}", "--proxy-bypass-list=<-loopback>;127.0.0.1;localhost;[::1]",
                 "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
                 f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"]
-        # The shell puts the pipe ends on fds 3 and 4, where Chromium looks for them.
-        script = f'exec 3<&{to_browser_r} 4>&{from_browser_w} {to_browser_r}<&- {from_browser_w}>&-; exec "$@"'
-        self.proc = subprocess.Popen(["/bin/sh", "-c", script, "chromium", *args], env=env,
+        # A small launcher puts the pipe ends on fds 3 and 4, where Chromium looks for them.
+        self.proc = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCH, str(to_browser_r), str(from_browser_w), *args],
+                                     env=env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      pass_fds=(to_browser_r, from_browser_w), start_new_session=True)
         os.close(to_browser_r)
