@@ -16,6 +16,7 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
     "test_command_runners.py": None,
     "test_js_runners.py": None,
     "test_go_runner.py": None,
+    "test_cases_compat.py": {"test_reference_solutions_get_full_marks", "test_a_wrong_submission_gets_the_grade_of_scbench_scoring"},
     "test_cases_runner.py": {"test_every_example_agent_of_the_case_problems_gets_its_expected_counts",
                              "test_a_failing_case_shows_its_diff_and_weights_in_every_output",
                              "test_same_case_results_under_none_bubblewrap_and_docker",
