@@ -25,8 +25,14 @@ ARCHIVE_TYPES = ("application/zip", "application/x-zip-compressed", "application
 
 
 class APIAdapter(ServerAdapter):
+    last_error: str | None = None  # why the last case's request got no answer
+
+    def on_failure(self, case: BaseCase) -> str | None:
+        return f"the request got no answer: {self.last_error}" if self.last_error else None
+
     def run_case(self, case: BaseCase) -> APIResult:
         assert isinstance(case, APICase)
+        self.last_error = None
         ids = {"id": case.id, "group": case.group, "group_type": case.group_type, "method": case.method}
         if self.failure:
             return APIResult(**ids, status_code=-1, stderr=self.failure, adapter_error=True)
@@ -57,6 +63,7 @@ class APIAdapter(ServerAdapter):
             finally:
                 conn.close()
         else:
+            self.last_error = error
             return APIResult(**ids, status_code=-1, stderr=f"{error}{self.output_tail()}", timed_out=timed_out,
                              retries=attempts + 1, resource_path=url, elapsed=round(time.monotonic() - started, 6),
                              files=collect_tracked(self.settings.workspace, self.tracked(case)))
