@@ -7,7 +7,7 @@ import sys
 # SCBench's problem scripts import `slop_code...`: the compatibility package, found last.
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "runners", "cases", "compat"))
 
-from runners.cases.program import main  # noqa: E402
+from runners.cases.program import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -84,7 +84,7 @@ def get_actual_checkpoint(group: GroupConfig, problem: Any, checkpoint: Any) -> 
     return str(checkpoint.name)
 
 
-def discover_dir_cases(group_config: GroupConfig, dir: Path) -> Iterator[Path]:  # noqa: A002 (SCBench's name)
+def discover_dir_cases(group_config: GroupConfig, dir: Path) -> Iterator[Path]:
     """Sub-directories of `dir`, skipping those named by the group's `group_files`; sorted
     (SCBench used filesystem order, which differs between machines)."""
     skip = {Path(entry).parts[0] for entry in group_config.group_files if Path(entry).parts}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
@@ -188,7 +188,7 @@ class Contains(_Matcher):
         return (True, None) if self.contains in text else (False, f"{_repr(text)} does not contain {self.contains!r}")
 
 
-Matcher = Annotated[Union[Exact, Json, Regex, Schema, Contains], Field(discriminator="kind")]
+Matcher = Annotated[Exact | Json | Regex | Schema | Contains, Field(discriminator="kind")]
 _ADAPTER: TypeAdapter[Matcher] = TypeAdapter(Matcher)
 
 

@@ -16,9 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
-from typing import Annotated, Any, Literal, Protocol, Union
+from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -148,8 +156,7 @@ def _adapter_tag(value: Any) -> str:
 
 
 AdapterConfig = Annotated[
-    Union[Annotated[CLIAdapterConfig, Tag("cli")], Annotated[APIAdapterConfig, Tag("api")],
-          Annotated[BrowserAdapterConfig, Tag("browser")]],
+    Annotated[CLIAdapterConfig, Tag("cli")] | Annotated[APIAdapterConfig, Tag("api")] | Annotated[BrowserAdapterConfig, Tag("browser")],
     Discriminator(_adapter_tag, custom_error_type="adapter_type",
                   custom_error_message="unknown adapter type (expected cli, api or browser)"),
 ]

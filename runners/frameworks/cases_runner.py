@@ -30,7 +30,12 @@ from runners.frameworks.base import (
     entry_file_name,
     shell_command,
 )
-from runners.frameworks.cases_files import check_case_files, close_vault, copy_into_vault, copy_library
+from runners.frameworks.cases_files import (
+    check_case_files,
+    close_vault,
+    copy_into_vault,
+    copy_library,
+)
 from runners.frameworks.registry import register_runner
 from runners.parsers.report_file import ReportError, load_json_object, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME

@@ -274,10 +274,10 @@ CASES_STATUS_ERROR = {"add_api": "error", "sub_api": "error", "rejects_words_api
 CASES_STATUS_FAILED = {"add_api": "failed", "sub_api": "failed", "rejects_words_api": "failed"}
 
 
-def _said(pattern: str):  # noqa: ANN202 - a check for Case.check
+def _said(pattern: str):
     import re
 
-    def check(obs) -> list[str]:  # noqa: ANN001
+    def check(obs) -> list[str]:
         messages = " ".join(t.failure_message or "" for t in (obs.result.tests if obs.result else []))
         return [] if re.search(pattern, messages) else [f"no case message matches {pattern!r}: {messages[:400]}"]
 

@@ -173,7 +173,7 @@ class BrowserAdapter(ServerAdapter):
             self._element(options.selector, True, deadline, options.timeout_ms)
             page.evaluate(focus_js(options.selector, clear=True))
             page.send("Input.insertText", {"text": options.value})
-            page.evaluate(f"document.activeElement && document.activeElement.dispatchEvent(new Event('change', {{bubbles: true}}))")
+            page.evaluate("document.activeElement && document.activeElement.dispatchEvent(new Event('change', {bubbles: true}))")
         elif action == "press":
             if options.selector:
                 self._element(options.selector, True, deadline, options.timeout_ms)

@@ -77,7 +77,7 @@ SHORTHAND = {"navigate": "url", "click": "selector", "press": "key", "wait": "se
              "value": "selector", "count": "selector", "visible": "selector", "evaluate": "script"}
 
 
-def parse_step(step: Any, index: int) -> tuple[str, Any]:  # noqa: C901 - one check per action
+def parse_step(step: Any, index: int) -> tuple[str, Any]:
     """(action, options) of one step; ValueError saying what is wrong with it."""
     where = f"steps[{index}]"
     if not isinstance(step, dict) or len(step) != 1:

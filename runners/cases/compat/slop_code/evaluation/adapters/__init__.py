@@ -2,7 +2,15 @@ from typing import Protocol, runtime_checkable
 
 from runners.cases.adapters.base import Adapter as BaseAdapter
 from runners.cases.adapters.base import AdapterError
-from runners.cases.model import APICase, APIResult, BaseCase, CaseResult, CaseResultError, CLICase, CLIResult
+from runners.cases.model import (
+    APICase,
+    APIResult,
+    BaseCase,
+    CaseResult,
+    CaseResultError,
+    CLICase,
+    CLIResult,
+)
 from runners.cases.program import ADAPTERS as ADAPTER_REGISTRY
 from runners.cases.spec import (
     DEFAULT_GROUP_TYPE,
@@ -24,6 +32,25 @@ class Adapter(Protocol):
     def run_case(self, case: BaseCase) -> CaseResult: ...
 
 
-__all__ = ["ADAPTER_REGISTRY", "DEFAULT_GROUP_TYPE", "APICase", "APIResult", "Adapter", "AdapterBase", "AdapterConfig",
-           "AdapterError", "APIAdapterConfig", "BaseAdapter", "BaseCase", "CLIAdapterConfig", "CLICase", "CLIResult",
-           "CaseResult", "CaseResultError", "GroupType", "api", "cli", "models"]
+__all__ = [
+    "ADAPTER_REGISTRY",
+    "DEFAULT_GROUP_TYPE",
+    "APIAdapterConfig",
+    "APICase",
+    "APIResult",
+    "Adapter",
+    "AdapterBase",
+    "AdapterConfig",
+    "AdapterError",
+    "BaseAdapter",
+    "BaseCase",
+    "CLIAdapterConfig",
+    "CLICase",
+    "CLIResult",
+    "CaseResult",
+    "CaseResultError",
+    "GroupType",
+    "api",
+    "cli",
+    "models",
+]

@@ -1,6 +1,13 @@
 from typing import Any
 
-from runners.cases.loading import BaseLoader, CaseStore, GroupLoader, LoaderError, LoaderYieldType, NoOpStore
+from runners.cases.loading import (
+    BaseLoader,
+    CaseStore,
+    GroupLoader,
+    LoaderError,
+    LoaderYieldType,
+    NoOpStore,
+)
 from runners.cases.scripts import make_loader
 from slop_code.evaluation.loaders import helpers
 

@@ -1,5 +1,10 @@
 from slop_code.evaluation.verifiers import models, parsers, verifiers
-from slop_code.evaluation.verifiers.models import VerificationResult, VerifierError, VerifierProtocol, VerifierReturnType
+from slop_code.evaluation.verifiers.models import (
+    VerificationResult,
+    VerifierError,
+    VerifierProtocol,
+    VerifierReturnType,
+)
 from slop_code.evaluation.verifiers.verifiers import (
     DEFAULT_DEEPDIFF_KWARGS,
     deepdiff_verify,
