@@ -288,3 +288,60 @@ def test_the_case_program_imports_only_its_library():
                     assert name.startswith("runners.cases") or name in allowed_runners, f"{path}: {name}"
                 else:
                     assert top in third_party or top in sys.stdlib_module_names, f"{path}: imports {name}"
+
+
+# ---- how a failing case reads ------------------------------------------------------------------------
+
+
+def _case_result():
+    from runners.results import ExecutionResult, TestResult
+
+    diff = "output:\n  $.count: expected 2, got 3\n  $.min: expected 4, got 0"
+    failing = TestResult(id="core/skips", name="skips", checkpoint="checkpoint_1", group_type="Core", status="failed",
+                         failure_message=f"output wrong (score 0.33)\n{diff}", score=1 / 3, diff=diff,
+                         attributes=[{"name": "output", "expected": {"count": 2}, "actual": {"count": 3}, "weight": 2,
+                                      "correct": False, "diff": "$.count: expected 2, got 3"}])
+    passing = TestResult(id="core/ok", name="ok", checkpoint="checkpoint_1", group_type="Core", status="passed", score=1.0)
+    return ExecutionResult(problem_name="p", checkpoint_name="checkpoint_1", framework="cases", tests=[failing, passing])
+
+
+def test_the_promptfoo_row_and_the_table_show_a_failing_case_s_diff():
+    from rich.console import Console
+
+    from runners.promptfoo.output import summarize
+    from runners.render import failures_table
+
+    result = _case_result()
+    row = summarize({**result.model_dump(mode="json"), "problem": "p", "checkpoint": "checkpoint_1", "passed": False,
+                     "policy": "all-cases"})
+    assert "- [Core] skips: output wrong (score 0.33)\n    output:\n      $.count: expected 2, got 3" in row
+    console = Console(width=160, record=True)
+    console.print(failures_table(result))
+    table = console.export_text()
+    assert "core/skips" in table and "$.count: expected 2, got 3" in table and "$.min: expected 4, got 0" in table
+    assert "core/ok" not in table
+
+
+def test_case_results_keep_their_attributes_through_json_junit_ctrf_and_parquet(tmp_path):
+    import json
+
+    import pyarrow.parquet as pq
+
+    from runners.batch.store import table_rows, write_parquet
+    from runners.policy import PassPolicy
+    from runners.results import ExecutionResult
+    from runners.writers import write_ctrf, write_junit
+
+    result = _case_result()
+    again = ExecutionResult.model_validate_json(result.model_dump_json())
+    assert again.tests[0].attributes[0].weight == 2 and again.tests[0].score == pytest.approx(1 / 3)
+    assert '"schema_version":2' in result.model_dump_json()
+    assert "$.count: expected 2, got 3" in write_junit(result, tmp_path / "j.xml").read_text()
+    ctrf = json.loads(write_ctrf(result, tmp_path / "c.json").read_text())
+    assert any("$.count" in (t.get("message") or "") for t in ctrf["results"]["tests"])
+    cell = SimpleNamespace(agent="a", problem="p", checkpoint="checkpoint_1", order=1)
+    record = SimpleNamespace(status="done")
+    rows = table_rows(cell, record, result, policy=PassPolicy.ALL_CASES)  # type: ignore[arg-type]
+    table = pq.read_table(write_parquet(rows, tmp_path / "r.parquet")).to_pylist()
+    assert [(r["test_id"], round(r["score"], 3), r["diff"] is not None) for r in table] == \
+        [("core/skips", 0.333, True), ("core/ok", 1.0, False)]
