@@ -253,7 +253,7 @@ def _bytecode_fact() -> str:
     packages = [Path(p) for p in site.getsitepackages()]
     sources = compiled = 0
     for base in packages:
-        for name in ("pydantic", "rich", "typer", "yaml"):
+        for name in ("pydantic", "rich", "click", "yaml"):
             for path in (base / name).rglob("*.py"):
                 sources += 1
                 cache = path.parent / "__pycache__"
@@ -261,7 +261,7 @@ def _bytecode_fact() -> str:
     setting = os.environ.get("PYTHONDONTWRITEBYTECODE")
     return (
         f"PYTHONDONTWRITEBYTECODE={setting!r}" if setting else "PYTHONDONTWRITEBYTECODE unset"
-    ) + f"; {compiled} of {sources} modules of pydantic/rich/typer/yaml in the venv have .pyc files"
+    ) + f"; {compiled} of {sources} modules of pydantic/rich/click/yaml in the venv have .pyc files"
 
 
 def machine_facts(

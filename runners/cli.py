@@ -13,9 +13,9 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Callable, TypeVar
 
-import typer
+import click
 
 from runners import preload
 from runners.errors import InfrastructureError, UserInputError
@@ -32,16 +32,12 @@ if TYPE_CHECKING:
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
 
-app = typer.Typer(
-    name="runners",
-    help="Run hidden checkpoint test suites against agent submissions, in a sandbox.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    # click's plain help and usage errors: typer's rich help imports rich.markdown and markdown-it
-    # (0.1 s, a third of `--help`), for boxes around the same text.
-    rich_markup_mode=None,
-)
+F = TypeVar("F", bound=Callable[..., object])
+
+
+@click.group(name="runners", context_settings={"help_option_names": ["-h", "--help"]})
+def app() -> None:
+    """Run hidden checkpoint test suites against agent submissions, in a sandbox."""
 
 
 # True while the collector is off for the start-up (see runners/__main__.py and main()).
@@ -82,22 +78,48 @@ def _status(text: str) -> AbstractContextManager[object]:
     return out.status(text) if out.is_terminal else nullcontext()
 
 
-SandboxOpt = Annotated[str, typer.Option("--sandbox", help=" | ".join(["auto", *SANDBOX_BUILTINS]))]
-PolicyOpt = Annotated[PassPolicy, typer.Option("--pass-policy", help="When a checkpoint counts as passed.")]
-OutputOpt = Annotated[Optional[Path], typer.Option("--output", help="Directory for result.json, raw reports and logs (default: runs/<time>-<problem>-<checkpoint>).")]
-WorkersOpt = Annotated[int, typer.Option("--workers", min=1, help="Spread one suite over N processes.")]
-WallOpt = Annotated[Optional[float], typer.Option("--wall-timeout", min=1, help="Seconds for the whole test run.")]
-CacheOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where prepared toolchains are kept.")]
-KeepOpt = Annotated[bool, typer.Option("--keep-workspace", help="Keep the temporary workspace for debugging.")]
-JunitOpt = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the result as JUnit XML.")]
-CtrfOpt = Annotated[Optional[Path], typer.Option("--ctrf", help="Also write the result as CTRF JSON.")]
-SubMbOpt = Annotated[Optional[int], typer.Option("--max-submission-mb", min=1, help="Largest submission, sum of file sizes in MiB (default 1024).")]
-SubDiskOpt = Annotated[Optional[int], typer.Option("--max-submission-disk-mb", min=1, help="Largest submission, allocated on disk in MiB (default 1024).")]
-SubFilesOpt = Annotated[Optional[int], typer.Option("--max-submission-files", min=1, help="Most files, directories and links in a submission (default 50000).")]
-SubDepthOpt = Annotated[Optional[int], typer.Option("--max-submission-depth", min=1, help="Deepest directory nesting in a submission (default 64).")]
-PythonOpt = Annotated[str | None, typer.Option(
-    "--python", help="The submission's Python: a version (3.12), a range (>=3.12) or an interpreter path "
-    "(default: the problem's `python`, else the harness's own).")]
+def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """Several click options as one decorator (shared by the commands)."""
+
+    def apply(function: F) -> F:
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return apply
+
+
+_PathType = click.Path(path_type=Path)
+_sandbox_opt = click.option("--sandbox", default="auto", show_default=True,
+                            help=" | ".join(["auto", *SANDBOX_BUILTINS]))
+_policy_opt = click.option("--pass-policy", "pass_policy", type=click.Choice([p.value for p in PassPolicy]),
+                           default=PassPolicy.ALL_CASES.value, show_default=True,
+                           callback=lambda _c, _p, value: PassPolicy(value),
+                           help="When a checkpoint counts as passed.")
+_output_opt = click.option("--output", type=_PathType, default=None,
+                           help="Directory for result.json, raw reports and logs (default: runs/<time>-<problem>-<checkpoint>).")
+_workers_opt = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+                            help="Spread one suite over N processes.")
+_wall_opt = click.option("--wall-timeout", type=click.FloatRange(min=1), default=None,
+                         help="Seconds for the whole test run.")
+_cache_opt = click.option("--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept.")
+_keep_opt = click.option("--keep-workspace", is_flag=True, help="Keep the temporary workspace for debugging.")
+_junit_opt = click.option("--junit-xml", type=_PathType, default=None, help="Also write the result as JUnit XML.")
+_ctrf_opt = click.option("--ctrf", type=_PathType, default=None, help="Also write the result as CTRF JSON.")
+_python_opt = click.option(
+    "--python", default=None, help="The submission's Python: a version (3.12), a range (>=3.12) or an "
+    "interpreter path (default: the problem's `python`, else the harness's own).")
+_submission_limits = _options(
+    click.option("--max-submission-mb", type=click.IntRange(min=1), default=None,
+                 help="Largest submission, sum of file sizes in MiB (default 1024)."),
+    click.option("--max-submission-disk-mb", type=click.IntRange(min=1), default=None,
+                 help="Largest submission, allocated on disk in MiB (default 1024)."),
+    click.option("--max-submission-files", type=click.IntRange(min=1), default=None,
+                 help="Most files, directories and links in a submission (default 50000)."),
+    click.option("--max-submission-depth", type=click.IntRange(min=1), default=None,
+                 help="Deepest directory nesting in a submission (default 64)."),
+)
+_problem_arg = click.argument("problem_dir", type=_PathType)
 
 
 def _python_option(python: str | None) -> str | None:
@@ -155,27 +177,28 @@ def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
 
 
 @app.command(short_help="Run one checkpoint's hidden tests against a submission.")
-def run(
-    problem_dir: Annotated[Path, typer.Argument(help="Problem directory (with config.yaml).")],
-    checkpoint: Annotated[str, typer.Option("--checkpoint", "-c", help="Checkpoint name, e.g. checkpoint_1.")],
-    submission: Annotated[Path, typer.Option("--submission", "-s", help="The agent's code for this checkpoint.")],
-    sandbox: SandboxOpt = "auto",
-    pass_policy: PolicyOpt = PassPolicy.ALL_CASES,
-    json_file: Annotated[Optional[Path], typer.Option("--json", help="Write the result JSON here too.")] = None,
-    output: OutputOpt = None,
-    select: Annotated[Optional[list[str]], typer.Option("--select", help="Run only this test id (repeatable).")] = None,
-    workers: WorkersOpt = 1,
-    wall_timeout: WallOpt = None,
-    cache_dir: CacheOpt = None,
-    keep_workspace: KeepOpt = False,
-    junit_xml: JunitOpt = None,
-    ctrf: CtrfOpt = None,
-    python: PythonOpt = None,
-    max_submission_mb: SubMbOpt = None,
-    max_submission_disk_mb: SubDiskOpt = None,
-    max_submission_files: SubFilesOpt = None,
-    max_submission_depth: SubDepthOpt = None,
-) -> None:
+@_problem_arg
+@click.option("--checkpoint", "-c", required=True, help="Checkpoint name, e.g. checkpoint_1.")
+@click.option("--submission", "-s", type=_PathType, required=True, help="The agent's code for this checkpoint.")
+@_sandbox_opt
+@_policy_opt
+@click.option("--json", "json_file", type=_PathType, default=None, help="Write the result JSON here too.")
+@_output_opt
+@click.option("--select", multiple=True, help="Run only this test id (repeatable).")
+@_workers_opt
+@_wall_opt
+@_cache_opt
+@_keep_opt
+@_junit_opt
+@_ctrf_opt
+@_python_opt
+@_submission_limits
+def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass_policy: PassPolicy,
+        json_file: Path | None, output: Path | None, select: tuple[str, ...], workers: int,
+        wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool, junit_xml: Path | None,
+        ctrf: Path | None, python: str | None, max_submission_mb: int | None,
+        max_submission_disk_mb: int | None, max_submission_files: int | None,
+        max_submission_depth: int | None) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
     from runners.config import load_problem
@@ -188,34 +211,35 @@ def run(
     _started()
     output = output or _default_output(problem.name, runner.checkpoint.name)
     with _status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
-        result = runner.run(select=select or [], output_dir=output)
+        result = runner.run(select=list(select), output_dir=output)
     from runners.render import render_result  # imported while the tests ran
 
     _write_extra(result, json_file, junit_xml, ctrf)
     render_result(console(), result, pass_policy)
-    raise typer.Exit(_exit_code(result, pass_policy))
+    raise SystemExit(_exit_code(result, pass_policy))
 
 
 @app.command(short_help="Run every checkpoint of a submission: one row each.")
-def evaluate(
-    problem_dir: Annotated[Path, typer.Argument(help="Problem directory (with config.yaml).")],
-    submission: Annotated[Path, typer.Option("--submission", "-s", help="Root with one checkpoint_N/ directory per checkpoint.")],
-    sandbox: SandboxOpt = "auto",
-    pass_policy: PolicyOpt = PassPolicy.ALL_CASES,
-    output: OutputOpt = None,
-    workers: WorkersOpt = 1,
-    wall_timeout: WallOpt = None,
-    cache_dir: CacheOpt = None,
-    keep_workspace: KeepOpt = False,
-    json_file: Annotated[Optional[Path], typer.Option("--json", help="Write all results as one JSON list.")] = None,
-    junit_xml: JunitOpt = None,
-    ctrf: CtrfOpt = None,
-    python: PythonOpt = None,
-    max_submission_mb: SubMbOpt = None,
-    max_submission_disk_mb: SubDiskOpt = None,
-    max_submission_files: SubFilesOpt = None,
-    max_submission_depth: SubDepthOpt = None,
-) -> None:
+@_problem_arg
+@click.option("--submission", "-s", type=_PathType, required=True,
+              help="Root with one checkpoint_N/ directory per checkpoint.")
+@_sandbox_opt
+@_policy_opt
+@_output_opt
+@_workers_opt
+@_wall_opt
+@_cache_opt
+@_keep_opt
+@click.option("--json", "json_file", type=_PathType, default=None, help="Write all results as one JSON list.")
+@_junit_opt
+@_ctrf_opt
+@_python_opt
+@_submission_limits
+def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: PassPolicy, output: Path | None,
+             workers: int, wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool,
+             json_file: Path | None, junit_xml: Path | None, ctrf: Path | None, python: str | None,
+             max_submission_mb: int | None, max_submission_disk_mb: int | None,
+             max_submission_files: int | None, max_submission_depth: int | None) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
     from runners.config import load_problem
@@ -256,28 +280,33 @@ def evaluate(
     console().print(evaluation_summary(scores))
     console().print(f"[dim]artifacts: {output.resolve()}[/]")
     if any(r.infrastructure_failure for r in results) and pass_policy is not PassPolicy.ANY:
-        raise typer.Exit(EXIT_INFRA)
-    raise typer.Exit(EXIT_MET if all(pass_policy.check(r) for r in results) else EXIT_NOT_MET)
+        raise SystemExit(EXIT_INFRA)
+    raise SystemExit(EXIT_MET if all(pass_policy.check(r) for r in results) else EXIT_NOT_MET)
 
 
 @app.command(short_help="Run an agents x problems x checkpoints matrix.")
-def batch(
-    problems: Annotated[Path, typer.Option("--problems", "-p", help="Directory of problems (<name>/config.yaml).")],
-    submissions: Annotated[Path, typer.Option("--submissions", "-s", help="Root with <agent>/<problem>/checkpoint_N/ directories.")],
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="local: worker processes (default 1); ray: cells in flight (default: all, Ray schedules by resources).")] = None,
-    executor: Annotated[str, typer.Option("--executor", help="local | ray")] = "local",
-    address: Annotated[Optional[str], typer.Option("--address", help="Ray cluster address (host:port, auto, ray://...); default: $RAY_ADDRESS or a local Ray for this batch.")] = None,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Results directory; rerunning with the same one resumes.")] = Path("runs/batch"),
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Run every cell again, even finished and current ones.")] = False,
-    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Also run again cells whose last run was an infrastructure failure.")] = False,
-    sandbox: SandboxOpt = "auto",
-    pass_policy: PolicyOpt = PassPolicy.ALL_CASES,
-    agent: Annotated[Optional[list[str]], typer.Option("--agent", help="Only this agent (repeatable).")] = None,
-    problem: Annotated[Optional[list[str]], typer.Option("--problem", help="Only this problem (repeatable).")] = None,
-    wall_timeout: WallOpt = None,
-    cache_dir: CacheOpt = None,
-    python: PythonOpt = None,
-) -> None:
+@click.option("--problems", "-p", type=_PathType, required=True, help="Directory of problems (<name>/config.yaml).")
+@click.option("--submissions", "-s", type=_PathType, required=True,
+              help="Root with <agent>/<problem>/checkpoint_N/ directories.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="local: worker processes (default 1); ray: cells in flight (default: all, Ray schedules by resources).")
+@click.option("--executor", default="local", show_default=True, help="local | ray")
+@click.option("--address", default=None,
+              help="Ray cluster address (host:port, auto, ray://...); default: $RAY_ADDRESS or a local Ray for this batch.")
+@click.option("--output", "-o", type=_PathType, default=Path("runs/batch"), show_default=True,
+              help="Results directory; rerunning with the same one resumes.")
+@click.option("--overwrite", is_flag=True, help="Run every cell again, even finished and current ones.")
+@click.option("--retry-failed", is_flag=True, help="Also run again cells whose last run was an infrastructure failure.")
+@_sandbox_opt
+@_policy_opt
+@click.option("--agent", multiple=True, help="Only this agent (repeatable).")
+@click.option("--problem", multiple=True, help="Only this problem (repeatable).")
+@_wall_opt
+@_cache_opt
+@_python_opt
+def batch(problems: Path, submissions: Path, jobs: int | None, executor: str, address: str | None, output: Path,
+          overwrite: bool, retry_failed: bool, sandbox: str, pass_policy: PassPolicy, agent: tuple[str, ...],
+          problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None) -> None:
     """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
 
     Exit 0 when every cell has a result (tests may fail), 3 when a cell is an infrastructure
@@ -292,31 +321,30 @@ def batch(
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
                            wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
-                           agents=tuple(agent or ()),
-                           only_problems=tuple(problem or ()))
+                           agents=agent, only_problems=problem)
     try:
         outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)
         console(stderr=True).print("[bold yellow]interrupted[/]")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    raise typer.Exit(outcome.exit_code)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    raise SystemExit(outcome.exit_code)
 
 
-image_app = typer.Typer(help="Build the Docker images the docker sandbox runs tests in.", no_args_is_help=True)
-app.add_typer(image_app, name="image")
+@app.group("image")
+def image_app() -> None:
+    """Build the Docker images the docker sandbox runs tests in."""
 
 
 @image_app.command("build")
-def image_build(
-    kind: Annotated[str, typer.Option("--kind", help="python | node | go | all")] = "all",
-    base_image: Annotated[Optional[str], typer.Option(
-        "--base-image", help="Base to build on (default: python:3.12-slim / node:22-slim, or the "
-        "locally built runners-local-base when it exists).")] = None,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Build even when the image is current.")] = False,
-    python: Annotated[list[str] | None, typer.Option(
-        "--python", help="Also build runners-python:X.Y for this Python version (repeatable): on "
-        "python:X.Y-slim, or on the local base with this machine's pyenv/uv build copied in.")] = None,
-) -> None:
+@click.option("--kind", default="all", show_default=True, help="python | node | go | all")
+@click.option("--base-image", default=None,
+              help="Base to build on (default: python:3.12-slim / node:22-slim, or the locally built "
+              "runners-local-base when it exists).")
+@click.option("--rebuild", is_flag=True, help="Build even when the image is current.")
+@click.option("--python", multiple=True,
+              help="Also build runners-python:X.Y for this Python version (repeatable): on python:X.Y-slim, "
+              "or on the local base with this machine's pyenv/uv build copied in.")
+def image_build(kind: str, base_image: str | None, rebuild: bool, python: tuple[str, ...]) -> None:
     """Build runners-python:latest and runners-node:latest (skipped when already current)."""
     from runners.images import KINDS, check_python_version, ensure_images
 
@@ -324,7 +352,7 @@ def image_build(
     if kind not in (*KINDS, "all"):
         raise UserInputError(f"option --kind: {kind!r} is not one of {', '.join(KINDS)}, all")
     kinds = KINDS if kind == "all" else tuple(k for k in KINDS if k == kind)
-    versions = [check_python_version(v) for v in python or []]
+    versions = [check_python_version(v) for v in python]
     built = ensure_images(kinds, base_image, rebuild=rebuild, pythons=versions,
                           log=lambda line: console().print(f"[dim]{line}[/]"))
     for name, tag in built.items():
@@ -335,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: maps our errors to exit codes without tracebacks."""
     _pause_gc_for_startup()
     try:
-        app(args=argv, prog_name="runners")  # standalone: usage errors exit 2 on their own
+        app.main(args=argv, prog_name="runners")  # standalone: usage errors exit 2 on their own
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except UserInputError as exc:

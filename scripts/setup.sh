@@ -36,7 +36,7 @@ if ! command -v uv >/dev/null 2>&1; then
 fi
 # Locks from the exact pins in pyproject.toml, then installs, byte-compiled once here (not on
 # every `uv run`: see [tool.uv] in pyproject.toml); where PYTHONDONTWRITEBYTECODE is set (many
-# Docker and CI images) Python would otherwise compile pydantic, rich, typer... on every command.
+# Docker and CI images) Python would otherwise compile pydantic, rich, click... on every command.
 "${uv[@]}" sync --quiet --compile-bytecode
 # The project itself is installed editable, so uv leaves it alone.
 "${uv[@]}" run --no-sync --quiet python -m compileall -q runners >/dev/null

@@ -22,7 +22,7 @@ def _section(title: str) -> str:
 
 
 def test_every_command_runs_in_the_projects_environment():
-    # A bare `python -m runners` fails outside the venv (`No module named 'typer'`); the one
+    # A bare `python -m runners` fails outside the venv (`No module named 'click'`); the one
     # place that says so is the only bare mention allowed.
     bare = [README[max(0, m.start() - 60):m.end() + 20] for m in re.finditer(r"python -m runners", README)
             if not README[:m.start()].endswith("uv run ") and "outside it, " not in README[m.start() - 15:m.start()]]

@@ -7,7 +7,6 @@ Built-in runners register on import; third-party ones are found through the
 from __future__ import annotations
 
 import threading
-from importlib.metadata import entry_points
 
 from runners.errors import UserInputError
 from runners.frameworks.base import Runner
@@ -77,6 +76,8 @@ def _load() -> None:
             return
         for module in _BUILTIN_MODULES:
             _import_builtin(module)
+        from importlib.metadata import entry_points  # ~10 ms: only when a third party is looked for
+
         for point in entry_points(group=ENTRY_POINT_GROUP):
             cls = point.load()
             if not (isinstance(cls, type) and issubclass(cls, Runner)):

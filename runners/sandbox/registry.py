@@ -80,7 +80,7 @@ def sandbox_class(name: str) -> type[Sandbox]:
 
     if name in SANDBOX_CLASSES:
         return SANDBOX_CLASSES[name]
-    target = _targets().get(name)
+    target = BUILTINS.get(name) or _targets().get(name)  # entry points only for another name
     if target is None:
         check_sandbox_name(name)
     assert target is not None
