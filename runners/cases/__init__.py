@@ -10,7 +10,7 @@ Two halves share this package:
   as the test program: it loads the problem's cases, runs the submission as its own processes
   through the adapter, verifies, and writes the signed report.
 
-Everything here imports only the standard library, pydantic, PyYAML, jsonschema and deepdiff,
-this package and `runners.errors`/`runners.validation` (the case program's library is a copy of
-exactly those files; `tests/test_cases_model.py` checks it).
+Everything here imports only the standard library, pydantic, PyYAML, jsonschema, deepdiff and
+this package: the case program's library is a copy of exactly this package
+(`tests/test_cases_model.py` checks it).
 """

@@ -20,7 +20,6 @@ PACKAGE = Path(__file__).resolve().parent.parent  # runners/
 # Never copied into the vault: reference solutions, caches, VCS, environments.
 NOT_COPIED = ("solution", "solutions", "__pycache__", ".git", ".hg", "node_modules", ".venv", "venv",
               ".pytest_cache", ".mypy_cache", ".ruff_cache", "*.pyc")
-LIB_FILES = ("__init__.py", "errors.py", "validation.py")  # of runners/, beside runners/cases/
 
 
 def checkpoint_dir(problem: CaseProblemConfig, name: str) -> Path:
@@ -102,15 +101,12 @@ def _tree(root: Path) -> Iterator[Path]:
 
 
 def copy_library(target: Path) -> Path:
-    """The case program: runners/cases (with the SCBench compatibility package) and the two
-    modules it uses, under `target/runners/`, plus its entry script; returns the script."""
+    """The case program: runners/cases (with the SCBench compatibility package) under
+    `target/runners/`, beside an empty `runners/__init__.py`, plus its entry script; returns the
+    script."""
     package = target / "runners"
     package.mkdir(parents=True)
-    for name in LIB_FILES:
-        if name == "__init__.py":
-            (package / name).write_text('"""The case program\'s copy of runners (runners/cases and what it imports)."""\n')
-        else:
-            shutil.copy(PACKAGE / name, package / name)
+    (package / "__init__.py").write_text('"""The case program\'s copy of runners/cases."""\n')
     shutil.copytree(PACKAGE / "cases", package / "cases", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     script = target / "runners_cases_main.py"
     shutil.copy(PACKAGE / "cases" / "entry.py", script)
