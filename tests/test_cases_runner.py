@@ -166,3 +166,25 @@ def test_a_verifier_that_raises_on_one_case_makes_that_case_an_error(tmp_path):
     assert statuses == {"core/a": "passed", "core/b": "error"}
     message = next(t.failure_message for t in result.tests if t.id == "core/b")
     assert "verifier.py raised on case core/b" in message and "ValueError: cannot judge b" in message
+
+
+def test_a_case_s_timeout_kills_it_and_the_run_goes_on(tmp_path):
+    slow = "case: {args: [sleep], timeout: 1}\nexpected: {output: \"done\\n\"}\n"
+    problem = _case_problem(tmp_path, {"checkpoint_1/core/a_slow.yaml": slow, "checkpoint_1/core/b_fast.yaml": GOOD_CASE})
+    write_files(tmp_path / "sub", {"main.py": "import sys, time\nif sys.argv[1:] == ['sleep']:\n    time.sleep(60)\n"
+                                               "print(' '.join(sys.argv[1:]))\n"})
+    result = run_checkpoint(problem, "checkpoint_1", tmp_path / "sub", EnvironmentSpec(sandbox="none"))
+    assert {t.id: t.status for t in result.tests} == {"core/a_slow": "failed", "core/b_fast": "passed"}
+    slow_case = next(t for t in result.tests if t.id == "core/a_slow")
+    timed_out = next(a for a in slow_case.attributes or [] if a.name == "timed_out")
+    assert timed_out.actual is True and "killed after the case's timeout of 1 s" in (slow_case.stderr or "")
+
+
+def test_select_runs_only_the_named_cases_and_refuses_unknown_ids(tmp_path):
+    problem = _case_problem(tmp_path, {"checkpoint_1/core/a.yaml": GOOD_CASE, "checkpoint_1/core/b.yaml": GOOD_CASE})
+    write_files(tmp_path / "sub", ECHO)
+    result = run_checkpoint(problem, "checkpoint_1", tmp_path / "sub", EnvironmentSpec(sandbox="none"), select=["core/b"])
+    assert [t.id for t in result.tests] == ["core/b"]
+    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(tmp_path / "sub"), "--sandbox", "none",
+              "--select", "core/zz")
+    assert out.returncode == 2 and "no case 'core/zz'" in out.stderr, out.stdout + out.stderr
