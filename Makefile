@@ -1,6 +1,7 @@
 # The two commands the README starts with:
-#   make demo   set everything up, then compare the example agents with promptfoo
-#               (= npx promptfoo eval; then npx promptfoo view opens the viewer)
+#   make demo   set everything up, then compare the example agents with promptfoo: their
+#               submissions (npx promptfoo eval), then scripted agents run and graded
+#               (npx promptfoo eval -c promptfooconfig.agents.yaml); npx promptfoo view shows both
 #   make test   run the project's tests
 .PHONY: setup setup-full demo test test-fast bench
 
@@ -15,6 +16,7 @@ setup-full:
 
 demo: setup-full
 	bash scripts/compare.sh
+	bash scripts/compare.sh -c promptfooconfig.agents.yaml
 
 # setup first (a few seconds when already set up), so `make test` works on a fresh machine;
 # then --no-sync: setup has just synced and byte-compiled the environment.

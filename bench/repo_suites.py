@@ -300,7 +300,7 @@ def write_results(lines: list[str], sandboxes: tuple[str, ...], notes: list[str]
 
     block = [
         "<!-- bench:begin repo_suites [] -->",
-        "### 8. Real repositories graded by their own suites (kind: repository), test by test",
+        "### 10. Real repositories graded by their own suites (kind: repository), test by test",
         "",
         f"_Compared {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with `python -m bench.repo_suites --write` "
         f"(sandboxes: {', '.join(sandboxes)})._",

@@ -16,6 +16,9 @@ Returns a GradingResult:
 - `namedScores`: `core`, `functionality`, `error`, `regression`: the pass rate of each group this
   row has (a group without tests in the row is left out, so it does not drag the column down).
 
+A row of the agent provider (providers/agent_runner.py) whose agent step failed does not pass,
+and its reason starts with the step's failure.
+
 No `componentResults`: the viewer's cell badge counts them ("3 FAIL 2 PASS"), which reads as a
 count of tests although it would count groups. With one result per row the badge is the row's
 verdict (PASS or FAIL), the test counts are in the reason and the output, and the per-group
@@ -50,7 +53,18 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a broken result must fail the row, readably
         return _fail(f"cannot apply pass policy {policy!r} to the result: {type(exc).__name__}: {exc}")
 
-    return grade(metadata, policy, passed)
+    return with_agent_step(metadata, grade(metadata, policy, passed))
+
+
+def with_agent_step(metadata: dict[str, Any], graded: dict[str, Any]) -> dict[str, Any]:
+    """A row of the agent provider whose agent step failed (timed out, exited non-zero, reported
+    an error) fails, whatever the tests of what it left say, and the reason says why first."""
+    step = metadata.get("agent_step")
+    failure = step.get("failure") if isinstance(step, dict) else None
+    if not failure or metadata.get("infrastructure_failure"):
+        return graded
+    counts = graded["reason"].split(": ", 1)[-1]  # the counts, without the policy's verdict
+    return {**graded, "pass": False, "reason": f"agent step failed: {failure}; what it left: {counts}"}
 
 
 def grade(metadata: dict[str, Any], policy: str, passed: bool) -> dict[str, Any]:

@@ -286,8 +286,11 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 
 @app.command(short_help="Run an agents x problems x checkpoints matrix.")
 @click.option("--problems", "-p", type=_PathType, required=True, help="Directory of problems (<name>/config.yaml).")
-@click.option("--submissions", "-s", type=_PathType, required=True,
+@click.option("--submissions", "-s", type=_PathType, default=None,
               help="Root with <agent>/<problem>/checkpoint_N/ directories.")
+@click.option("--agents", "agents_file", type=_PathType, default=None,
+              help="An agents file (YAML, name: command): run the agents first, then grade what they left "
+              "(OUTPUT/submissions).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="local: worker processes (default 1); ray: cells in flight (default: all, Ray schedules by resources).")
 @click.option("--executor", default="local", show_default=True, help="local | ray")
@@ -304,7 +307,7 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 @_wall_opt
 @_cache_opt
 @_python_opt
-def batch(problems: Path, submissions: Path, jobs: int | None, executor: str, address: str | None, output: Path,
+def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jobs: int | None, executor: str, address: str | None, output: Path,
           overwrite: bool, retry_failed: bool, sandbox: str, pass_policy: PassPolicy, agent: tuple[str, ...],
           problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None) -> None:
     """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
@@ -317,6 +320,16 @@ def batch(problems: Path, submissions: Path, jobs: int | None, executor: str, ad
     _started()
     if executor not in ("local", "ray"):
         raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
+    if agents_file is not None:  # the agent step first: its snapshots are the submissions
+        from runners.agents.batch import run_agents
+
+        if submissions is not None:
+            raise UserInputError("option --submissions: not with --agents (the agents' snapshots are graded)")
+        agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python)
+        submissions, _ = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1, agents=agent,
+                                    problems=problem, overwrite=overwrite, console=console())
+    if submissions is None:
+        raise UserInputError("option --submissions: required (or --agents FILE to run agents first)")
     options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
@@ -330,13 +343,18 @@ def batch(problems: Path, submissions: Path, jobs: int | None, executor: str, ad
     raise SystemExit(outcome.exit_code)
 
 
+from runners.agents.cli import register as _register_agent_commands  # noqa: E402 - it needs `app`
+
+_register_agent_commands(app, console, _environment, _started)
+
+
 @app.group("image")
 def image_app() -> None:
     """Build the Docker images the docker sandbox runs tests in."""
 
 
 @image_app.command("build")
-@click.option("--kind", default="all", show_default=True, help="python | node | go | all")
+@click.option("--kind", default="all", show_default=True, help="python | node | go | browser | all")
 @click.option("--base-image", default=None,
               help="Base to build on (default: python:3.12-slim / node:22-slim, or the locally built "
               "runners-local-base when it exists).")

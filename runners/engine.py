@@ -84,7 +84,7 @@ def execute(
     try:
         workspace.copy_submission(submission, listed, deadline=clock + wall)
         copy_seconds = time.monotonic() - clock
-        runner.lay_tests(ctx)  # beside the copy, or (a repository) into it
+        runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
         # What no sandbox stops (code the tests import runs inside the test process): flagged.
         ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission,
                                      protected=runner.protected(), skip=runner.problem_files(ctx))
@@ -201,7 +201,7 @@ def _bound_text(records: list[RawRecord]) -> bool:
     cut = False
     half = TEST_TEXT_CHARS // 2
     for record in records:
-        for name in ("stdout", "stderr", "message", "traceback"):
+        for name in ("stdout", "stderr", "message", "traceback", "diff"):
             value = getattr(record, name)
             if not value:
                 continue

@@ -16,7 +16,8 @@ import pytest
 from support import IN_CI
 
 ROOT = Path(__file__).resolve().parent.parent
-MEASUREMENTS = ("startup", "overhead", "prepare", "scbench", "parsing", "batch", "promptfoo", "submission")
+MEASUREMENTS = ("startup", "overhead", "prepare", "scbench", "parsing", "batch", "promptfoo", "submission",
+                "agents", "cases")
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
 """A real open-source repository graded by its own test suite, with no glue: the comparison of
-`python -m bench.repo_suites` (bench/RESULTS.md, section 8) on the vendored copy of
+`python -m bench.repo_suites` (bench/RESULTS.md, section 10) on the vendored copy of
 jpvanhal/inflection (MIT, tests/fixtures/repos/inflection), so CI re-runs it.
 
 The framework runs the suite itself (pytest in a venv with the project installed, its doctests

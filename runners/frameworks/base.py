@@ -91,9 +91,11 @@ class Runner(ABC):
     def is_test_file(self, name: str) -> bool:
         """Whether a top-level file of tests/ belongs to some checkpoint."""
 
-    def lay_tests(self, ctx: RunContext) -> None:
-        """Put the checkpoint's tests where the run finds them: beside the submission copy, in
-        `ctx.workspace.tests` (a repository runner lays them into the copy instead)."""
+    def copy_tests(self, ctx: RunContext) -> None:
+        """Put what the run needs of the problem where the run finds it, before any sandbox
+        starts (and before the scan): the default copies this checkpoint's test files, the earlier
+        ones' and every other file under tests/ into `ctx.workspace.tests`, beside the copy of the
+        submission; a repository runner lays the problem's files into the copy instead."""
         ctx.workspace.copy_tests(ctx.problem, ctx.checkpoint, self.is_test_file, self.test_files)
 
     def problem_files(self, ctx: RunContext) -> set[str]:

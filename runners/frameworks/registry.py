@@ -25,6 +25,7 @@ _BUILTINS = {
     "junit": "command_runner",
     "ctrf": "command_runner",
     "go": "go_runner",
+    "cases": "cases_runner",
 }
 # Runners of other problem kinds, by framework (imported when a problem of that kind asks).
 _KIND_BUILTINS = {

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from pydantic import (
     BaseModel,
@@ -42,13 +42,12 @@ class BadInput(Exception):
     """Something the user must fix in the YAML or on disk; becomes `{"error": ...}`."""
 
 
-class ProviderConfig(BaseModel):
-    """The keys of the provider's `config` (README, "Compare agents in Promptfoo")."""
+class GradingConfig(BaseModel):
+    """The keys every provider that grades shares: where the problems are, how to grade, where
+    to keep the artifacts, and the keys promptfoo adds itself."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    agent: StrictStr = Field(min_length=1, description="the agent's label")
-    submissions: StrictStr = Field(min_length=1, description="the agent's submission root")
     problems: StrictStr = DEFAULT_PROBLEMS
     sandbox: StrictStr = "auto"
     pass_policy: StrictStr = DEFAULT_POLICY
@@ -56,7 +55,6 @@ class ProviderConfig(BaseModel):
     overall_timeout: PositiveFloat | None = Field(None, strict=True, description="seconds for the whole row")
     output: StrictStr = DEFAULT_OUTPUT
     cache_dir: StrictStr | None = None
-    ray_address: StrictStr | None = None
     python: StrictStr | None = None
     # Set by promptfoo: the config file's directory, its per-call timeout (ms), and its own.
     base_path: StrictStr | None = Field(None, alias="basePath")
@@ -93,7 +91,7 @@ class ProviderConfig(BaseModel):
         return value or None
 
     @classmethod
-    def parse(cls, config: Any) -> ProviderConfig:
+    def parse(cls, config: Any) -> Self:
         if config is None:
             config = {}
         if not isinstance(config, dict):
@@ -106,6 +104,14 @@ class ProviderConfig(BaseModel):
             return cls.model_validate(config)
         except ValidationError as exc:
             raise BadInput("provider config: " + "; ".join(describe_validation_error(exc, cls))) from None
+
+
+class ProviderConfig(GradingConfig):
+    """The keys of the provider's `config` (README, "Compare agents in Promptfoo")."""
+
+    agent: StrictStr = Field(min_length=1, description="the agent's label")
+    submissions: StrictStr = Field(min_length=1, description="the agent's submission root")
+    ray_address: StrictStr | None = None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ class RepositoryMixin:
 
     problem: ProblemConfig
 
-    def lay_tests(self, ctx: RunContext) -> None:
+    def copy_tests(self, ctx: RunContext) -> None:
         keep = ctx.workspace.root / OVERLAY_COPY
         ctx.workspace.tests.mkdir(exist_ok=True)  # mounted like any run's (assets go there), empty
         ctx.workspace.notes += overlay.lay(ctx.problem, self.laid(ctx), ctx.workspace.submission, keep)

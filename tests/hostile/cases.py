@@ -1645,10 +1645,13 @@ CASES += [
          "naming the deepest path", build=_deep_chain, reason=r"submission_depth.*deepest: deep/d/d", wall=20),
 ]
 
+from .cases_based import CASE_BASED  # noqa: E402 - case-based problems' cases, built on the names above
 from .repo_cases import repo_cases  # noqa: E402 - they build on the submissions above
 
+CASES += CASE_BASED
 CASES += repo_cases()
 BY_ID = {case.id: case for case in CASES}
 HONEST_BY_FRAMEWORK = {"pytest": "honest-reference", "vitest": "vitest-honest", "jest": "jest-honest",
-                       "repo-pytest": "repo-pytest-honest", "repo-vitest": "repo-vitest-honest",
-                       "repo-jest": "repo-jest-honest"}
+                       "cases-cli": "cases-cli-honest", "cases-api": "cases-api-honest",
+                       "cases-browser": "cases-web-honest", "repo-pytest": "repo-pytest-honest",
+                       "repo-vitest": "repo-vitest-honest", "repo-jest": "repo-jest-honest"}

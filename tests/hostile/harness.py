@@ -46,7 +46,7 @@ from runners.sandbox.registry import sandbox_class
 from runners.workspace import Workspace
 
 from .cases import BACKENDS, BY_ID, FAIL, HONEST_BY_FRAMEWORK, INFRA, PASS, REFUSED, TIMEOUT, Case
-from .problems import PY_FRAMEWORKS, REPO, TEST_NAMES, build_problems
+from .problems import NODE_FRAMEWORKS, PY_FRAMEWORKS, REPO, TEST_NAMES, build_problems
 
 SESSION = uuid.uuid4().hex[:8]
 CANARY = f"canary-{uuid.uuid4().hex}"
@@ -59,6 +59,9 @@ LIMITS = {
                              nofile=256, output_bytes=MB),
     "js": ResourceLimits(memory_mb=1024, pids=256, cpus=1.0, file_size_mb=64, tmp_size_mb=128,
                          nofile=1024, output_bytes=MB),
+    # the case program, the submission's processes and, for browser cases, Chromium
+    "cases": ResourceLimits(memory_mb=1536, pids=512, cpus=1.0, file_size_mb=64, tmp_size_mb=256,
+                            nofile=1024, output_bytes=MB),
 }
 
 # Workspaces created by the engine, per thread: each must be gone when its run returns.
@@ -96,6 +99,30 @@ class Observation:
 def available_backends(wanted: Iterable[str] = BACKENDS) -> dict[str, str | None]:
     """{backend: None if usable, else why not}."""
     return {name: sandbox_class(name).probe() for name in wanted}
+
+
+def framework_reason(framework: str, backend: str) -> str | None:
+    """Why a case of `framework` cannot run on `backend` here (None: it can)."""
+    if framework in NODE_FRAMEWORKS:
+        return node_reason(backend)
+    if framework == "cases-browser":
+        return browser_reason(backend)
+    return None
+
+
+def browser_reason(backend: str) -> str | None:
+    """Why the browser cases cannot run on `backend`: no Chromium on the host, or no browser image."""
+    if backend == "docker":
+        try:
+            from runners.sandbox.docker.client import default_image, docker_client
+
+            docker_client().images.get(default_image("browser"))
+        except Exception as exc:  # noqa: BLE001 - no engine, no image: either way, no browser image
+            return f"the docker browser image is not available ({exc}); `python -m runners image build --kind browser`"
+        return None
+    from runners.cases.adapters.cdp import find_chromium
+
+    return None if find_chromium() else "Chromium is not installed (Debian: apt-get install chromium)"
 
 
 def node_reason(backend: str) -> str | None:
@@ -170,6 +197,18 @@ def processes_marked(token: str) -> list[str]:
     return found
 
 
+def lingering(token: str) -> list[str]:
+    """The processes carrying `token` still alive after a few seconds (processes being killed need
+    a moment to disappear)."""
+    left: list[str] = []
+    for _ in range(50):
+        left = processes_marked(token)
+        if not left:
+            break
+        time.sleep(0.1)
+    return left
+
+
 def containers_marked(token: str) -> list[str]:
     import docker
 
@@ -197,7 +236,8 @@ def cache_digest() -> dict[str, tuple[int, int, int]]:
     digest: dict[str, tuple[int, int, int]] = {}
     root = default_cache_dir()
     for env_dir in sorted(root.glob("*/*-*")) + sorted(root.glob("docker/*/*-*")):
-        if not (env_dir / ".ready").is_file() or not env_dir.name.startswith(("pytools-", "subenv-", "nodemods-")):
+        if not (env_dir / ".ready").is_file() or not env_dir.name.startswith(("pytools-", "subenv-", "nodemods-",
+                                                                            "case-tools-")):
             continue
         for dirpath, dirnames, filenames in os.walk(env_dir, followlinks=False):
             for name in [*dirnames, *filenames]:
@@ -301,7 +341,8 @@ class World:
         return sub
 
     def environment(self, case: Case, backend: str, token: str, wall: float | None = None) -> EnvironmentSpec:
-        limits = LIMITS["pytest" if case.framework in PY_FRAMEWORKS else "js"]
+        limits = LIMITS["pytest" if case.framework in PY_FRAMEWORKS else
+                        "cases" if case.framework.startswith("cases-") else "js"]
         return EnvironmentSpec(sandbox=backend, env={"HOSTILE_MARKER": token}, prepare_timeout=900,
                                limits=limits.model_copy(update={"wall_timeout": wall or case.wall, **case.limits}))
 
@@ -418,12 +459,7 @@ class World:
         problems: list[str] = []
         if obs.elapsed > case.wall + GRACE:
             problems.append(f"took {obs.elapsed:.1f} s, over the wall clock {case.wall:g} s + {GRACE:g} s grace")
-        left: list[str] = []
-        for _ in range(50):  # processes being killed need a moment to disappear
-            left = processes_marked(token)
-            if not left:
-                break
-            time.sleep(0.1)
+        left = lingering(token)
         if left:
             problems.append(f"processes left behind: {left[:5]}")
         if backend == "docker" or (obs.result is not None and obs.result.sandbox == "docker"):
@@ -500,12 +536,7 @@ class World:
         obs.outcome = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "ERROR"
         if obs.outcome != PASS:
             obs.violations.append(f"the next harness run did not pass: {done.stdout[-800:]} {done.stderr[-1500:]}")
-        left = []
-        for _ in range(50):
-            left = processes_marked(token)
-            if not left:
-                break
-            time.sleep(0.1)
+        left = lingering(token)
         if left:
             obs.violations.append(f"processes of the crashed run left after the next start: {left[:4]}")
         if backend == "docker":
@@ -535,7 +566,7 @@ class World:
 
         def warm(backend: str) -> None:
             for framework, case_id in HONEST_BY_FRAMEWORK.items():
-                if framework not in wanted or (framework not in PY_FRAMEWORKS and node_reason(backend)):
+                if framework not in wanted or framework_reason(framework, backend):
                     continue
                 obs = self.run_once(BY_ID[case_id], backend, label="warm")
                 if obs.outcome != PASS:

@@ -138,8 +138,55 @@ def render(run: Run) -> str:
         now=now, versions=versions, seconds=run.seconds, count=len(cases), table="\n".join(rows),
         violations=violations, skips="\n".join(skip_lines), load=load, unavailable=unavailable,
         cache="unchanged" if not run.cache_changes else f"**CHANGED**: {run.cache_changes[:5]}",
-        grace=GRACE, py_limits=_limits("pytest"), js_limits=_limits("js"),
+        grace=GRACE, py_limits=_limits("pytest"), js_limits=_limits("js"), cases_limits=_limits("cases"),
+        agent=agent_section(),
     )
+
+
+def agent_section() -> str:
+    """The agent step's part of the document: what a hostile agent tries, and what stops it (the
+    cases of agent_cases.py, run by test_agent_hostile.py on every backend)."""
+    from .agent_cases import AGENT_CASES
+
+    rows = ["| case | what the agent does | step | " + " | ".join(BACKENDS) + " | defence |",
+            "|" + "---|" * (4 + len(BACKENDS))]
+    for case in AGENT_CASES:
+        cells = ["n/a" if b in case.skip_on else "checked" for b in BACKENDS]
+        rows.append(f"| `{case.id}` | {_md(case.title)} | {case.expect} | " + " | ".join(cells)
+                    + f" | {_md(case.defence)} |")
+    skipped = "\n".join(f"- `{case.id}` on `{backend}`: {reason}" for case in AGENT_CASES
+                        for backend, reason in case.skip_on.items())
+    return AGENT_TEMPLATE.format(table="\n".join(rows), skips=skipped)
+
+
+AGENT_TEMPLATE = """\
+## The agent step
+
+Before grading, an agent may be run (`runners solve`, `runners batch --agents`, the Promptfoo
+agent provider; docs/agents.md): a command given each checkpoint's specification and the workspace
+the previous checkpoint left. The agent is as untrusted as the code it writes. Its step runs in the
+chosen sandbox with the same profile as a test run, except what an agent needs: its workspace
+(a fresh copy of the previous snapshot) writable at `/workspace`, its checkpoint's specification
+alone read-only at `/agent/prompt/`, a private home at `/agent/home` and `/tmp`, its own read-only
+mounts (refused when they hold the problems, the harness's cache or the run's results), the variables
+it is allowed (by name from the host, or literal values), and the network only with `network: true`.
+The hidden tests, the problem's other specifications, other agents' workspaces and the caches are
+never mounted; what it leaves running is killed when its step ends; its output is capped. On `none`
+nothing is isolated: the step is flagged `unsandboxed`, and only the environment, the time limit,
+the output cap and the process-tree kill hold.
+
+Every case below runs as a real agent step on every backend (`tests/hostile/test_agent_hostile.py`);
+"checked" means it ran with every check holding: the step ended as expected within its limit, its
+own account of what it reached (`leaks.txt`) is empty, no marker of the hidden tests, of a later
+spec, of another agent or of the harness's secret is in its snapshot, transcript or record, nothing
+of it is left running, no host file changed and the toolchain caches are unchanged.
+
+{table}
+
+Not run on `none`:
+
+{skips}
+"""
 
 
 def _limits(kind: str) -> str:
@@ -229,7 +276,19 @@ kill, sleep, read everything it can see, and tamper with anything in its reach.
 | end of run | wall clock enforced by the harness, container killed and removed; labels let the next start sweep containers of a dead harness; an in-container `timeout` backstop | process group killed, then the pid namespace goes with bwrap (`--die-with-parent`); the cgroup is killed and removed | a subreaper supervisor kills every descendant at the end, on SIGTERM, and when the harness dies |
 | what is visible | the submission copy (rw), tests and generated config (ro), the report directory (rw), the toolchain cache (ro) | the same, plus /usr and /etc read-only | everything the harness's user can see |
 
-The cases were run with these limits: pytest {py_limits}; vitest/jest {js_limits}; wall clocks per case
+**Case-based problems** (`framework: cases`, rows `cases-*`): the case program is the test process
+and the submission runs beside it, in the same sandbox and as the same uid: one process per CLI
+case, or a server per group (with headless Chromium for browser cases). The case files and their
+expected outputs sit in a directory of the read-only tests mount named after the run's one-time
+key, under a parent that cannot be listed (mode 0111); the case program reads and deletes the key
+before the submission's first process, signs its report with it, and is non-dumpable, so the
+submission can find neither the files nor the name through /proc. It is a child subreaper: what a
+case or a server leaves behind (daemons in sessions of their own) is killed at the end of the case
+or group; a server's output is drained into a bounded buffer; a server gets a start-up deadline and
+each request a timeout; Chromium is driven through a pipe (no debugging port) and sends everything
+not on loopback to a closed proxy port.
+
+The cases were run with these limits: pytest {py_limits}; vitest/jest {js_limits}; case-based {cases_limits}; wall clocks per case
 (6-8 s for the hang cases, 30-60 s otherwise).
 
 **What the harness only detects** (`runners/scan/`, flags `grader-touching: FILE:LINE WHAT` on the
@@ -315,11 +374,12 @@ Not run on `none` (not isolated, so the attack would hit the machine running the
 
 {skips}
 {load}
+{agent}
 ## Regenerating
 
 ```
 uv run --frozen python -m tests.hostile.report          # writes docs/SECURITY.md; --load adds the load figures
-uv run --frozen pytest tests/hostile                    # the same cases, as assertions (CI: `make test`)
+uv run --frozen pytest tests/hostile                    # the same cases, as assertions (CI: `make test`), and the agent cases
 RUNNERS_WRITE_SECURITY_DOC=1 uv run --frozen pytest tests/hostile   # both at once
 ```
 

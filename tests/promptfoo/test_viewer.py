@@ -16,6 +16,8 @@ import signal
 import subprocess
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -76,12 +78,14 @@ def chromium_ready() -> None:
     need_chromium()
 
 
-@pytest.fixture
-def viewer(chromium_ready, promptfoo_eval, tmp_path):
+@contextmanager
+def serve_viewer(home: Path, log_path: Path) -> Iterator[dict]:
+    """Plain `npx promptfoo view` from the project root on a free port, until the block ends;
+    then no process of it may be left."""
     port = free_port()
-    log = (tmp_path / "viewer.log").open("w")
+    log = log_path.open("w")
     proc = subprocess.Popen(["npx", "promptfoo", "view", "-p", str(port), "-n"],
-                            cwd=ROOT, env=plain_env(promptfoo_eval.home), stdout=log,
+                            cwd=ROOT, env=plain_env(home), stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 90
@@ -94,7 +98,7 @@ def viewer(chromium_ready, promptfoo_eval, tmp_path):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.flush()
                     pytest.fail(f"promptfoo view did not answer on port {port} (exit {proc.poll()}):\n"
-                                f"{(tmp_path / 'viewer.log').read_text()[-3000:]}")
+                                f"{log_path.read_text()[-3000:]}")
                 time.sleep(0.5)
         yield {"url": f"http://127.0.0.1:{port}/", "health": health, "proc": proc, "port": port}
     finally:
@@ -104,26 +108,37 @@ def viewer(chromium_ready, promptfoo_eval, tmp_path):
         assert not leftover, f"viewer processes left behind: {leftover}"
 
 
+@pytest.fixture
+def viewer(chromium_ready, promptfoo_eval, tmp_path):
+    with serve_viewer(promptfoo_eval.home, tmp_path / "viewer.log") as served:
+        yield served
+
+
+def browse(viewer: dict, run, expect: list[str], tmp_path: Path, artifact: str) -> dict:
+    """The eval's page at 1600 px in headless Chromium: what it shows (viewer_check.cjs); the
+    screenshot is kept as .runners/artifacts/<artifact>."""
+    screenshot = tmp_path / artifact
+    options = {"url": f"{viewer['url']}eval/{run.results['evalId']}", "width": 1600, "chromium": str(CHROMIUM),
+               "userDataDir": str(tmp_path / "chromium-profile"), "screenshot": str(screenshot), "expect": expect,
+               "timeoutMs": 60000}
+    proc = subprocess.run([str(NODE_BIN / "node"), str(CHECK_SCRIPT), json.dumps(options)], cwd=ROOT,
+                          env=plain_env(run.home), capture_output=True, text=True, timeout=180)
+    report = json.loads(proc.stdout or "{}") if proc.stdout.startswith("{") else {}
+    assert proc.returncode == 0 and report.get("ok"), f"browser check failed: {report.get('error')}\n{proc.stderr[-3000:]}"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(screenshot, ARTIFACTS / artifact)
+    assert screenshot.stat().st_size > 10_000
+    missing = [text for text, found in report["found"].items() if not found]
+    assert not missing, f"not on the page: {missing}\n--- page text\n{report['bodyText'][:4000]}"
+    return report
+
+
 def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo_eval, viewer, tmp_path):
     assert viewer["health"]["status"] == "OK" and viewer["health"]["version"] == "0.123.1"
     labels = [f"agent-{a}" for a in promptfoo_eval.agents]
     expect = [*labels, "core", "error", "functionality", "regression", "mean_pass_rate",
               "mini · checkpoint_2: FAIL", "provider config `submissions`"]
-    screenshot = tmp_path / "promptfoo-viewer.png"
-    options = {"url": f"{viewer['url']}eval/{promptfoo_eval.results['evalId']}", "width": 1600, "chromium": str(CHROMIUM), "userDataDir": str(tmp_path / "chromium-profile"),
-               "screenshot": str(screenshot), "expect": expect, "timeoutMs": 60000}
-    proc = subprocess.run([str(NODE_BIN / "node"), str(CHECK_SCRIPT), json.dumps(options)], cwd=ROOT,
-                          env=plain_env(promptfoo_eval.home), capture_output=True, text=True,
-                          timeout=180)
-    report = json.loads(proc.stdout or "{}") if proc.stdout.startswith("{") else {}
-    assert proc.returncode == 0 and report.get("ok"), f"browser check failed: {report.get('error')}\n{proc.stderr[-3000:]}"
-    # Keep the screenshot as an artifact (tmp_path is cleaned up by pytest eventually).
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(screenshot, ARTIFACTS / "promptfoo-viewer.png")
-    assert screenshot.stat().st_size > 10_000
-
-    missing = [text for text, found in report["found"].items() if not found]
-    assert not missing, f"not on the page: {missing}\n--- page text\n{report['bodyText'][:4000]}"
+    report = browse(viewer, promptfoo_eval, expect, tmp_path, "promptfoo-viewer.png")
     text = report["bodyText"]
     assert "runners promptfoo test" in report["title"] or "runners promptfoo test" in text
     # Each agent's column header carries its per-group averages, e.g. "core 75.00% (1.50/2.00)".
@@ -148,3 +163,38 @@ def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo
     # The badge is the row's verdict, not a count of per-group checks ("3 FAIL 2 PASS").
     assert "2 PASS" not in text and "2 FAIL" not in text
 
+
+
+@pytest.fixture
+def agent_viewer(chromium_ready, agent_eval, tmp_path):
+    with serve_viewer(agent_eval.home, tmp_path / "viewer.log") as served:
+        yield served
+
+
+def test_viewer_shows_agents_run_then_graded_side_by_side(chromium_ready, agent_eval, agent_viewer, tmp_path):
+    """The agent provider's eval: a column per agent with its per-group scores and average
+    latency; in each cell the grade, what the agent said, its latency and (when it reported
+    them) its tokens; the failed step's reason."""
+    rows = {(r["provider"]["label"], r["testCase"]["metadata"]["problem"], r["testCase"]["metadata"]["checkpoint"]): r
+            for r in agent_eval.results["results"]["results"]}
+    good = rows[("agent-good", "tally", "checkpoint_1")]
+    usage = good["response"]["tokenUsage"]
+    expect = ["agent-good", "agent-partial", "Avg Latency:", "mean_pass_rate",
+              "tally · checkpoint_1: PASS (policy all-cases)", 'said: "Implemented Tally — checkpoint 1: wrote 1 file(s)',
+              f"Latency: {good['latencyMs']}ms", f"Tokens: {usage['total']} ({usage['prompt']}+{usage['completion']})",
+              "agent step failed: the agent exited with code 1: I do not know how to implement tally checkpoint_2.",
+              "tally · checkpoint_2: FAIL (agent step failed)"]
+    report = browse(agent_viewer, agent_eval, expect, tmp_path, "promptfoo-agents-viewer.png")
+    text = report["bodyText"]
+    header = text.split("mini · checkpoint_1", 1)[0]
+    for label in ("agent-good", "agent-partial"):
+        block = header.split(label, 1)[1].split("agent-", 1)[0]
+        for metric in ("core", "error", "functionality", "regression", "tests", "Avg Latency:"):
+            assert metric in block, f"{metric} missing from {label}'s header"
+    assert "100.00% passing (4/4 cases)" in header.split("agent-good", 1)[1].split("agent-partial", 1)[0]
+    for (label, _problem, _checkpoint), row in rows.items():  # every cell shows the agent's own time
+        assert f"Latency: {row['latencyMs']}ms" in text, label
+    agent_headers = [h for h in report["headers"] if "agent-" in h["text"]]
+    assert len(agent_headers) == 2
+    for h in agent_headers:
+        assert 0 <= h["left"] < h["right"] <= report["viewportWidth"], f"cut off at 1600 px: {h}"

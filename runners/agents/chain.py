@@ -1,0 +1,94 @@
+"""One agent's checkpoints of one problem, in order, whoever asks and in whatever order.
+
+The state is on disk (`RunLayout`): a checkpoint's step is done when its `step.json` and its
+snapshot are there. `ensure_steps(..., up_to=checkpoint_N)` takes the chain's lock (an `flock`, so
+it holds across Promptfoo's worker processes as well as threads), runs every step up to N that is
+not done yet, each from the snapshot the previous one left, and returns their records. Nobody
+waits for another caller to run a step: the caller that holds the lock runs what is missing. So
+rows of later checkpoints wait for earlier ones without any deadlock, whatever the concurrency or
+the order rows arrive in; a step whose harness died (no step.json) runs again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from runners.agents.layout import RunLayout, StepRecord
+from runners.agents.spec import AgentSpec
+from runners.agents.step import STARTER_DIR, run_step
+from runners.config import CheckpointConfig, ProblemConfig
+from runners.environment import EnvironmentSpec
+from runners.errors import InfrastructureError
+from runners.sandbox.base import Sandbox
+
+LOCK_FILE = ".lock"
+POLL_S = 0.1
+
+
+class LockTimeout(InfrastructureError):
+    """The chain's lock was not free before the caller's deadline."""
+
+
+@contextmanager
+def chain_lock(path: Path, deadline: float | None) -> Iterator[None]:
+    """An exclusive `flock` on `path`, waited for until `deadline` (time.monotonic())."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise LockTimeout(f"another caller kept {path} (a step of the same agent and problem) "
+                                      "past this one's deadline") from None
+                time.sleep(POLL_S)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def step_done(layout: RunLayout, agent: str, problem: str, checkpoint: str) -> StepRecord | None:
+    """The record of a finished step whose snapshot is in place, else None."""
+    record = StepRecord.load(layout.step_dir(agent, problem, checkpoint))
+    if record is None or not layout.snapshot(agent, problem, checkpoint).is_dir():
+        return None
+    return record
+
+
+def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfig, layout: RunLayout,
+                 environment: EnvironmentSpec, sandbox: Sandbox, deadline: float | None = None,
+                 on_step: Callable[[StepRecord], None] | None = None) -> list[StepRecord]:
+    """The records of every step up to `up_to`, running those not done yet (in order)."""
+    name = problem.path.name
+    ordered = problem.ordered_checkpoints()
+    wanted = ordered[: ordered.index(up_to) + 1]
+    records: list[StepRecord] = []
+    with chain_lock(layout.chain_dir(spec.name, name) / LOCK_FILE, deadline):
+        start, started_from = _starter(problem)
+        for number, checkpoint in enumerate(wanted, start=1):
+            record = step_done(layout, spec.name, name, checkpoint.name)
+            if record is None:
+                record = run_step(spec, problem, checkpoint, number, start, started_from, layout,
+                                  environment, sandbox)
+                if on_step is not None:
+                    on_step(record)
+            records.append(record)
+            start = layout.snapshot(spec.name, name, checkpoint.name)
+            started_from = checkpoint.name
+    return records
+
+
+def _starter(problem: ProblemConfig) -> tuple[Path | None, str]:
+    starter = problem.path / STARTER_DIR
+    return (starter, "starter") if starter.is_dir() else (None, "empty")
+
+
+def number_of(problem: ProblemConfig, checkpoint: CheckpointConfig) -> int:
+    return problem.ordered_checkpoints().index(checkpoint) + 1

@@ -1,0 +1,91 @@
+"""Where one run of agents keeps everything, and what one agent step leaves there.
+
+```
+<run>/
+  submissions/<agent>/<problem>/<checkpoint>/   the workspace each step left: the layout the grader
+                                                reads (`runners batch --submissions <run>/submissions`)
+  agent-steps/<agent>/<problem>/<checkpoint>/   step.json (StepRecord), stdout.txt, stderr.txt
+  agent-steps/<agent>/<problem>/.lock           taken while a step of that chain runs
+  grades/<agent>/<problem>/<checkpoint>/        the grader's artifacts (result.json, reports, logs)
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from runners.agents.report import AgentReport
+
+STEP_FILE = "step.json"
+STEP_SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class RunLayout:
+    root: Path
+
+    @property
+    def submissions(self) -> Path:
+        return self.root / "submissions"
+
+    def snapshot(self, agent: str, problem: str, checkpoint: str) -> Path:
+        return self.submissions / agent / problem / checkpoint
+
+    def chain_dir(self, agent: str, problem: str) -> Path:
+        return self.root / "agent-steps" / agent / problem
+
+    def step_dir(self, agent: str, problem: str, checkpoint: str) -> Path:
+        return self.chain_dir(agent, problem) / checkpoint
+
+    def grade_dir(self, agent: str, problem: str, checkpoint: str) -> Path:
+        return self.root / "grades" / agent / problem / checkpoint
+
+
+class StepRecord(BaseModel):
+    """What one agent step did (step.json)."""
+
+    schema_version: int = STEP_SCHEMA
+    agent: str
+    problem: str
+    checkpoint: str
+    number: int = Field(description="the checkpoint's position, from 1")
+    command: list[str] = Field(description="the command template, before placeholders are filled")
+    sandbox: str
+    network: bool = False
+    started_from: str = Field(description="`starter`, `empty`, or the checkpoint whose workspace it continued")
+    started_at: float = 0.0
+    duration: float = Field(0.0, description="the agent's wall time, seconds")
+    exit_code: int | None = None
+    timed_out: bool = False
+    oom_killed: bool = False
+    failure: str | None = Field(None, description="why the step failed (None: it did not)")
+    infrastructure: bool = Field(False, description="the failure is the harness's, not the agent's")
+    report: AgentReport = Field(default_factory=AgentReport)
+    excerpt: str = ""
+    output_truncated: bool = False
+    notes: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list)
+    files: int = Field(0, description="files and directories in the snapshot")
+
+    @property
+    def failed(self) -> bool:
+        return self.failure is not None
+
+    def save(self, step_dir: Path) -> Path:
+        step_dir.mkdir(parents=True, exist_ok=True)
+        path = step_dir / STEP_FILE
+        partial = path.with_suffix(".json.partial")
+        partial.write_text(self.model_dump_json(indent=2), encoding="utf-8")
+        partial.replace(path)  # readers see the old record or the new one, never half of one
+        return path
+
+    @classmethod
+    def load(cls, step_dir: Path) -> StepRecord | None:
+        path = step_dir / STEP_FILE
+        try:
+            return cls.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None

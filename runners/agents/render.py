@@ -1,0 +1,81 @@
+"""Tables of agent steps: `runners solve` (step and grade per checkpoint) and `runners batch
+--agents` (every agent's steps)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+
+from runners.agents.layout import StepRecord
+from runners.agents.solve import SolvedCheckpoint
+from runners.policy import PassPolicy
+from runners.render import _column
+from runners.results import GROUP_ORDER
+
+SAID_CHARS = 120
+
+
+def step_status(step: StepRecord) -> Text:
+    if step.infrastructure:
+        return Text("infra", style="magenta")
+    if step.timed_out:
+        return Text("timed out", style="red")
+    if step.exit_code is None:
+        return Text("not started", style="red")
+    return Text(f"exit {step.exit_code}", style="red" if step.failed else "green")
+
+
+def usage_cells(step: StepRecord) -> list[str]:
+    usage = step.report.token_usage()
+    return [f"{usage['total']:,}" if usage else "-",
+            f"${step.report.cost_usd:.4f}" if step.report.cost_usd is not None else "-"]
+
+
+def said(step: StepRecord) -> Text:
+    text = step.failure if step.failed else step.excerpt
+    text = text or ""
+    return Text(text if len(text) <= SAID_CHARS else text[: SAID_CHARS - 1] + "…",
+                style="red" if step.failed else "")
+
+
+def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], policy: PassPolicy) -> Table:
+    table = Table(title=f"{agent} on {problem} · per checkpoint", title_justify="left")
+    _column(table, "Checkpoint")
+    _column(table, "Agent")
+    _column(table, "Time", justify="right")
+    _column(table, "Tokens", justify="right")
+    _column(table, "Cost", justify="right")
+    for group in GROUP_ORDER:
+        _column(table, group.value, justify="right")
+    _column(table, f"Policy ({policy.value})", justify="center")
+    _column(table, "Said", fold=True)
+    for done in solved:
+        step, result = done.step, done.result
+        cells: list[Text | str] = [step.checkpoint, step_status(step), f"{step.duration:.1f} s", *usage_cells(step)]
+        for group in GROUP_ORDER:
+            total = result.total_counts.get(group, 0)
+            cells.append(f"{result.pass_counts.get(group, 0)}/{total}" if total else "-")
+        if result.infrastructure_failure:
+            cells.append(Text("infra", style="magenta"))
+        else:
+            met = done.passed(policy)
+            cells.append(Text("✔", style="green") if met else Text("✘", style="red"))
+        cells.append(said(step))
+        table.add_row(*cells)
+    return table
+
+
+def steps_table(records: Sequence[StepRecord]) -> Table:
+    table = Table(title="agent steps", title_justify="left")
+    for header in ("Agent", "Problem", "Checkpoint", "Status"):
+        _column(table, header)
+    _column(table, "Time", justify="right")
+    _column(table, "Tokens", justify="right")
+    _column(table, "Cost", justify="right")
+    _column(table, "Said", fold=True)
+    for step in records:
+        table.add_row(step.agent, step.problem, step.checkpoint, step_status(step), f"{step.duration:.1f} s",
+                      *usage_cells(step), said(step))
+    return table

@@ -1,0 +1,75 @@
+"""An agent solves a problem: each checkpoint's step, then the grade of the snapshot it left.
+
+A step that failed (timed out, exited non-zero, reported an error) still leaves a snapshot: it is
+graded all the same, so the tests show what was there, but the checkpoint counts as failed and
+says why; the next checkpoint starts from that snapshot. A failure of the harness itself (no
+sandbox) is an infrastructure failure of the checkpoint, as for any other run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from runners.agents.chain import ensure_steps
+from runners.agents.layout import RunLayout, StepRecord
+from runners.agents.spec import AgentSpec, refuse_exposure
+from runners.api import run_checkpoint
+from runners.config import CheckpointConfig, ProblemConfig
+from runners.environment import EnvironmentSpec
+from runners.policy import PassPolicy
+from runners.results import ExecutionResult, failure_result
+from runners.sandbox.base import Sandbox
+from runners.sandbox.registry import resolve_sandbox
+
+
+@dataclass(frozen=True)
+class SolvedCheckpoint:
+    step: StepRecord
+    result: ExecutionResult
+
+    def passed(self, policy: PassPolicy) -> bool:
+        return not self.step.failed and policy.check(self.result)
+
+    def verdicts(self) -> dict[str, bool]:
+        """Every policy's verdict, the agent's failure included (what the Promptfoo row carries)."""
+        return {p.value: (p is PassPolicy.ANY or not self.step.failed) and p.check(self.result) for p in PassPolicy}
+
+
+def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
+    """The sandbox the agent runs in: its own choice, else the grader's (`auto` picks one)."""
+    return resolve_sandbox(spec.sandbox or environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+
+
+def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
+          where: str) -> None:
+    """Refuse an agent whose mounts would show it the problems, the caches or the run's results."""
+    refuse_exposure(spec, {"the problem directory (hidden tests, other specifications)": problem.path.parent,
+                           "the harness's cache": environment.cache_dir,
+                           "the run's results (other agents' workspaces)": layout.root}, where)
+
+
+def grade_step(problem: ProblemConfig, checkpoint: CheckpointConfig, record: StepRecord, layout: RunLayout,
+               environment: EnvironmentSpec) -> ExecutionResult:
+    """The grade of the snapshot the step left, with the problem's usual runner."""
+    if record.infrastructure:
+        return failure_result(problem, checkpoint, problem.framework, record.sandbox, record.failure or "unknown")
+    snapshot = layout.snapshot(record.agent, record.problem, checkpoint.name)
+    return run_checkpoint(problem, checkpoint, snapshot, environment,
+                          output_dir=layout.grade_dir(record.agent, record.problem, checkpoint.name))
+
+
+def solve(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
+          on_step: Callable[[StepRecord], None] | None = None,
+          on_graded: Callable[[SolvedCheckpoint], None] | None = None) -> list[SolvedCheckpoint]:
+    """Every checkpoint of `problem`, in order: the agent's step, then its grade."""
+    guard(spec, problem, layout, environment, f"agent {spec.name!r}")
+    sandbox = agent_sandbox(spec, environment)
+    solved = []
+    for checkpoint in problem.ordered_checkpoints():
+        record = ensure_steps(spec, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
+        done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
+        solved.append(done)
+        if on_graded is not None:
+            on_graded(done)
+    return solved

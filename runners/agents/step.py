@@ -1,0 +1,250 @@
+"""One agent step: one agent, one checkpoint, in a sandbox of its own.
+
+The step's workspace is a fresh copy of what the previous checkpoint left (or of the problem's
+`starter/`, or empty); beside it, never inside it, a read-only directory with this checkpoint's
+specification alone, and a private home. Inside docker or bubblewrap the agent sees only those
+(`/workspace`, `/agent/prompt/<checkpoint>.md`, `/agent/home`, a private `/tmp`), its own read-only
+mounts and the system's programs: not the problem directory with its hidden tests and other
+specifications, not the harness's caches, not the run's results where other agents' workspaces
+are. It gets only the variables it is allowed (names passed from the host, literal values), the
+network only when asked for, and its limits; whatever it started is killed when the step ends.
+What it left becomes the checkpoint's snapshot; what it printed, its transcript.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from runners.agents.command import expand
+from runners.agents.layout import RunLayout, StepRecord
+from runners.agents.report import excerpt, read_report
+from runners.agents.spec import AgentSpec
+from runners.config import CheckpointConfig, ProblemConfig
+from runners.environment import EnvironmentSpec
+from runners.errors import ConfigError, InfrastructureError, UserInputError
+from runners.limits import ResourceLimits
+from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult, base_env
+from runners.submission import copy_inventory, inventory
+from runners.workspace import Workspace
+from runners.workspace_place import workspace_base
+
+STARTER_DIR = "starter"
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class AgentPaths:
+    """The step's directories as the agent sees them."""
+
+    workspace: str
+    prompt_dir: str
+    home: str
+    tmp: str
+
+    @classmethod
+    def of(cls, workspace: Workspace, remap: bool) -> AgentPaths:
+        if not remap:
+            return cls(str(workspace.submission), str(workspace.root / "prompt"), str(workspace.home),
+                       str(workspace.tmp))
+        return cls("/workspace", "/agent/prompt", "/agent/home", "/tmp")
+
+
+def spec_file(problem: ProblemConfig, checkpoint: CheckpointConfig) -> Path:
+    path = problem.path / f"{checkpoint.name}.md"
+    if not path.is_file():
+        raise ConfigError(problem.path / "config.yaml",
+                          f"checkpoint `{checkpoint.name}`: its specification {path.name} is missing "
+                          f"next to config.yaml (the agent step gives it to the agent)")
+    return path
+
+
+def step_limits(spec: AgentSpec, environment: EnvironmentSpec) -> ResourceLimits:
+    """The grader's limits (defaults, then the user's), then the agent's own; its time limit."""
+    limits = environment.limits_for(spec.limits)
+    return limits.model_copy(update={"wall_timeout": spec.timeout})
+
+
+def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConfig, number: int,
+             start: Path | None, started_from: str, layout: RunLayout, environment: EnvironmentSpec,
+             sandbox: Sandbox) -> StepRecord:
+    """Run the step, keep its snapshot and transcript in `layout`, and return its record.
+    `start` is the directory the workspace is copied from (None: an empty workspace)."""
+    limits = step_limits(spec, environment)
+    prompt = spec_file(problem, checkpoint)
+    record = StepRecord(agent=spec.name, problem=problem.path.name, checkpoint=checkpoint.name, number=number,
+                        command=spec.argv, sandbox=sandbox.name, network=spec.network,
+                        started_from=started_from, started_at=time.time())
+    if not sandbox.isolated:
+        record.flags.append("unsandboxed")
+    listed = inventory(start, limits) if start is not None else None
+    # On disk, not in memory: an agent installs packages and builds, which would count against its
+    # memory limit (RUNNERS_WORKSPACE_DIR still chooses).
+    workspace = Workspace.create(workspace_base(listed.allocated if listed else 0, False, False))
+    outcome: SandboxResult | None = None
+    try:
+        if listed is not None:
+            copy_inventory(listed, workspace.submission)
+        else:
+            workspace.submission.mkdir()
+        (workspace.root / "prompt").mkdir()
+        shutil.copyfile(prompt, workspace.root / "prompt" / prompt.name)
+        if spec.home:
+            shutil.copytree(spec.home, workspace.home, symlinks=True, dirs_exist_ok=True)
+        request = _request(spec, problem, checkpoint, number, workspace, sandbox, environment, limits, record)
+        outcome = sandbox.run(request)
+        record.duration = round(outcome.duration, 3)
+        _judge(record, outcome, spec, limits)
+        _keep_snapshot(record, workspace.submission, start, layout, limits)
+    except InfrastructureError as exc:
+        record.failure, record.infrastructure = f"infrastructure failure: {exc}", True
+        _keep_snapshot(record, None, start, layout, limits)
+    finally:
+        workspace.cleanup()
+    step_dir = layout.step_dir(spec.name, record.problem, checkpoint.name)
+    step_dir.mkdir(parents=True, exist_ok=True)
+    (step_dir / "stdout.txt").write_text(outcome.stdout if outcome else "", encoding="utf-8")
+    (step_dir / "stderr.txt").write_text(outcome.stderr if outcome else "", encoding="utf-8")
+    record.save(step_dir)
+    return record
+
+
+def _request(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConfig, number: int,
+             workspace: Workspace, sandbox: Sandbox, environment: EnvironmentSpec, limits: ResourceLimits,
+             record: StepRecord) -> SandboxRequest:
+    paths = AgentPaths.of(workspace, sandbox.remaps_paths)
+    prompt_file = f"{paths.prompt_dir}/{checkpoint.name}.md"
+    mounts = [Mount(source=workspace.submission, target=paths.workspace, writable=True),
+              Mount(source=workspace.root / "prompt", target=paths.prompt_dir),
+              Mount(source=workspace.home, target=paths.home, writable=True),
+              *(Mount(source=Path(path), target=path) for path in spec.mounts.values())]
+    python = ""
+    if spec.uses("python"):
+        python, extra = _python(spec, sandbox, environment)
+        mounts += extra
+    values = {"prompt_file": prompt_file, "prompt": (workspace.root / "prompt" / f"{checkpoint.name}.md")
+              .read_text(encoding="utf-8", errors="replace"), "workspace": paths.workspace, "home": paths.home,
+              "checkpoint": checkpoint.name, "checkpoint_number": str(number), "problem": problem.path.name,
+              "python": python}
+    try:
+        argv = expand(spec.argv, values, spec.mounts)
+    except ValueError as exc:
+        raise UserInputError(f"agent {spec.name!r}: field `command`: {exc}") from None
+    passed = {name: os.environ[name] for name in spec.pass_env if name in os.environ}
+    missing = [name for name in spec.pass_env if name not in os.environ]
+    if missing:
+        record.notes.append(f"not set on the host, so not passed: {', '.join(missing)}")
+    if spec.network and not sandbox.isolated:
+        record.notes.append("network: `none` cannot take it away, so the agent always had it")
+    env = {**base_env(), "HOME": paths.home, "TMPDIR": paths.tmp, "RUNNERS_PROBLEM": problem.path.name,
+           "RUNNERS_CHECKPOINT": checkpoint.name, "RUNNERS_CHECKPOINT_NUMBER": str(number),
+           "RUNNERS_PROMPT_FILE": prompt_file, "RUNNERS_WORKSPACE": paths.workspace, **passed, **spec.env}
+    return SandboxRequest(argv=argv, cwd=paths.workspace, env=env, mounts=mounts, network=spec.network,
+                          limits=limits, timeout=spec.timeout, image=spec.image,
+                          run_id=f"agent-{spec.name}-{problem.path.name}-{checkpoint.name}-{uuid.uuid4().hex[:8]}",
+                          purpose="agent")
+
+
+def _python(spec: AgentSpec, sandbox: Sandbox, environment: EnvironmentSpec) -> tuple[str, list[Mount]]:
+    """`{python}`: the image's python3 in an agent image of the user's; else the interpreter the
+    backend's toolchains use (the harness's own on the host, the image's in docker), with what it
+    needs mounted."""
+    if spec.image:
+        return "python3", []
+    from runners.toolchains.hosts import toolchain_host
+
+    host = toolchain_host(sandbox)
+    host.use_cache(environment.cache_dir)
+    chosen, python = host.for_python(None)
+    return python, chosen.interpreter_mounts(python)
+
+
+def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: ResourceLimits) -> None:
+    report = read_report(outcome.stdout, outcome.stderr)
+    record.report = report
+    record.exit_code = outcome.exit_code
+    record.timed_out, record.oom_killed = outcome.timed_out, outcome.oom_killed
+    record.output_truncated = outcome.truncated
+    record.excerpt = excerpt(report, outcome.stdout, outcome.stderr)
+    record.notes += outcome.notes
+    if outcome.timed_out:
+        record.failure = (f"timed out: the agent did not finish within its limit of {spec.timeout:g} s; "
+                          "every process it started was killed")
+    elif outcome.oom_killed:
+        record.failure = f"killed for exceeding the memory limit of {limits.memory_mb} MB"
+    elif outcome.exit_code is None:
+        record.failure = f"the agent could not be started: {_first_line(outcome.stderr) or 'no output'}"
+    elif outcome.exit_code != 0:
+        said = report.error or _last_line(outcome.stderr) or _last_line(outcome.stdout)
+        record.failure = f"the agent exited with code {outcome.exit_code}" + (f": {said}" if said else "")
+    elif report.is_error:
+        record.failure = f"the agent reported an error: {report.error}"
+
+
+def _keep_snapshot(record: StepRecord, left: Path | None, start: Path | None, layout: RunLayout,
+                   limits: ResourceLimits) -> None:
+    """What the agent left becomes the snapshot; when it cannot be kept (over a submission limit,
+    or no step ran), the snapshot is what the step started from, and the record says so."""
+    target = layout.snapshot(record.agent, record.problem, record.checkpoint)
+    partial = target.with_name(target.name + ".partial")
+    _remove(partial)
+    source = left if left is not None else start
+    listed = None
+    if left is not None:
+        _make_readable(left)
+        try:
+            listed = inventory(left, limits)
+        except UserInputError as exc:  # SubmissionTooLarge: said as the agent's failure
+            first = str(exc).splitlines()[0].replace("option --submission: ", "")
+            record.failure = record.failure or f"the workspace it left cannot be kept: {first}"
+            record.notes.append("the snapshot is the workspace the step started from")
+            source = start
+    if source is not None and (listed is None or source != left):
+        listed = inventory(source, limits)
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    if listed is None:
+        partial.mkdir()
+    else:
+        copy_inventory(listed, partial)
+        record.files = len(listed.entries)
+    _remove(target)
+    partial.rename(target)
+
+
+def _make_readable(root: Path) -> None:
+    """An agent may leave directories it cannot list (mode 000): give the owner access back,
+    so what it left can be copied (in its throw-away workspace only)."""
+    root.chmod(stat.S_IMODE(root.stat().st_mode) | 0o700)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            try:
+                mode = os.lstat(path).st_mode
+                if stat.S_ISDIR(mode):
+                    os.chmod(path, stat.S_IMODE(mode) | 0o700)
+                elif stat.S_ISREG(mode):
+                    os.chmod(path, stat.S_IMODE(mode) | 0o600)
+            except OSError:
+                continue
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("[... ")]
+    return lines[-1][:300] if lines else ""

@@ -1,0 +1,105 @@
+"""`runners solve` and `runners batch --agents` as a user runs them: the scripted example agents
+work through the example problems in bubblewrap, and their grades are the example submissions'
+expected counts (examples/expected.yaml); a re-grade of the snapshots gives the same results."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from support import need_sandbox
+
+from runners.agents.layout import StepRecord
+from runners.batch.store import BatchStore
+from runners.results import ExecutionResult
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPECTED = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text())
+SCRIPTED = ("{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem {problem} "
+            "--checkpoint {checkpoint} --prompt {prompt_file} --format claude-json")
+
+
+def runners_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "runners", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env={"PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "250",
+                                            "HOME": str(Path.home())})
+
+
+def counts(result: ExecutionResult) -> dict[str, list[int]]:
+    return {g.value: [result.pass_counts[g], total] for g, total in result.total_counts.items()}
+
+
+@pytest.mark.bubblewrap
+@pytest.mark.parametrize("knowledge, exit_code", [("alpha", 0), ("beta", 1)])
+def test_solve_runs_every_checkpoint_and_prints_the_table(tmp_path, knowledge, exit_code):
+    need_sandbox("bubblewrap")
+    out = runners_cli("solve", "problems/inventory_cli", "--name", f"scripted-{knowledge}", "--agent", SCRIPTED,
+                      "--mount", "agent=examples/agents", "--mount", f"knowledge=examples/submissions/{knowledge}",
+                      "--sandbox", "bubblewrap", "--output", str(tmp_path / "run"), "--json", str(tmp_path / "all.json"))
+    assert out.returncode == exit_code, out.stdout + out.stderr
+    done = json.loads((tmp_path / "all.json").read_text())
+    assert [d["step"]["checkpoint"] for d in done] == ["checkpoint_1", "checkpoint_2", "checkpoint_3"]
+    for entry in done:
+        step, result = StepRecord.model_validate(entry["step"]), ExecutionResult.model_validate(entry["result"])
+        assert step.failure is None and step.sandbox == "bubblewrap" and step.report.format == "claude-json"
+        assert counts(result) == EXPECTED["inventory_cli"][knowledge][step.checkpoint]
+        snapshot = tmp_path / "run" / "submissions" / f"scripted-{knowledge}" / "inventory_cli" / step.checkpoint
+        assert sorted(p.name for p in snapshot.iterdir()) == sorted(
+            p.name for p in (ROOT / "examples" / "submissions" / knowledge / "inventory_cli" / step.checkpoint).iterdir())
+    table = out.stdout
+    assert f"scripted-{knowledge} on inventory_cli · per checkpoint" in table
+    for header in ("Checkpoint", "Agent", "Time", "Tokens", "Cost", "Regression", "Policy (all-cases)", "Said"):
+        assert header in table
+    assert "Implemented Inventory ledger — checkpoint 3" in table and "$0.0000" in table
+    assert f"checkpoints passed: {3 if knowledge == 'alpha' else 1}/3" in table
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--agent", "run {prompt_path}"], "unknown placeholder {prompt_path}"),
+    (["--agent", "cat {mounts[x]}", "--mount", "x=problems"], "holds the problem directory"),
+    (["--agent", "true", "--env", "NOEQUALS"], "option --env: expected NAME=VALUE, got 'NOEQUALS'"),
+    (["--agent", "true", "--mount", "x=nowhere"], "field `mounts.x`:"),
+])
+def test_solve_refuses_bad_input_with_exit_2(tmp_path, args, message):
+    out = runners_cli("solve", "problems/calc_cli", *args, "--sandbox", "none", "--output", str(tmp_path / "run"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert message in " ".join(out.stderr.split()), out.stderr
+    assert "Traceback" not in out.stderr and not (tmp_path / "run" / "submissions").exists()
+
+
+@pytest.mark.bubblewrap
+def test_batch_runs_the_agents_file_then_grades_and_a_regrade_agrees(tmp_path):
+    need_sandbox("bubblewrap")
+    output = tmp_path / "batch"
+    args = ["batch", "--problems", "problems", "--agents", "examples/agents/agents.yaml", "--problem", "calc_cli",
+            "--sandbox", "bubblewrap", "-j", "2", "-o", str(output)]
+    out = runners_cli(*args)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 agent chains (2 agents × 1 problems)" in out.stdout and "agent steps" in out.stdout
+    store = BatchStore(output)
+    graded = {}
+    for agent in ("scripted-alpha", "scripted-beta"):
+        for checkpoint, expected in EXPECTED["calc_cli"][agent.split("-")[1]].items():
+            step = StepRecord.load(output / "agent-steps" / agent / "calc_cli" / checkpoint)
+            assert step is not None and step.failure is None
+            result = ExecutionResult.model_validate_json(
+                (store.root / "cells" / agent / "calc_cli" / checkpoint / "result.json").read_text())
+            assert counts(result) == expected, (agent, checkpoint)
+            graded[(agent, checkpoint)] = result
+    stamps = {p: p.stat().st_mtime_ns for p in (output / "agent-steps").rglob("step.json")}
+    again = runners_cli(*args)  # resumes: no agent step and no cell runs again
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert {p: p.stat().st_mtime_ns for p in (output / "agent-steps").rglob("step.json")} == stamps
+    assert "0 to run" in again.stdout
+    # The snapshots re-graded from scratch, as any submissions tree: the same results.
+    regrade = runners_cli("batch", "--problems", "problems", "--submissions", str(output / "submissions"),
+                          "--sandbox", "bubblewrap", "-o", str(tmp_path / "regrade"))
+    assert regrade.returncode == 0, regrade.stdout + regrade.stderr
+    for (agent, checkpoint), result in graded.items():
+        redone = ExecutionResult.model_validate_json(
+            (tmp_path / "regrade" / "cells" / agent / "calc_cli" / checkpoint / "result.json").read_text())
+        assert [(t.id, t.status, t.group_type) for t in redone.tests] == [(t.id, t.status, t.group_type) for t in result.tests]

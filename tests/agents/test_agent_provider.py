@@ -1,0 +1,79 @@
+"""The agent provider's answers to promptfoo, called as promptfoo calls it (providers/ by path):
+bad input is an error row naming the key, a row runs the steps it needs, and the assertion fails a
+row whose agent step failed with the step's reason first."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from agent_support import answer_problem
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "promptfoo"))
+from pf_support import load_provider_module  # noqa: E402
+
+PROVIDER = load_provider_module("agent_runner")
+ASSERTIONS = load_provider_module("assertions")
+
+
+def options(tmp_path: Path, **config: object) -> dict:
+    base = {"agent": {"name": "a", "command": "sh -c 'echo forty-two > answer.txt; echo wrote it'", "timeout": 30},
+            "problems": str(tmp_path / "problems"), "sandbox": "none", "output": str(tmp_path / "runs"),
+            "timeout": 120000}
+    return {"config": {**base, **config}}
+
+
+def context(problem: str = "answer", checkpoint: str = "checkpoint_1") -> dict:
+    return {"vars": {"__evalId": "eval-x"}, "test": {"metadata": {"problem": problem, "checkpoint": checkpoint}}}
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"agent": {"command": "x"}}, "provider config `agent`: invalid configuration"),
+    ({"agent": {"name": "a", "command": "run {nope}"}}, "unknown placeholder {nope}"),
+    ({"agnt": {}}, "field `agnt`: unknown key"),
+    ({"sandbox": "vm"}, "field `sandbox`: 'vm' is not one of auto"),
+    ({"timeout": 20000}, "provider config `timeout`: promptfoo's per-call limit of 20000 ms leaves 5 s"),
+    ({"agent": {"name": "a", "command": "cat {mounts[p]}", "mounts": {"p": "."}, "timeout": 30}},
+     "holds the problem directory"),
+])
+def test_bad_config_is_an_error_row_naming_the_key(tmp_path, monkeypatch, config, message):
+    answer_problem(tmp_path / "problems", checkpoints=1)
+    monkeypatch.chdir(tmp_path)
+    answer = PROVIDER.call_api("", options(tmp_path, **config), context())
+    assert set(answer) == {"error"} and message in answer["error"], answer
+
+
+def test_an_unknown_problem_or_checkpoint_is_an_error_row(tmp_path):
+    answer_problem(tmp_path / "problems", checkpoints=1)
+    assert "unknown problem 'nope'" in PROVIDER.call_api("", options(tmp_path), context("nope"))["error"]
+    assert "has no checkpoint 'checkpoint_9'" in PROVIDER.call_api("", options(tmp_path), context(checkpoint="checkpoint_9"))["error"]
+
+
+def test_a_failed_step_fails_the_row_whatever_the_tests_say(tmp_path):
+    answer_problem(tmp_path / "problems", checkpoints=1)
+    command = "sh -c 'echo forty-two > answer.txt; echo out of budget >&2; exit 1'"
+    answer = PROVIDER.call_api("", options(tmp_path, agent={"name": "a", "command": command, "timeout": 30}), context())
+    meta = answer["metadata"]
+    assert meta["pass_counts"] == {"Core": 1} and meta["total_counts"] == {"Core": 1}  # what it left passes
+    assert meta["passed"] is False and not any(v for k, v in meta["policies"].items() if k != "any")
+    assert answer["output"].startswith("answer · checkpoint_1: FAIL (agent step failed)")
+    assert "agent step failed: the agent exited with code 1: out of budget" in answer["output"]
+    graded = ASSERTIONS.get_assert(answer["output"], {"metadata": meta})
+    assert graded["pass"] is False and graded["score"] == 1.0
+    assert graded["reason"].startswith("agent step failed: the agent exited with code 1: out of budget; what it left: "
+                                       "1/1 tests passed (Core 1/1)")
+    assert answer["latencyMs"] == round(meta["agent_step"]["duration"] * 1000)
+    assert "cost" not in answer and "tokenUsage" not in answer
+
+
+def test_a_row_answers_from_the_steps_on_disk(tmp_path):
+    answer_problem(tmp_path / "problems", checkpoints=2)
+    first = PROVIDER.call_api("", options(tmp_path), context(checkpoint="checkpoint_2"))
+    assert first["metadata"]["agent_step"]["started_from"] == "checkpoint_1"
+    again = PROVIDER.call_api("", options(tmp_path), context(checkpoint="checkpoint_1"))  # already run by the row above
+    assert again["metadata"]["agent_step"]["started_at"] < first["metadata"]["agent_step"]["started_at"]
+    assert again["output"].startswith("answer · checkpoint_1: PASS (policy all-cases)")
+    assert 'said: "wrote it"' in again["output"]
+    run_dir = Path(again["metadata"]["run_dir"])
+    assert run_dir == tmp_path / "runs" / "eval-x" and (run_dir / "submissions" / "a" / "answer" / "checkpoint_2").is_dir()

@@ -1,0 +1,238 @@
+"""Hostile agents: what an agent step must never reach, and what it may not leave behind.
+
+An agent is a command the harness runs with the checkpoint's specification and a workspace
+(runners/agents/step.py). Each case is an agent script (`{python} hostile_agent.py`, filled in per
+run like the submission cases) that attacks while it works; every probe that succeeds appends a
+line to `leaks.txt` in its workspace, so the snapshot the step leaves says what it got. The
+checks every run must pass are in agent_harness.py.
+
+Placeholders: @@TOKEN@@ (unique per run, also in the agent's environment as HOSTILE_MARKER),
+@@PROBLEM@@ (the problem directory: hidden tests, later specifications), @@RUN@@ (the run's
+results: other agents' snapshots and transcripts), @@OTHER@@ (another agent's finished snapshot),
+@@CACHE@@ (the harness's toolchain cache), @@ESCAPE@@ (a host directory that must stay empty),
+@@CANARY@@ (a secret in the harness's environment), @@HOST_VARIABLES@@ (the names of the host's
+variables the agent is not given), @@PORT@@ (a TCP server on every host address
+that answers with the canary).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+NOT_ISOLATED = "not isolated: on `none` the agent runs as the harness's own user on the host"
+OK, FAILED, TIMED_OUT = "ok", "failed", "timed out"
+
+PRELUDE = '''
+import glob, os, signal, socket, subprocess, sys, time
+TOKEN = "@@TOKEN@@"
+leaks = []
+
+
+def read(path, limit=4000):
+    with open(path, "rb") as handle:
+        return handle.read(limit).decode("utf-8", "replace")
+
+
+def finish(code=0):
+    with open("leaks.txt", "w") as handle:
+        handle.write("\\n".join(leaks))
+    print(f"hostile agent done: {len(leaks)} leak(s)")
+    sys.stdout.flush()
+    os._exit(code)
+'''
+
+READS_TESTS = '''
+for path in ("@@PROBLEM@@/tests/test_checkpoint_1.py", "@@PROBLEM@@/tests/test_checkpoint_2.py",
+             "@@PROBLEM@@/checkpoint_2.md", "@@PROBLEM@@/config.yaml", "/harness/tests/test_checkpoint_1.py",
+             "../tests/test_checkpoint_1.py", "/workspace/../tests/test_checkpoint_1.py"):
+    try:
+        leaks.append(f"read {path}: {read(path)[:80]!r}")
+    except OSError:
+        pass
+prompts = os.listdir(os.path.dirname(os.environ["RUNNERS_PROMPT_FILE"]))
+if prompts != ["checkpoint_1.md"]:
+    leaks.append(f"the prompt directory holds {prompts}")
+deadline = time.monotonic() + 8
+for dirpath, dirnames, filenames in os.walk("/"):  # every test or later spec the agent can see
+    dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in ("/proc", "/sys", "/dev", "/usr")]
+    for name in filenames:
+        if name.startswith("test_checkpoint") or name == "checkpoint_2.md":
+            leaks.append(f"found {os.path.join(dirpath, name)}")
+    if time.monotonic() > deadline:
+        break
+finish()
+'''
+
+READS_OTHER_AGENTS = '''
+for path in ("@@OTHER@@/secret.txt", "@@RUN@@", "@@RUN@@/agent-steps"):
+    if os.path.exists(path):
+        leaks.append(f"sees {path}")
+for base in ("/tmp", "/dev/shm", "/var/tmp"):
+    for entry in glob.glob(base + "/runners-*"):
+        leaks.append(f"sees another step's directory {entry}")
+deadline = time.monotonic() + 8
+for dirpath, dirnames, filenames in os.walk("/"):
+    dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in ("/proc", "/sys", "/usr")]
+    for name in filenames:
+        if name in ("secret.txt", "secret-live.txt"):
+            leaks.append(f"found {os.path.join(dirpath, name)}")
+    if time.monotonic() > deadline:
+        break
+for pid in (p for p in os.listdir("/proc") if p.isdigit()):  # the other agent, the harness
+    try:
+        if b"OTHER-LIVE" in open(f"/proc/{pid}/environ", "rb").read() + open(f"/proc/{pid}/cmdline", "rb").read():
+            leaks.append(f"sees the other agent's process {pid}")
+        if b"@@CANARY@@" in open(f"/proc/{pid}/environ", "rb").read():
+            leaks.append(f"reads the harness's environment through /proc/{pid}")
+    except OSError:
+        pass
+finish()
+'''
+
+WRITES_CACHES = '''
+targets = ["@@CACHE@@/hostile-@@TOKEN@@", "@@RUN@@/hostile-@@TOKEN@@", "@@OTHER@@/hostile-@@TOKEN@@",
+           "@@PROBLEM@@/tests/hostile-@@TOKEN@@", "@@ESCAPE@@/hostile-@@TOKEN@@",
+           os.path.expanduser("~/.cache/runners/hostile-@@TOKEN@@")]
+targets += [os.path.join(d, "hostile-@@TOKEN@@.pth") for d in glob.glob("@@CACHE@@/**/site-packages", recursive=True)[:5]]
+for target in targets:
+    try:
+        with open(target, "w") as handle:
+            handle.write("import os; os.system('touch @@ESCAPE@@/pwned')\\n")
+        leaks.append(f"wrote {target}")
+    except OSError:
+        pass
+finish()
+'''
+
+LEAVES_DAEMONS = '''
+subprocess.Popen(["sleep", "600"], start_new_session=True)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while True:
+            time.sleep(1)
+    os._exit(0)
+subprocess.Popen(["sh", "-c", "trap '' TERM HUP; while :; do sleep 1; done"], start_new_session=True,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+with open("work.txt", "w") as handle:
+    handle.write("done before leaving daemons\\n")
+finish()
+'''
+
+FLOODS_OUTPUT = '''
+line = "x" * 1023 + "\\n"
+for _ in range(20 * 1024):  # 20 MB on each stream
+    sys.stdout.write(line)
+    sys.stderr.write(line)
+sys.stderr.write("\\x1b[2J\\xff junk \\x00\\n")
+with open("work.txt", "w") as handle:
+    handle.write("done after the flood\\n")
+finish()
+'''
+
+SPINS_PAST_ITS_TIME = '''
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+with open("work.txt", "w") as handle:
+    handle.write("written before the spin\\n")
+while True:
+    pass
+'''
+
+READS_SECRETS = '''
+for name, value in os.environ.items():
+    if "@@CANARY@@" in value:
+        leaks.append(f"the variable {name} holds the harness's secret")
+# The host's variable names (not their values) it was not given; a container's own (HOSTNAME, the
+# image's ENV) are not the host's.
+extra = sorted(set(os.environ) & set("@@HOST_VARIABLES@@".split()))
+if extra:
+    leaks.append(f"host variables it was not given: {extra}")
+if os.environ.get("API_KEY_GIVEN") != "given-by-name":
+    leaks.append("the variable passed by name did not arrive")
+home = os.path.expanduser("~")
+if os.path.realpath(home) in ("/root", "/home") or os.path.exists(os.path.join(home, ".ssh")):
+    leaks.append(f"its home is the host's: {home}")
+finish()
+'''
+
+NETWORK = '''
+addresses = {"127.0.0.1"}
+try:
+    for line in open("/proc/net/route").read().splitlines()[1:]:
+        fields = line.split()
+        if fields[1] == "00000000":  # the default route's gateway: the host, from a container
+            addresses.add(socket.inet_ntoa(bytes.fromhex(fields[2])[::-1]))
+except OSError:
+    pass
+addresses.update("@@HOST_ADDRESSES@@".split())
+reached = []
+for address in sorted(addresses):
+    try:
+        with socket.create_connection((address, @@PORT@@), timeout=3) as conn:
+            if b"@@CANARY@@" in conn.recv(200):
+                reached.append(address)
+    except OSError:
+        pass
+with open("reached.txt", "w") as handle:
+    handle.write(" ".join(reached))
+if reached and os.environ.get("NETWORK_EXPECTED") != "yes":
+    leaks.append(f"reached the host's server at {reached}")
+if not reached and os.environ.get("NETWORK_EXPECTED") == "yes":
+    leaks.append("the network it was given does not work")
+finish()
+'''
+
+
+@dataclass(frozen=True)
+class AgentCase:
+    id: str
+    title: str
+    body: str
+    defence: str
+    expect: str = OK  # the step's outcome: ok, failed (exit code), timed out
+    skip_on: dict[str, str] = field(default_factory=dict)
+    timeout: float = 30.0
+    network: bool = False
+    concurrent_other: bool = False  # another agent's step runs (and holds a secret) at the same time
+    check_files: dict[str, str] = field(default_factory=dict)  # snapshot file -> exact content
+
+
+AGENT_CASES = [
+    AgentCase("agent-reads-hidden-tests", "reads the hidden tests and the next checkpoint's spec by their host "
+              "paths, relative paths and a walk of `/`", READS_TESTS,
+              "only the workspace, the prompt directory (this checkpoint's spec alone), the agent's home, its "
+              "mounts and the system are mounted; the problem directory never is",
+              skip_on={"none": NOT_ISOLATED}),
+    AgentCase("agent-reads-other-agents", "looks for another agent's finished snapshot and transcript, its live "
+              "workspace (a step running at the same time), other steps' directories and processes",
+              READS_OTHER_AGENTS, "a private root (bubblewrap) or container (docker) per step, its own pid "
+              "namespace and `/tmp`; the run's results directory is never mounted",
+              skip_on={"none": NOT_ISOLATED}, concurrent_other=True),
+    AgentCase("agent-writes-caches", "writes into the harness's toolchain cache (a `.pth` into prepared "
+              "site-packages), the run's results, another agent's snapshot, the hidden tests and a host directory",
+              WRITES_CACHES, "none of them is mounted; the cache digest is compared before and after",
+              skip_on={"none": NOT_ISOLATED}),
+    AgentCase("agent-leaves-daemons", "finishes its work, then leaves a `setsid` sleeper, a double-forked "
+              "SIGTERM-ignoring loop and a shell loop", LEAVES_DAEMONS,
+              "the step's sandbox ends with it: container removed / pid namespace and cgroup killed / the "
+              "`none` supervisor kills every descendant", check_files={"work.txt": "done before leaving daemons\n"}),
+    AgentCase("agent-floods-output", "prints 20 MB on stdout and on stderr, with terminal escapes and bytes "
+              "that are not UTF-8", FLOODS_OUTPUT, "the transcript keeps the head and the tail of each "
+              "stream (the output cap), the step goes on and its work is kept",
+              check_files={"work.txt": "done after the flood\n"}),
+    AgentCase("agent-spins-past-its-time", "ignores SIGTERM and spins after writing a file", SPINS_PAST_ITS_TIME,
+              "the step's time limit: every process killed, the step a failure (timed out), what it wrote kept",
+              expect=TIMED_OUT, timeout=4, check_files={"work.txt": "written before the spin\n"}),
+    AgentCase("agent-reads-secrets", "looks for the harness's secret in its environment, for variables it was "
+              "not given, and at its home", READS_SECRETS, "an allow-listed environment: the base variables, "
+              "the step's own, and those the agent config passes by name or sets; a private home"),
+    AgentCase("agent-network-off", "connects to a server on the host (loopback, the default gateway, the host's "
+              "addresses) with `network` off (the default)", NETWORK, "docker `network_mode=none`, bubblewrap "
+              "`--unshare-net`: only the step's own loopback",
+              skip_on={"none": "`none` cannot take the network away (the step notes it)"}),
+    AgentCase("agent-network-on", "the same with `network: true`: it must reach the host's server",
+              NETWORK, "docker's bridge network, bubblewrap in the host's network namespace",
+              skip_on={"none": "`none` always has the network: nothing to turn on"}, network=True),
+]
+BY_ID = {case.id: case for case in AGENT_CASES}

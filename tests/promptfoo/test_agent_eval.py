@@ -1,0 +1,129 @@
+"""A real `npx promptfoo eval -j 4` of the agent provider: two scripted agents over two problems,
+each step in bubblewrap, each snapshot graded.
+
+Checked against its JSON output and the run directory: one column per agent, each row graded
+from the snapshot its step left, later checkpoints continuing earlier ones (whatever worker
+process took the row), the agent's time as latency, its reported tokens and cost, a failed step
+as a failed row with its reason, and a re-grade of the snapshots with `runners batch` giving the
+same results as the eval.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pf_agents import PROBLEMS, SPECS
+
+from runners.agents.layout import RunLayout, StepRecord
+from runners.results import ExecutionResult
+
+pytestmark = [pytest.mark.node, pytest.mark.slow, pytest.mark.bubblewrap]
+CHECKPOINTS = ("checkpoint_1", "checkpoint_2")
+
+
+def cells(run) -> dict[tuple[str, str, str], dict]:
+    found = {}
+    for row in run.results["results"]["results"]:
+        meta = row["testCase"]["metadata"]
+        key = (row["provider"]["label"].removeprefix("agent-"), meta["problem"], meta["checkpoint"])
+        assert key not in found, f"two rows for {key}"
+        found[key] = row
+    return found
+
+
+def layout(run) -> RunLayout:
+    """The eval's run directory, which every row names."""
+    [root] = {row["response"]["metadata"]["run_dir"] for row in run.results["results"]["results"]}
+    assert root.startswith(str(run.world["runs"]))
+    return RunLayout(Path(root))
+
+
+def test_every_row_is_an_agent_step_then_its_grade(agent_eval):
+    rows = cells(agent_eval)
+    assert len(rows) == 8 and agent_eval.proc.returncode == 100  # some rows fail: the partial agent
+    verdicts = {key: row["success"] for key, row in rows.items()}
+    assert verdicts == {("good", p, c): True for p in PROBLEMS for c in CHECKPOINTS} | {
+        ("partial", "mini", "checkpoint_1"): False, ("partial", "mini", "checkpoint_2"): False,
+        ("partial", "tally", "checkpoint_1"): True, ("partial", "tally", "checkpoint_2"): False}
+    for (agent, problem, checkpoint), row in rows.items():
+        step = StepRecord.model_validate(row["response"]["metadata"]["agent_step"])
+        assert (step.agent, step.problem, step.checkpoint, step.sandbox) == (agent, problem, checkpoint, "bubblewrap")
+        assert step.started_from == ("empty" if checkpoint == "checkpoint_1" else "checkpoint_1")
+        # latencyMs is the agent's own time, not the grading's nor the wait for a worker.
+        assert row["latencyMs"] == round(step.duration * 1000) and step.duration < 10
+        output = row["response"]["output"]
+        assert output.startswith(f"{problem} · {checkpoint}: ")
+        title = SPECS[problem][f"{checkpoint}.md"].splitlines()[0].lstrip("# ")
+        if step.failure is None:
+            assert f"said: \"Implemented {title}: wrote " in output
+
+
+def test_the_agent_reports_cost_and_tokens_when_it_prints_them(agent_eval):
+    rows = cells(agent_eval)
+    for problem in PROBLEMS:
+        for checkpoint in CHECKPOINTS:
+            good = rows[("good", problem, checkpoint)]
+            words = len(SPECS[problem][f"{checkpoint}.md"].split())
+            usage = good["response"]["tokenUsage"]
+            # The scripted agent counts words: the spec's read, the code's written (none at mini's
+            # checkpoint 2, where it had nothing to change).
+            assert usage["prompt"] == words and usage["total"] == usage["prompt"] + usage["completion"]
+            assert (usage["completion"] == 0) is ((problem, checkpoint) == ("mini", "checkpoint_2"))
+            assert good["response"]["cost"] == 0.0
+            assert f"· {usage['total']:,} tokens · $0.0000" in good["response"]["output"]
+            # The plain-text agent reported none: nothing is invented for it.
+            partial = rows[("partial", problem, checkpoint)]
+            assert "tokenUsage" not in partial["response"] and "cost" not in partial["response"]
+            assert " tokens · " not in partial["response"]["output"]
+
+
+def test_a_failed_agent_step_is_a_failed_row_with_its_reason_and_what_it_left_graded(agent_eval):
+    row = cells(agent_eval)[("partial", "tally", "checkpoint_2")]
+    step = StepRecord.model_validate(row["response"]["metadata"]["agent_step"])
+    assert step.exit_code == 1 and step.failure == "the agent exited with code 1: I do not know how to implement tally checkpoint_2."
+    assert row["gradingResult"]["pass"] is False
+    assert row["gradingResult"]["reason"] == f"agent step failed: {step.failure}; what it left: 2/3 tests passed (Core 0/1, Regression 2/2)"
+    assert row["response"]["output"].startswith("tally · checkpoint_2: FAIL (agent step failed)")
+    meta = row["response"]["metadata"]
+    # The workspace still holds checkpoint 1's work: its tests (now Regression) pass, the new one fails.
+    assert (meta["pass_counts"], meta["total_counts"]) == ({"Core": 0, "Regression": 2}, {"Core": 1, "Regression": 2})
+
+
+def test_snapshots_continue_each_other_and_each_step_ran_once(agent_eval):
+    run = layout(agent_eval)
+    for agent in ("good", "partial"):
+        for problem in PROBLEMS:
+            records = [StepRecord.load(run.step_dir(agent, problem, cp)) for cp in CHECKPOINTS]
+            assert all(records) and records[0].started_at < records[1].started_at
+            for checkpoint in CHECKPOINTS:
+                snapshot = run.snapshot(agent, problem, checkpoint)
+                assert sorted(p.name for p in snapshot.iterdir()) == ["main.py"]
+                assert (run.step_dir(agent, problem, checkpoint) / "stderr.txt").read_text().startswith(
+                    "Reading the specification: ")
+    # The scripted agent refuses to go on when its earlier work is not in its workspace as it left
+    # it. At mini's checkpoint 2 the good agent had nothing to change: its snapshot is checkpoint
+    # 1's main.py, carried over.
+    mini, tally = (StepRecord.load(run.step_dir("good", p, "checkpoint_2")) for p in PROBLEMS)
+    assert "wrote 0 file(s) (none), kept 1 from checkpoint_1" in mini.excerpt
+    assert (run.snapshot("good", "mini", "checkpoint_2") / "main.py").read_text() == \
+        (run.snapshot("good", "mini", "checkpoint_1") / "main.py").read_text()
+    assert "wrote 1 file(s) (main.py), kept 0 from checkpoint_1" in tally.excerpt
+
+
+def test_a_regrade_of_the_snapshots_with_runners_batch_gives_the_same_results(agent_eval, tmp_path):
+    run = layout(agent_eval)
+    proc = subprocess.run([sys.executable, "-m", "runners", "batch", "--problems", str(agent_eval.world["problems"]),
+                           "--submissions", str(run.submissions), "--sandbox", "none", "-o", str(tmp_path / "batch")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for (agent, problem, checkpoint), row in cells(agent_eval).items():
+        regraded = ExecutionResult.model_validate_json(
+            (tmp_path / "batch" / "cells" / agent / problem / checkpoint / "result.json").read_text())
+        graded = ExecutionResult.model_validate(
+            {k: v for k, v in row["response"]["metadata"].items() if k in ExecutionResult.model_fields})
+        assert [(t.id, t.status, t.group_type) for t in regraded.tests] == \
+            [(t.id, t.status, t.group_type) for t in graded.tests], (agent, problem, checkpoint)
+        assert regraded.pass_counts == graded.pass_counts
