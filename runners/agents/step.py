@@ -195,6 +195,11 @@ def _keep_snapshot(record: StepRecord, left: Path | None, start: Path | None, la
     _remove(partial)
     source = left if left is not None else start
     listed = None
+    if left is not None and not _real_directory(left):
+        # Only possible without isolation (`none`): the agent removed its working directory, or put
+        # a link or a file in its place. It left nothing; a link is never followed into the host.
+        record.notes.append("the agent removed its workspace directory (or replaced it): it left nothing")
+        left = source = None
     if left is not None:
         _make_readable(left)
         try:
@@ -214,6 +219,13 @@ def _keep_snapshot(record: StepRecord, left: Path | None, start: Path | None, la
         record.files = len(listed.entries)
     _remove(target)
     partial.rename(target)
+
+
+def _real_directory(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _make_readable(root: Path) -> None:

@@ -138,3 +138,27 @@ def test_rows_in_any_order_and_processes_run_each_step_once_in_order(tmp_path):
     assert log.read_text().split() == ["checkpoint_1", "checkpoint_2", "checkpoint_3"]
     trail = (tmp_path / "run" / "submissions" / "a" / "answer" / "checkpoint_3" / "trail.txt").read_text()
     assert trail.split() == ["checkpoint_1", "checkpoint_2", "checkpoint_3"]
+
+
+@pytest.mark.parametrize("leaves", ["nothing", "a link"])
+def test_an_agent_that_removes_its_workspace_leaves_an_empty_snapshot(tmp_path, leaves):
+    """On `none` the agent can remove its own working directory, or put a link to a host
+    directory in its place: the step is still recorded, its snapshot is empty (the link is not
+    followed into the host), and the next checkpoint starts from that."""
+    problem = answer_problem(tmp_path / "problems", checkpoints=2)
+    outside = tmp_path / "host-dir"
+    outside.mkdir()
+    (outside / "host-secret.txt").write_text("not the agent's\n")
+    replace = f"ln -s {outside} \"$w\"" if leaves == "a link" else "true"
+    command = ("sh -c 'if [ {checkpoint_number} = 1 ]; then echo forty-two > answer.txt; w=$(pwd); cd ..; "
+               f"rm -rf \"$w\"; {replace}; echo gone; else ls -a > seen.txt; fi'")
+    layout = RunLayout(tmp_path / "run")
+    first, second = solve(agent(command), problem, layout, environment("none"))
+    assert first.step.excerpt == "gone" and first.step.exit_code == 0
+    assert snapshot_files(layout, first.step) == {}
+    assert any("removed its workspace" in note for note in first.step.notes)
+    assert first.result.summary == "Core 0/1"
+    assert StepRecord.load(layout.step_dir("a", "answer", "checkpoint_1")) == first.step
+    assert second.step.started_from == "checkpoint_1"
+    assert snapshot_files(layout, second.step)["seen.txt"].split() == [".", "..", "seen.txt"]
+    assert (outside / "host-secret.txt").read_text() == "not the agent's\n"
