@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 EXCERPT_CHARS = 300
+MAX_MULTILINE = 20
 _AIDER = re.compile(r"Tokens: ([\d.]+k?) sent(?:, ([\d.]+k?) cache write)?(?:, ([\d.]+k?) cache hit)?, "
                     r"([\d.]+k?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?")
 
@@ -76,30 +77,47 @@ def last_lines(text: str, count: int = 3) -> str:
 
 
 def _json_objects(text: str) -> list[dict[str, Any]]:
-    """The whole text as one JSON value (object, or array of objects), else its JSON lines."""
+    """The objects of the whole text as one JSON value (object, or array of objects), else of its
+    JSON lines and of the JSON values that start a line and span several (Gemini CLI indents its
+    JSON, and may print a line such as "Loaded cached credentials." before it)."""
     stripped = text.strip()
     if not stripped:
         return []
     if stripped[0] in "[{":
         try:
-            value = json.loads(stripped)
+            return _objects(json.loads(stripped))
         except ValueError:
-            value = None
-        if isinstance(value, dict):
-            return [value]
-        if isinstance(value, list):
-            return [v for v in value if isinstance(v, dict)]
-    found = []
-    for line in stripped.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                found.append(value)
+            pass
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    position = resume = tries = 0
+    for line in stripped.splitlines(keepends=True):
+        start, position = position, position + len(line)
+        body = line.strip()
+        if start < resume or not body.startswith(("{", "[")):
+            continue
+        try:
+            found += _objects(json.loads(body))
+            continue
+        except ValueError:
+            pass
+        # Only a value at the start of a line, and a few of them: a long transcript of bracketed
+        # log lines must not cost a decode of its whole tail per line.
+        if line[0] not in "[{" or tries >= MAX_MULTILINE:
+            continue
+        tries += 1
+        try:
+            value, resume = decoder.raw_decode(stripped, start)
+        except ValueError:
+            continue
+        found += _objects(value)
     return found
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, dict):
+        return [value]
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -79,6 +79,22 @@ def test_gemini_json_tokens_per_model_and_error():
     assert report.is_error and report.error == "no API key"
 
 
+def test_json_printed_over_several_lines_after_other_output_is_read():
+    """Gemini CLI prints its JSON indented over many lines, and some versions print a line
+    ("Loaded cached credentials.") on stdout before it; Claude Code may follow a notice."""
+    gemini = {"session_id": "s", "response": "Wrote upper.txt.",
+              "stats": {"models": {"gemini-2.5-flash": {"api": {"totalRequests": 2},
+                                                        "tokens": {"prompt": 700, "candidates": 50, "total": 790,
+                                                                   "cached": 0, "thoughts": 40, "tool": 0}}}}}
+    text = "Loaded cached credentials.\n" + json.dumps(gemini, indent=2) + "\n"
+    report = read_report(text)
+    assert report.format == "gemini-json" and report.final_text == "Wrote upper.txt."
+    assert report.token_usage() == {"prompt": 700, "completion": 90, "total": 790, "cached": 0, "numRequests": 2}
+    assert excerpt(report, text, "") == "Wrote upper.txt."
+    notice = "npm notice: a new version is available\n" + json.dumps(CLAUDE, indent=2) + "\nbye\n"
+    assert read_report(notice).cost_usd == 0.1234
+
+
 def test_gemini_stream_json_assembles_the_assistant_text():
     lines = [{"type": "init", "session_id": "s", "model": "m"},
              {"type": "message", "role": "assistant", "content": "Adding ", "delta": True},
