@@ -385,10 +385,16 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except UserInputError as exc:
-        console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        from rich.text import Text
+
+        # Text, not markup: a message quotes the user's input (`{mounts[x]}`, `test_a[1]`) as is.
+        console(stderr=True).print(Text.assemble(("error:", "bold red"), f" {exc}"), highlight=False, soft_wrap=True)
         return EXIT_BAD_INPUT
     except InfrastructureError as exc:
-        console(stderr=True).print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False, soft_wrap=True)
+        from rich.text import Text
+
+        console(stderr=True).print(Text.assemble(("infrastructure failure:", "bold magenta"), f" {exc}"),
+                                   highlight=False, soft_wrap=True)
         return EXIT_INFRA
     finally:
         _started()  # also after --help or a usage error, when main() is called in a process

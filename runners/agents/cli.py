@@ -37,6 +37,8 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 
 
 _PathType = click.Path(path_type=Path)
+#: The option of each agent setting, for error messages.
+OPTIONS = {"command": "--agent", "mounts": "--mount", "timeout": "--agent-timeout"}
 
 
 def register(app: click.Group, console: Callable[..., Console], environment: Callable[..., Any],
@@ -72,11 +74,12 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
               cache_dir: Path | None, python: str | None, json_file: Path | None) -> None:
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
         sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
-        from runners.agents.spec import parse_agent
+        from runners.agents.spec import parse_agent_options
 
-        spec = parse_agent({"name": name, "command": agent, "pass_env": list(pass_env), "env": _pairs(env, "--env"),
-                            "mounts": _pairs(mount, "--mount"), "timeout": agent_timeout, "network": network,
-                            "image": image, "home": str(home) if home else None}, "options --agent/--name/...")
+        spec = parse_agent_options({"name": name, "command": agent, "pass_env": list(pass_env),
+                                    "env": _pairs(env, "--env"), "mounts": _pairs(mount, "--mount"),
+                                    "timeout": agent_timeout, "network": network, "image": image,
+                                    "home": str(home) if home else None}, OPTIONS)
         spec = spec.resolved(Path.cwd(), "option --mount/--home")
         settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python)
         started()
