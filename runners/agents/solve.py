@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec, refuse_exposure
+from runners.agents.step import spec_file
 from runners.api import run_checkpoint
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
@@ -43,7 +44,10 @@ def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
 
 def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
           where: str) -> None:
-    """Refuse an agent whose mounts would show it the problems, the caches or the run's results."""
+    """Refuse, before any step runs, an agent whose mounts would show it the problems, the caches
+    or the run's results, and a problem with a checkpoint whose specification is missing."""
+    for checkpoint in problem.ordered_checkpoints():
+        spec_file(problem, checkpoint)
     refuse_exposure(spec, {"the problem directory (hidden tests, other specifications)": problem.path.parent,
                            "the harness's cache": environment.cache_dir,
                            "the run's results (other agents' workspaces)": layout.root}, where)

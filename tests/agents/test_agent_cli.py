@@ -105,3 +105,28 @@ def test_batch_runs_the_agents_file_then_grades_and_a_regrade_agrees(tmp_path):
         redone = ExecutionResult.model_validate_json(
             (tmp_path / "regrade" / "cells" / agent / "calc_cli" / checkpoint / "result.json").read_text())
         assert [(t.id, t.status, t.group_type) for t in redone.tests] == [(t.id, t.status, t.group_type) for t in result.tests]
+
+
+@pytest.mark.parametrize("command", ["solve", "batch"])
+def test_a_missing_specification_is_refused_before_any_agent_runs(tmp_path, command):
+    """A checkpoint without its specification is bad input found up front: not after the agent
+    has already worked (and been paid for) through the checkpoints before it."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from agent_support import answer_problem
+
+    problem = answer_problem(tmp_path / "problems", checkpoints=3)
+    (problem.path / "checkpoint_2.md").unlink()
+    trail = tmp_path / "ran.txt"
+    agent = f"sh -c 'echo {{checkpoint}} >> {trail}'"
+    if command == "solve":
+        out = runners_cli("solve", str(problem.path), "--agent", agent, "--sandbox", "none",
+                          "--output", str(tmp_path / "run"))
+    else:
+        (tmp_path / "agents.yaml").write_text(yaml.safe_dump({"agents": {"a": agent}}))
+        out = runners_cli("batch", "--problems", str(tmp_path / "problems"), "--agents", str(tmp_path / "agents.yaml"),
+                          "--sandbox", "none", "-o", str(tmp_path / "run"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    message = " ".join(out.stderr.split())
+    assert f"{problem.path / 'config.yaml'}: invalid configuration" in message
+    assert "checkpoint `checkpoint_2`: its specification checkpoint_2.md is missing" in message
+    assert not trail.exists() and not (tmp_path / "run" / "submissions").exists()
