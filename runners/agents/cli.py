@@ -93,7 +93,7 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     from rich.text import Text
 
     from runners.agents.layout import RunLayout
-    from runners.agents.render import solve_table
+    from runners.agents.render import solve_table, unset_notes
     from runners.agents.solve import SolvedCheckpoint, solve
     from runners.config import load_problem
     from runners.render import fit
@@ -108,6 +108,8 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
                                 f": agent {done.step.failure or 'done'} in {done.step.duration:.1f} s; "
                                 f"{done.result.summary} ({verdict})"))
 
+    for note in unset_notes(spec):
+        out.print(note)
     solved = solve(spec, problem, layout, settings, on_graded=graded)
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)

@@ -130,3 +130,15 @@ def test_a_missing_specification_is_refused_before_any_agent_runs(tmp_path, comm
     assert f"{problem.path / 'config.yaml'}: invalid configuration" in message
     assert "checkpoint `checkpoint_2`: its specification checkpoint_2.md is missing" in message
     assert not trail.exists() and not (tmp_path / "run" / "submissions").exists()
+
+
+def test_solve_says_up_front_which_passed_variables_are_not_set(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from agent_support import answer_problem
+
+    problem = answer_problem(tmp_path / "problems", checkpoints=1)
+    out = runners_cli("solve", str(problem.path), "--agent", "sh -c 'echo forty-two > answer.txt'",
+                      "--pass-env", "RUNNERS_REVIEW_UNSET_KEY", "--sandbox", "none", "--output", str(tmp_path / "run"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    first = out.stdout.splitlines()[0]
+    assert first == "note: agent 'agent': RUNNERS_REVIEW_UNSET_KEY is not set here, so the agent will not see it"
