@@ -69,6 +69,11 @@ def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfi
     name = problem.path.name
     ordered = problem.ordered_checkpoints()
     wanted = ordered[: ordered.index(up_to) + 1]
+    # Steps done are final (the record is written last, atomically): a row that needs no new step
+    # answers without the lock, which a later checkpoint's row may hold for a whole agent step.
+    finished = [step_done(layout, spec.name, name, checkpoint.name) for checkpoint in wanted]
+    if all(finished):
+        return [record for record in finished if record is not None]
     records: list[StepRecord] = []
     with chain_lock(layout.chain_dir(spec.name, name) / LOCK_FILE, deadline):
         start, started_from = _starter(problem)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from agent_support import BACKENDS, agent, answer_problem, environment, snapshot_files
@@ -107,6 +108,7 @@ def test_a_starter_directory_seeds_the_first_checkpoint(tmp_path):
 
 ROW = """
 import sys
+import time
 from pathlib import Path
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout
@@ -162,3 +164,22 @@ def test_an_agent_that_removes_its_workspace_leaves_an_empty_snapshot(tmp_path, 
     assert second.step.started_from == "checkpoint_1"
     assert snapshot_files(layout, second.step)["seen.txt"].split() == [".", "..", "seen.txt"]
     assert (outside / "host-secret.txt").read_text() == "not the agent's\n"
+
+
+def test_a_row_whose_steps_are_done_does_not_wait_for_a_later_step(tmp_path):
+    """While one row runs checkpoint 3's step (holding the chain's lock, possibly for the agent's
+    whole time limit), a row of checkpoint 1, whose step is done, answers at once: it must not
+    wait, nor run out of its own time, behind a step it does not need."""
+    from runners.agents.chain import LOCK_FILE, chain_lock
+
+    problem = answer_problem(tmp_path / "problems", checkpoints=3)
+    layout = RunLayout(tmp_path / "run")
+    spec, env = agent("sh -c 'echo {checkpoint} > trail.txt'"), environment("none")
+    sandbox = agent_sandbox(spec, env)
+    done = ensure_steps(spec, problem, problem.checkpoints["checkpoint_2"], layout, env, sandbox)
+    with chain_lock(layout.chain_dir("a", "answer") / LOCK_FILE, None):  # checkpoint 3's row, running
+        started = time.monotonic()
+        again = ensure_steps(spec, problem, problem.checkpoints["checkpoint_1"], layout, env, sandbox,
+                             deadline=time.monotonic() + 2)
+        assert time.monotonic() - started < 1
+    assert again == done[:1]
