@@ -142,3 +142,33 @@ def test_solve_says_up_front_which_passed_variables_are_not_set(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     first = out.stdout.splitlines()[0]
     assert first == "note: agent 'agent': RUNNERS_REVIEW_UNSET_KEY is not set here, so the agent will not see it"
+
+
+def test_batch_counts_a_failed_agent_step_as_not_solved_like_solve_and_promptfoo(tmp_path):
+    """An agent that wrote the right files but then failed (exit 1; or timed out, or reported an
+    error) does not solve the checkpoint: the batch's tables say so, as `solve` and the Promptfoo
+    row do, and keep the tests' pass rates of what it left."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from agent_support import answer_problem
+
+    answer_problem(tmp_path / "problems", checkpoints=2)
+    failing = ("sh -c 'echo forty-two > answer.txt; tr a-z A-Z < answer.txt > upper.txt; "
+               "if [ {checkpoint_number} = 2 ]; then echo quota exceeded >&2; exit 1; fi'")
+    (tmp_path / "agents.yaml").write_text(yaml.safe_dump({"agents": {"quitter": failing}}))
+    output = tmp_path / "run"
+    args = ["batch", "--problems", str(tmp_path / "problems"), "--agents", str(tmp_path / "agents.yaml"),
+            "--sandbox", "none", "-o", str(output)]
+    for attempt in ("first", "resumed"):
+        out = runners_cli(*args)
+        assert out.returncode == 0, out.stdout + out.stderr
+        text = " ".join(out.stdout.split())
+        assert "quitter answer 1/2 1/2 1/2 1/2 100% " in text, (attempt, out.stdout)  # strict isol. core policy
+        assert "quitter/answer: agent step failed at checkpoint_2" in text, out.stdout
+        rows = [json.loads(line) for line in (output / "results.jsonl").read_text().splitlines()]
+        second = [r for r in rows if r["checkpoint"] == "checkpoint_2"]
+        assert second and all(r["passed"] for r in second)  # the tests of what it left passed
+        assert all(not r["policy_met"] and r["agent_failure"] == "the agent exited with code 1: quota exceeded"
+                   for r in second)
+        assert all(r["policy_met"] and r["agent_failure"] is None for r in rows if r["checkpoint"] == "checkpoint_1")
+        assert "agent step failed at checkpoint_2" in (output / "summary.md").read_text()
+    assert "✘ quitter/answer/checkpoint_2" in out.stdout or "0 to run" in out.stdout
