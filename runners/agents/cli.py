@@ -62,7 +62,7 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     @click.option("--sandbox", default="auto", show_default=True, help=" | ".join(["auto", *BUILTINS]))
     @click.option("--pass-policy", "pass_policy", type=click.Choice([p.value for p in PassPolicy]),
                   default=PassPolicy.ALL_CASES.value, show_default=True, help="When a checkpoint counts as passed.")
-    @click.option("--output", type=_PathType, default=None, help="Run directory (default: runs/<time>-solve-<problem>).")
+    @click.option("--output", "-o", type=_PathType, default=None, help="Run directory (default: runs/<time>-solve-<problem>).")
     @click.option("--wall-timeout", type=click.FloatRange(min=1), default=None, help="Seconds for each test run.")
     @click.option("--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept.")
     @click.option("--python", default=None, help="The submission's Python for grading.")

@@ -138,7 +138,7 @@ def test_solve_says_up_front_which_passed_variables_are_not_set(tmp_path):
 
     problem = answer_problem(tmp_path / "problems", checkpoints=1)
     out = runners_cli("solve", str(problem.path), "--agent", "sh -c 'echo forty-two > answer.txt'",
-                      "--pass-env", "RUNNERS_REVIEW_UNSET_KEY", "--sandbox", "none", "--output", str(tmp_path / "run"))
+                      "--pass-env", "RUNNERS_REVIEW_UNSET_KEY", "--sandbox", "none", "-o", str(tmp_path / "run"))
     assert out.returncode == 0, out.stdout + out.stderr
     first = out.stdout.splitlines()[0]
     assert first == "note: agent 'agent': RUNNERS_REVIEW_UNSET_KEY is not set here, so the agent will not see it"
