@@ -14,6 +14,7 @@ What it left becomes the checkpoint's snapshot; what it printed, its transcript.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import time
@@ -99,7 +100,7 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
         request = _request(spec, problem, checkpoint, number, workspace, sandbox, environment, limits, record)
         outcome = sandbox.run(request)
         record.duration = round(outcome.duration, 3)
-        _judge(record, outcome, spec, limits)
+        _judge(record, outcome, spec, limits, request)
         _keep_snapshot(record, workspace.submission, start, layout, limits)
     except InfrastructureError as exc:
         record.failure, record.infrastructure = f"infrastructure failure: {exc}", True
@@ -164,7 +165,32 @@ def _python(spec: AgentSpec, sandbox: Sandbox, environment: EnvironmentSpec) -> 
     return python, chosen.interpreter_mounts(python)
 
 
-def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: ResourceLimits) -> None:
+# What each backend's launcher says when the agent's program cannot be run (none's reaper,
+# bubblewrap, the `timeout` that starts it in a docker container).
+_NOT_STARTED = (re.compile(r"^reaper: cannot run (?P<program>.+?): (?:\[Errno \d+\] )?(?P<why>.+)$"),
+                re.compile(r"^bwrap: execvp (?P<program>.+?): (?P<why>.+)$"),
+                re.compile(r"^timeout: failed to run command [‘'](?P<program>.+?)[’']: (?P<why>.+)$"))
+
+
+def _not_started(outcome: SandboxResult, request: SandboxRequest) -> str | None:
+    """Why the agent's program could not be started, said the same on every backend; None when it
+    was started."""
+    if outcome.exit_code == 0:
+        return None
+    line = _first_line(outcome.stderr)
+    for pattern in _NOT_STARTED:
+        found = pattern.match(line)
+        if found and found["program"] == request.argv[0]:
+            program, why = found["program"], found["why"]
+            if why.startswith("No such file or directory"):
+                return (f"its program {program!r} was not found where it runs (its PATH: {request.env.get('PATH')}; "
+                        "install it there, mount it, or give its absolute path)")
+            return f"its program {program!r}: {why}"
+    return None
+
+
+def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: ResourceLimits,
+           request: SandboxRequest) -> None:
     report = read_report(outcome.stdout, outcome.stderr)
     record.report = report
     record.exit_code = outcome.exit_code
@@ -172,13 +198,14 @@ def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: 
     record.output_truncated = outcome.truncated
     record.excerpt = excerpt(report, outcome.stdout, outcome.stderr)
     record.notes += outcome.notes
+    unstarted = _not_started(outcome, request)
     if outcome.timed_out:
         record.failure = (f"timed out: the agent did not finish within its limit of {spec.timeout:g} s; "
                           "every process it started was killed")
     elif outcome.oom_killed:
         record.failure = f"killed for exceeding the memory limit of {limits.memory_mb} MB"
-    elif outcome.exit_code is None:
-        record.failure = f"the agent could not be started: {_first_line(outcome.stderr) or 'no output'}"
+    elif outcome.exit_code is None or unstarted is not None:
+        record.failure = f"the agent could not be started: {unstarted or _first_line(outcome.stderr) or 'no output'}"
     elif outcome.exit_code != 0:
         said = report.error or _last_line(outcome.stderr) or _last_line(outcome.stdout)
         record.failure = f"the agent exited with code {outcome.exit_code}" + (f": {said}" if said else "")

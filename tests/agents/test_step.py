@@ -183,3 +183,17 @@ def test_a_row_whose_steps_are_done_does_not_wait_for_a_later_step(tmp_path):
                              deadline=time.monotonic() + 2)
         assert time.monotonic() - started < 1
     assert again == done[:1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_agent_program_that_is_not_there_says_so(tmp_path, backend):
+    """A CLI not installed where the agent runs (not on the host's /usr, not in the image) is
+    said plainly, the same on every backend: not as the launcher's words ("bwrap: execvp ...",
+    "timeout: failed to run command ...", which reads like a time-out)."""
+    problem = answer_problem(tmp_path / "problems", checkpoints=1)
+    solved = solve(agent("no-such-agent-cli -p {prompt}"), problem, RunLayout(tmp_path / "run"), environment(backend))
+    step = solved[0].step
+    assert step.failure == ("the agent could not be started: its program 'no-such-agent-cli' was not found where it "
+                            "runs (its PATH: /usr/local/bin:/usr/bin:/bin; install it there, mount it, or give its "
+                            "absolute path)"), step.failure
+    assert not step.timed_out and "timeout" not in step.failure
