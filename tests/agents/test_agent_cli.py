@@ -172,3 +172,21 @@ def test_batch_counts_a_failed_agent_step_as_not_solved_like_solve_and_promptfoo
         assert all(r["policy_met"] and r["agent_failure"] is None for r in rows if r["checkpoint"] == "checkpoint_1")
         assert "agent step failed at checkpoint_2" in (output / "summary.md").read_text()
     assert "✘ quitter/answer/checkpoint_2" in out.stdout or "0 to run" in out.stdout
+
+
+@pytest.mark.docker
+def test_solve_refuses_an_agent_image_that_is_not_there(tmp_path):
+    """The agent's own image (`image:`, --image) missing is the user's to build or pull: bad input
+    said up front, not an infrastructure failure per checkpoint telling them to build runners' images."""
+    need_sandbox("docker")
+    sys.path.insert(0, str(Path(__file__).parent))
+    from agent_support import answer_problem
+
+    problem = answer_problem(tmp_path / "problems", checkpoints=2)
+    out = runners_cli("solve", str(problem.path), "--agent", "claude -p {prompt}", "--image", "no-such-agent-image:1",
+                      "--sandbox", "docker", "-o", str(tmp_path / "run"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    message = " ".join(out.stderr.split())
+    assert ("error: agent 'agent': its image no-such-agent-image:1 (`image`, --image) is not on this machine: "
+            "build or pull it first") in message, message
+    assert "runners image build" not in message and not (tmp_path / "run" / "agent-steps").exists()
