@@ -82,5 +82,5 @@ def run_agents(agents_file: Path, problems_root: Path, output: Path, environment
     failed = [r for r in records if r.failed]
     if failed:
         console.print(Text(f"{len(failed)} agent step(s) failed; their snapshots are graded all the same "
-                           f"(see {layout.root / 'agent-steps'})", style="yellow"))
+                           f"(see {layout.root / 'agent-steps'}; --overwrite runs their chains again)", style="yellow"))
     return layout.submissions, records

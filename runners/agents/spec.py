@@ -103,6 +103,14 @@ class AgentSpec(BaseModel):
     def argv(self) -> list[str]:
         return split_command(self.command)
 
+    @property
+    def key(self) -> str:
+        """A hash of what the agent runs with (all but its name; `pass_env` by name): a step done
+        with another key is stale."""
+        import hashlib
+
+        return hashlib.sha256(self.model_dump_json(exclude={"name"}).encode()).hexdigest()[:16]
+
     def uses(self, field: str) -> bool:
         return field in fields_used(self.argv, set(self.mounts))
 

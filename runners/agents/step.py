@@ -79,7 +79,7 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     limits = step_limits(spec, environment)
     prompt = spec_file(problem, checkpoint)
     record = StepRecord(agent=spec.name, problem=problem.path.name, checkpoint=checkpoint.name, number=number,
-                        command=spec.argv, sandbox=sandbox.name, network=spec.network,
+                        command=spec.argv, agent_key=spec.key, sandbox=sandbox.name, network=spec.network,
                         started_from=started_from, started_at=time.time())
     if not sandbox.isolated:
         record.flags.append("unsandboxed")

@@ -197,3 +197,32 @@ def test_an_agent_program_that_is_not_there_says_so(tmp_path, backend):
                             "runs (its PATH: /usr/local/bin:/usr/bin:/bin; install it there, mount it, or give its "
                             "absolute path)"), step.failure
     assert not step.timed_out and "timeout" not in step.failure
+
+
+def test_a_resumed_run_reruns_steps_of_other_settings_or_a_harness_failure(tmp_path):
+    """Resuming (`solve`/`batch --agents` with the same output): steps done with the same agent
+    settings are kept; a step run with other settings (the command was fixed, the timeout raised)
+    or one that failed for the harness (not the agent) runs again, and every step after it,
+    since each starts from the one before."""
+    problem = answer_problem(tmp_path / "problems", checkpoints=2)
+    layout, env = RunLayout(tmp_path / "run"), environment("none")
+    first = agent("sh -c 'echo wrong > answer.txt; echo first > who.txt'")
+    done = [s.step for s in solve(first, problem, layout, env)]
+    assert [s.step for s in solve(first, problem, layout, env)] == done  # same settings: kept
+    fixed = agent("sh -c 'echo forty-two > answer.txt; tr a-z A-Z < answer.txt > upper.txt; echo fixed > who.txt'")
+    redone = solve(fixed, problem, layout, env)
+    assert [s.step.command for s in redone] == [fixed.argv, fixed.argv]
+    assert [snapshot_files(layout, s.step)["who.txt"] for s in redone] == ["fixed\n", "fixed\n"]
+    assert all(s.passed(PassPolicy.ALL_CASES) for s in redone)
+    # The harness failed at checkpoint 2 (say docker was down): the next call runs it again.
+    record = redone[1].step.model_copy(update={"failure": "infrastructure failure: engine down", "infrastructure": True})
+    record.save(layout.step_dir("a", "answer", "checkpoint_2"))
+    again = ensure_steps(fixed, problem, problem.checkpoints["checkpoint_2"], layout, env, agent_sandbox(fixed, env))
+    assert again[0] == redone[0].step and again[1].failure is None and again[1].started_at > record.started_at
+    # Checkpoint 1 ran again on its own (a row of checkpoint 1 alone): checkpoint 2 started from
+    # the snapshot before, so it is run again too.
+    record = again[0].model_copy(update={"failure": "infrastructure failure: engine down", "infrastructure": True})
+    record.save(layout.step_dir("a", "answer", "checkpoint_1"))
+    [first_again] = ensure_steps(fixed, problem, problem.checkpoints["checkpoint_1"], layout, env, agent_sandbox(fixed, env))
+    last = ensure_steps(fixed, problem, problem.checkpoints["checkpoint_2"], layout, env, agent_sandbox(fixed, env))
+    assert last[0] == first_again and last[1].started_at > first_again.started_at > again[1].started_at
