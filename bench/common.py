@@ -198,7 +198,7 @@ def interleave(
     total = rounds + (1 if warmup else 0)
     for index in range(total):
         counted = not warmup or index > 0
-        label = f"round {index}/{rounds}" if counted else "warm-up"
+        label = f"round {index + (0 if warmup else 1)}/{rounds}" if counted else "warm-up"
         for name, fn in variants:
             sample = fn()
             if sample is None:

@@ -24,7 +24,8 @@ from rich.text import Text
 
 from bench.common import ROOT, Row, Section
 
-ORDER = ("startup", "overhead", "prepare", "scbench", "parsing", "batch", "promptfoo", "submission", "agents")
+ORDER = ("startup", "overhead", "prepare", "scbench", "parsing", "batch", "promptfoo", "submission", "agents",
+         "cases")
 
 
 # ---- formatting ---------------------------------------------------------------------------------

@@ -96,6 +96,9 @@ def categorize(
                 attempts=record.attempts,
                 flaky=record.flaky,
                 collection_error=record.collection_error,
+                score=record.score,
+                attributes=record.attributes,  # type: ignore[arg-type]  # validated by TestResult
+                diff=record.diff,
             )
         )
     return results

@@ -87,7 +87,7 @@ def execute(
         # What no sandbox stops (code the tests import runs inside the test process): flagged.
         ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission,
                                      protected=runner.protected())
-        workspace.copy_tests(problem, checkpoint, runner.is_test_file, runner.test_files)
+        runner.copy_tests(ctx)
         runner.check_select(ctx)  # a --select id that names no test: refused before any sandbox
         workspace.copy_assets(problem)
         if runner.signs_reports:
@@ -200,7 +200,7 @@ def _bound_text(records: list[RawRecord]) -> bool:
     cut = False
     half = TEST_TEXT_CHARS // 2
     for record in records:
-        for name in ("stdout", "stderr", "message", "traceback"):
+        for name in ("stdout", "stderr", "message", "traceback", "diff"):
             value = getattr(record, name)
             if not value:
                 continue

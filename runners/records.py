@@ -12,6 +12,7 @@ of normalizing a report.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from runners.results import TestStatus
 
@@ -33,6 +34,10 @@ class RawRecord:
     attempts: int = 1
     flaky: bool = False
     collection_error: bool = False
+    # Case-based problems only (see TestResult): the case's score, attributes and diff.
+    score: float | None = None
+    attributes: list[dict[str, Any]] | None = None
+    diff: str | None = None
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # imported where used: the CLI imports this module before it 
     from runners.results import ExecutionResult
 
 MAX_FAILURES_SHOWN = 40
+DIFF_LINES_SHOWN = 8
 # Width of output that is not a terminal (a file, a pipe, CI logs) when COLUMNS does not say:
 # rich would assume 80 and squeeze the tables; nobody reads a file through an 80-column window.
 FILE_WIDTH = 200
@@ -87,6 +88,13 @@ def fit(console: Console, table: Table) -> RenderableType:
     return Group(*lines)
 
 
+def clip_lines(text: str, limit: int) -> str:
+    lines = text.splitlines()
+    if len(lines) <= limit:
+        return text
+    return "\n".join([*lines[:limit], f"... {len(lines) - limit} more lines (see the JSON result)"])
+
+
 def _rate(passed: int, total: int) -> str:
     return f"{passed / total:.0%}" if total else "-"
 
@@ -125,8 +133,10 @@ def failures_table(result: ExecutionResult) -> Table | None:
         style = {"failed": "red", "error": "magenta", "skipped": "yellow"}.get(test.status, "")
         status = test.status if not test.raw_status or test.raw_status == test.status else f"{test.status} ({test.raw_status})"
         # Text(), not str: ids like `test_x[json]` must not be read as rich markup.
-        table.add_row(Text(test.id), test.group_type.value, Text(status, style=style),
-                      Text(test.first_message_line[:300]))
+        message = Text(test.first_message_line[:300])
+        if test.diff:  # a case-based problem's failing case: what was wrong, attribute by attribute
+            message.append("\n" + clip_lines(test.diff, DIFF_LINES_SHOWN), style="dim")
+        table.add_row(Text(test.id), test.group_type.value, Text(status, style=style), message)
     if len(failing) > MAX_FAILURES_SHOWN:
         table.caption = f"... and {len(failing) - MAX_FAILURES_SHOWN} more (see the JSON result)"
     return table

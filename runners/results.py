@@ -18,9 +18,25 @@ from runners.policy import PassPolicy
 if TYPE_CHECKING:
     from runners.config import CheckpointConfig, ProblemConfig
 
-SCHEMA_VERSION = 1
+# 2: tests of case-based problems carry `score`, `attributes` and `diff` (absent before: version 1
+# files read back unchanged).
+SCHEMA_VERSION = 2
 
 TestStatus = Literal["passed", "failed", "skipped", "error"]
+
+
+class CaseAttribute(BaseModel):
+    """One attribute of a case's result (output, status_code, files-<path>, ...): what was
+    expected and what came, its weight, and whether it was right (None: not verified, shown)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    expected: Any = None
+    actual: Any = None
+    weight: float = 0.0
+    correct: bool | None = None
+    diff: str | None = None
 
 
 class TestResult(BaseModel):
@@ -49,6 +65,11 @@ class TestResult(BaseModel):
         False, description="A synthetic result, not a test: a file that failed to load or collect, "
         "or a suite whose hook failed."
     )
+    # Case-based problems (framework `cases`): one test per case.
+    score: float | None = Field(None, description="The case's score: weighted share of its verified "
+                                "attributes that are right (0..1).")
+    attributes: list[CaseAttribute] | None = Field(None, description="Every attribute of the case's result.")
+    diff: str | None = Field(None, description="What was wrong, readable (a failing case).")
 
     @property
     def passed(self) -> bool:

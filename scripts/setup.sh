@@ -44,6 +44,8 @@ fi
 if command -v apt-get >/dev/null 2>&1; then
   apt_install bubblewrap util-linux
   command -v go >/dev/null 2>&1 || apt_install golang-go
+  # headless Chromium for browser cases on bubblewrap and none (docker: the runners-browser image)
+  command -v chromium >/dev/null 2>&1 || apt_install chromium
 fi
 
 if ((full)); then

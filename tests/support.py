@@ -50,6 +50,21 @@ def need_sandbox(name: str) -> None:
     need(reason is None, f"sandbox {name} unavailable: {reason}")
 
 
+def need_docker_image(kind: str) -> str:
+    """The docker image of `kind` (python, node, go, browser), current: built when missing or
+    stale (a no-op otherwise; CI builds every image up front in scripts/ci-docker.sh)."""
+    need_sandbox("docker")
+    from runners.errors import InfrastructureError
+    from runners.images import LOCAL_BASE, docker_client, ensure_images, image_exists
+
+    base = LOCAL_BASE if image_exists(docker_client(), LOCAL_BASE) else None
+    try:
+        return ensure_images([kind], base_image=base)[kind]  # type: ignore[list-item]
+    except InfrastructureError as exc:
+        need(False, f"the docker image of kind {kind} cannot be built here: {exc}")
+        raise
+
+
 def write_files(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         path = root / rel

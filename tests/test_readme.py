@@ -48,3 +48,13 @@ def test_the_python_api_snippet_runs_as_written(tmp_path):
     assert lines[1] == "True 1.0 1.0"
     assert lines[2].startswith(promised)  # the SCBench-shaped runner, same agent code
     assert (tmp_path / "runs" / "alpha-1" / "result.json").is_file()
+
+
+def test_the_case_files_the_readme_shows_are_the_problems_own():
+    """Each worked example of a case file is the file itself, not a paraphrase that drifts."""
+    import yaml
+
+    blocks = re.findall(r"```yaml\n# (problems/\S+\.yaml)\n(.*?)```", _section("Problem format"), re.DOTALL)
+    assert len(blocks) == 3
+    for path, text in blocks:
+        assert yaml.safe_load(text) == yaml.safe_load((ROOT / path).read_text(encoding="utf-8")), path

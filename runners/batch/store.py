@@ -201,6 +201,8 @@ COLUMNS: dict[str, str] = {
     "markers": "list<string>",
     "collection_error": "bool",
     "passed": "bool",
+    "score": "float64",  # case-based problems: the case's score (null for other tests)
+    "diff": "string",  # case-based problems: what a failing case got wrong
     # cell-level columns, repeated on each row of the cell
     "problem_name": "string",
     "problem_version": "int64",
@@ -253,7 +255,8 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
     }
     empty: dict[str, Any] = {"test_id": None, "test_name": None, "test_checkpoint": None, "group": None,
              "status": None, "raw_status": None, "duration_ms": None, "message": None,
-             "file_path": None, "markers": [], "collection_error": None, "passed": None}
+             "file_path": None, "markers": [], "collection_error": None, "passed": None, "score": None,
+             "diff": None}
     if not result.tests:
         return [_ordered({**base, **empty})]
     rows = []
@@ -275,6 +278,8 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
             "markers": list(test.markers),
             "collection_error": test.collection_error,
             "passed": test.passed,
+            "score": test.score,
+            "diff": test.diff[:MESSAGE_CHARS] if test.diff else None,
         }))
     return rows
 

@@ -88,6 +88,12 @@ class Runner(ABC):
     def is_test_file(self, name: str) -> bool:
         """Whether a top-level file of tests/ belongs to some checkpoint."""
 
+    def copy_tests(self, ctx: RunContext) -> None:
+        """Put what the run needs of the problem into `ctx.workspace.tests`, before any sandbox
+        starts; the default copies this checkpoint's test files, the earlier ones' and every
+        other file under tests/."""
+        ctx.workspace.copy_tests(ctx.problem, ctx.checkpoint, self.is_test_file, self.test_files)
+
     def check_select(self, ctx: RunContext) -> None:
         """Refuse `ctx.select` ids that name no test (UserInputError), before any sandbox starts.
         The tests are in `ctx.workspace.tests` by then; the default accepts anything."""

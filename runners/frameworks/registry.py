@@ -25,6 +25,7 @@ _BUILTINS = {
     "junit": "command_runner",
     "ctrf": "command_runner",
     "go": "go_runner",
+    "cases": "cases_runner",
 }
 _BUILTIN_MODULES = tuple(dict.fromkeys(_BUILTINS.values()))
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from runners.errors import InfrastructureError, UserInputError
 from runners.images.common import (
     DEFAULT_TAGS,
+    DERIVED,
     DOCKER_DIR,
     KINDS,
     LOCAL_BASE,
@@ -222,7 +223,11 @@ def ensure_images(
     built: dict[str, str] = {}
     for kind in kinds:
         tag = (tags or {}).get(kind) or DEFAULT_TAGS[kind]
-        base = base_image or default_base_image(kind, client)
+        parent = DERIVED.get(kind)
+        if parent is not None:  # on the image of its parent kind, built or checked first
+            base = built.get(parent) or ensure_images([parent], base_image, tags=tags, log=log)[parent]
+        else:
+            base = base_image or default_base_image(kind, client)
         if not rebuild and image_is_current(client, tag, kind, base):
             log(f"{tag} is up to date")
         else:

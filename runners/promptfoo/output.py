@@ -8,6 +8,7 @@ from runners.groups import GroupType
 
 MAX_FAILURES_SHOWN = 10
 MAX_MESSAGE_CHARS = 160
+MAX_DIFF_LINES = 6
 MAX_REASON_CHARS = 2_400
 
 
@@ -41,6 +42,10 @@ def summarize(metadata: dict[str, Any]) -> str:
             message = _first_line(test.get("failure_message")) or test.get("status", "")
             lines.append(f"- [{test.get('group_type')}] {test.get('name') or test.get('id')}: "
                          f"{_clip(message, MAX_MESSAGE_CHARS)}")
+            diff = (test.get("diff") or "").splitlines()  # a failing case of a case-based problem
+            lines += [f"    {_clip(line, MAX_MESSAGE_CHARS)}" for line in diff[:MAX_DIFF_LINES]]
+            if len(diff) > MAX_DIFF_LINES:
+                lines.append(f"    ... {len(diff) - MAX_DIFF_LINES} more lines")
         if len(failing) > MAX_FAILURES_SHOWN:
             lines.append(f"... and {len(failing) - MAX_FAILURES_SHOWN} more")
     return "\n".join(lines)

@@ -70,21 +70,22 @@ class PythonToolchains:
         return [Mount(source=self.host_root, target=self.sandbox_root, writable=False),
                 *self.host.interpreter_mounts(self.python)]
 
-    def toolchain(self, test_dependencies: list[str]) -> PythonEnv:
-        """pytest and its plugins at pinned versions, plus the problem's test dependencies."""
-        tools = TOOLS_FILE.read_text()
-        plugin = "".join(path.read_text() for path in PLUGIN_FILES)
+    def toolchain(self, test_dependencies: list[str], tools_file: Path = TOOLS_FILE,
+                  plugin_files: tuple[Path, ...] = PLUGIN_FILES, name: str = "pytools") -> PythonEnv:
+        """pytest and its plugins at pinned versions (or another pinned list: `tools_file`, with
+        its own `plugin_files`), plus the problem's test dependencies."""
+        tools = tools_file.read_text()
+        plugin = "".join(path.read_text() for path in plugin_files)
         material = {"python": self.identity, "tools": tools, "deps": sorted(test_dependencies),
                     "plugin": plugin, "bytecode": BYTECODE}
 
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
-            self._venv(host_tmp, sandbox_tmp, TOOLS_FILE.read_text(), test_dependencies,
-                       scope="tools", what="test toolchain")
+            self._venv(host_tmp, sandbox_tmp, tools, test_dependencies, scope="tools", what="test toolchain")
             site = _site_packages(host_tmp)
-            for path in PLUGIN_FILES:  # two small modules: left to compile at import (a few ms)
+            for path in plugin_files:  # two small modules: left to compile at import (a few ms)
                 shutil.copy(path, site / path.name)
 
-        return PythonEnv(ensure_env(self.host_root, self.sandbox_root, "pytools", material, build))
+        return PythonEnv(ensure_env(self.host_root, self.sandbox_root, name, material, build))
 
     def submission_env(self, submission_dir: Path) -> tuple[PythonEnv, str | None]:
         """A venv with the submission's declared dependencies (requirements.txt or
@@ -184,15 +185,19 @@ def prepared_python(ctx: RunContext) -> PreparedPython:
     return prepared
 
 
-def prepare_python(ctx: RunContext) -> PreparedPython:
+def prepare_python(ctx: RunContext, tools_file: Path | None = None) -> PreparedPython:
     """The test toolchain and the submission's environment for a run; a submission whose
-    dependencies cannot be installed is noted and flagged, and runs in an empty environment."""
+    dependencies cannot be installed is noted and flagged, and runs in an empty environment.
+    `tools_file`: another pinned tool list than pytest's (the case program's), without plugins."""
     request = python_request(ctx.environment.python, ctx.problem)
     toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, request,
                                   ctx.environment.prepare_timeout, ctx.run_id)
     ctx.sandbox = toolchains.sandbox  # the runner takes the test step's image from it
     ctx.python = toolchains.host.python_version(toolchains.python)
-    toolchain = toolchains.toolchain(ctx.problem.test_dependencies)
+    if tools_file is None:
+        toolchain = toolchains.toolchain(ctx.problem.test_dependencies)
+    else:
+        toolchain = toolchains.toolchain(ctx.problem.test_dependencies, tools_file, (), tools_file.stem)
     submission_env, failure = toolchains.submission_env(ctx.workspace.submission)
     if failure:
         ctx.errors.append(f"the submission's dependencies could not be installed: {failure}")

@@ -1645,5 +1645,10 @@ CASES += [
          "naming the deepest path", build=_deep_chain, reason=r"submission_depth.*deepest: deep/d/d", wall=20),
 ]
 
+from .cases_based import CASE_BASED  # noqa: E402 - case-based problems' cases, built on the names above
+
+CASES += CASE_BASED
 BY_ID = {case.id: case for case in CASES}
-HONEST_BY_FRAMEWORK = {"pytest": "honest-reference", "vitest": "vitest-honest", "jest": "jest-honest"}
+HONEST_BY_FRAMEWORK = {"pytest": "honest-reference", "vitest": "vitest-honest", "jest": "jest-honest",
+                       "cases-cli": "cases-cli-honest", "cases-api": "cases-api-honest",
+                       "cases-browser": "cases-web-honest"}

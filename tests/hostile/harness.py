@@ -59,6 +59,9 @@ LIMITS = {
                              nofile=256, output_bytes=MB),
     "js": ResourceLimits(memory_mb=1024, pids=256, cpus=1.0, file_size_mb=64, tmp_size_mb=128,
                          nofile=1024, output_bytes=MB),
+    # the case program, the submission's processes and, for browser cases, Chromium
+    "cases": ResourceLimits(memory_mb=1536, pids=512, cpus=1.0, file_size_mb=64, tmp_size_mb=256,
+                            nofile=1024, output_bytes=MB),
 }
 
 # Workspaces created by the engine, per thread: each must be gone when its run returns.
@@ -96,6 +99,30 @@ class Observation:
 def available_backends(wanted: Iterable[str] = BACKENDS) -> dict[str, str | None]:
     """{backend: None if usable, else why not}."""
     return {name: sandbox_class(name).probe() for name in wanted}
+
+
+def framework_reason(framework: str, backend: str) -> str | None:
+    """Why a case of `framework` cannot run on `backend` here (None: it can)."""
+    if framework in ("vitest", "jest"):
+        return node_reason(backend)
+    if framework == "cases-browser":
+        return browser_reason(backend)
+    return None
+
+
+def browser_reason(backend: str) -> str | None:
+    """Why the browser cases cannot run on `backend`: no Chromium on the host, or no browser image."""
+    if backend == "docker":
+        try:
+            from runners.sandbox.docker.client import default_image, docker_client
+
+            docker_client().images.get(default_image("browser"))
+        except Exception as exc:  # noqa: BLE001 - no engine, no image: either way, no browser image
+            return f"the docker browser image is not available ({exc}); `python -m runners image build --kind browser`"
+        return None
+    from runners.cases.adapters.cdp import find_chromium
+
+    return None if find_chromium() else "Chromium is not installed (Debian: apt-get install chromium)"
 
 
 def node_reason(backend: str) -> str | None:
@@ -209,7 +236,8 @@ def cache_digest() -> dict[str, tuple[int, int, int]]:
     digest: dict[str, tuple[int, int, int]] = {}
     root = default_cache_dir()
     for env_dir in sorted(root.glob("*/*-*")) + sorted(root.glob("docker/*/*-*")):
-        if not (env_dir / ".ready").is_file() or not env_dir.name.startswith(("pytools-", "subenv-", "nodemods-")):
+        if not (env_dir / ".ready").is_file() or not env_dir.name.startswith(("pytools-", "subenv-", "nodemods-",
+                                                                            "case-tools-")):
             continue
         for dirpath, dirnames, filenames in os.walk(env_dir, followlinks=False):
             for name in [*dirnames, *filenames]:
@@ -313,7 +341,8 @@ class World:
         return sub
 
     def environment(self, case: Case, backend: str, token: str, wall: float | None = None) -> EnvironmentSpec:
-        limits = LIMITS["pytest" if case.framework == "pytest" else "js"]
+        limits = LIMITS["pytest" if case.framework == "pytest" else
+                        "cases" if case.framework.startswith("cases-") else "js"]
         return EnvironmentSpec(sandbox=backend, env={"HOSTILE_MARKER": token}, prepare_timeout=900,
                                limits=limits.model_copy(update={"wall_timeout": wall or case.wall, **case.limits}))
 
@@ -537,7 +566,7 @@ class World:
 
         def warm(backend: str) -> None:
             for framework, case_id in HONEST_BY_FRAMEWORK.items():
-                if framework not in wanted or (framework != "pytest" and node_reason(backend)):
+                if framework not in wanted or framework_reason(framework, backend):
                     continue
                 obs = self.run_once(BY_ID[case_id], backend, label="warm")
                 if obs.outcome != PASS:

@@ -170,4 +170,58 @@ def build_problems(base: Path, hidden: str) -> dict[str, Path]:
         for name in ("package.json", "package-lock.json"):
             shutil.copy(TOOLCHAIN_FROM[framework] / name, root / name)
         problems[framework] = root
+    problems.update(build_case_problems(base, hidden))
+    return problems
+
+
+# ---- case-based problems (framework `cases`): a CLI, an HTTP API and a web page ----------------
+# The same arithmetic as hostile_calc. Every case file carries the session's hidden marker (the
+# checkpoint-2 one too, never copied into a checkpoint-1 run): a submission that can read the
+# case files, or the expected outputs in them, finds it.
+
+CASES_CLI = {
+    "checkpoint_1/core/add_cli.yaml": "# @@HIDDEN@@\ncase: {args: [add, '2', '3']}\nexpected: {status_code: 0, output: \"5\\n\"}\n",
+    "checkpoint_1/core/sub_cli.yaml": "# @@HIDDEN@@\ncase: {args: [sub, '5', '3']}\nexpected: {status_code: 0, output: \"2\\n\"}\n",
+    "checkpoint_1/errors/rejects_words.yaml": "# @@HIDDEN@@\ncase: {args: [add, two, '3']}\nexpected: {status_code: 2}\n",
+    "checkpoint_2/core/multiply.yaml": "# @@HIDDEN@@\ncase: {args: [mul, '2', '3']}\nexpected: {output: \"6\\n\"}\n",
+}
+CASES_API = {
+    "checkpoint_1/core/add_api.yaml": "# @@HIDDEN@@\ncase: {path: /add, query: {a: 2, b: 3}}\nexpected: {status_code: 200, output: {result: 5}}\n",
+    "checkpoint_1/core/sub_api.yaml": "# @@HIDDEN@@\ncase: {path: /sub, query: {a: 5, b: 3}}\nexpected: {status_code: 200, output: {result: 2}}\n",
+    "checkpoint_1/errors/rejects_words_api.yaml": "# @@HIDDEN@@\ncase: {path: /add, query: {a: two, b: 3}}\nexpected: {status_code: 400}\n",
+    "checkpoint_2/core/mul_api.yaml": "# @@HIDDEN@@\ncase: {path: /mul, query: {a: 2, b: 3}}\nexpected: {output: {result: 6}}\n",
+}
+_SUM_STEPS = ("case:\n  steps:\n    - fill: {{selector: '#a', value: '{a}'}}\n    - fill: {{selector: '#b', value: '{b}'}}\n"
+              "    - click: '#go'\n    - wait: {{selector: '#out', text: '{s}'}}\n    - text: {{selector: '#out', as: sum}}\n"
+              "expected: {{output: {{sum: '{s}'}}}}\n")
+CASES_WEB = {
+    "checkpoint_1/core/sum_page.yaml": "# @@HIDDEN@@\n" + _SUM_STEPS.format(a=2, b=3, s=5),
+    "checkpoint_1/core/sum_negative.yaml": "# @@HIDDEN@@\n" + _SUM_STEPS.format(a=-2, b=3, s=1),
+    "checkpoint_2/core/sum_hidden.yaml": "# @@HIDDEN@@\n" + _SUM_STEPS.format(a=7, b=7, s=14),
+}
+TEST_NAMES.update({
+    "cases-cli": ("add_cli", "sub_cli", "rejects_words"),
+    "cases-api": ("add_api", "sub_api", "rejects_words_api"),
+    "cases-browser": ("sum_page", "sum_negative"),
+})
+CASE_ADAPTERS = {
+    "cases-cli": ("main", {"type": "cli"}, 10, CASES_CLI),
+    "cases-api": ("server", {"type": "api", "health_path": "/healthz", "startup_timeout_s": 5, "response_is_json": True},
+                  3, CASES_API),
+    "cases-browser": ("app", {"type": "browser", "health_path": "/healthz", "startup_timeout_s": 5,
+                              "default_timeout_ms": 3000}, 20, CASES_WEB),
+}
+
+
+def build_case_problems(base: Path, hidden: str) -> dict[str, Path]:
+    problems: dict[str, Path] = {}
+    for framework, (entry, adapter, timeout, files) in CASE_ADAPTERS.items():
+        root = base / f"hostile_{framework.replace('-', '_')}"
+        groups = {"core": {"type": "Core"}, "errors": {"type": "Error"}} if framework != "cases-browser" else \
+            {"core": {"type": "Core"}}
+        _config(root, {"name": root.name, "entry_file": entry, "framework": "cases", "timeout": timeout,
+                       "adapter": adapter, "checkpoints": {"checkpoint_1": {"version": 1, "groups": groups},
+                                                           "checkpoint_2": {"version": 1, "groups": {"core": {"type": "Core"}}}}})
+        _write(root, {rel: text.replace("@@HIDDEN@@", hidden) for rel, text in files.items()})
+        problems[framework] = root
     return problems

@@ -138,7 +138,8 @@ def render(run: Run) -> str:
         now=now, versions=versions, seconds=run.seconds, count=len(cases), table="\n".join(rows),
         violations=violations, skips="\n".join(skip_lines), load=load, unavailable=unavailable,
         cache="unchanged" if not run.cache_changes else f"**CHANGED**: {run.cache_changes[:5]}",
-        grace=GRACE, py_limits=_limits("pytest"), js_limits=_limits("js"), agent=agent_section(),
+        grace=GRACE, py_limits=_limits("pytest"), js_limits=_limits("js"), cases_limits=_limits("cases"),
+        agent=agent_section(),
     )
 
 
@@ -275,7 +276,19 @@ kill, sleep, read everything it can see, and tamper with anything in its reach.
 | end of run | wall clock enforced by the harness, container killed and removed; labels let the next start sweep containers of a dead harness; an in-container `timeout` backstop | process group killed, then the pid namespace goes with bwrap (`--die-with-parent`); the cgroup is killed and removed | a subreaper supervisor kills every descendant at the end, on SIGTERM, and when the harness dies |
 | what is visible | the submission copy (rw), tests and generated config (ro), the report directory (rw), the toolchain cache (ro) | the same, plus /usr and /etc read-only | everything the harness's user can see |
 
-The cases were run with these limits: pytest {py_limits}; vitest/jest {js_limits}; wall clocks per case
+**Case-based problems** (`framework: cases`, rows `cases-*`): the case program is the test process
+and the submission runs beside it, in the same sandbox and as the same uid: one process per CLI
+case, or a server per group (with headless Chromium for browser cases). The case files and their
+expected outputs sit in a directory of the read-only tests mount named after the run's one-time
+key, under a parent that cannot be listed (mode 0111); the case program reads and deletes the key
+before the submission's first process, signs its report with it, and is non-dumpable, so the
+submission can find neither the files nor the name through /proc. It is a child subreaper: what a
+case or a server leaves behind (daemons in sessions of their own) is killed at the end of the case
+or group; a server's output is drained into a bounded buffer; a server gets a start-up deadline and
+each request a timeout; Chromium is driven through a pipe (no debugging port) and sends everything
+not on loopback to a closed proxy port.
+
+The cases were run with these limits: pytest {py_limits}; vitest/jest {js_limits}; case-based {cases_limits}; wall clocks per case
 (6-8 s for the hang cases, 30-60 s otherwise).
 
 **What the harness only detects** (`runners/scan.py`, flags `grader-touching: FILE:LINE WHAT` on the

@@ -16,7 +16,7 @@ import pytest
 from support import need
 
 from .cases import BACKENDS, BY_ID, CASES, NOT_PASS, PASS, REFUSED, Case
-from .harness import Observation, World, available_backends, cache_digest, node_reason
+from .harness import Observation, World, available_backends, cache_digest, framework_reason
 from .report import CRASH_ROW, DOC, Run, cache_changes, render
 
 WORKERS = int(os.environ.get("RUNNERS_HOSTILE_WORKERS", "6"))
@@ -37,7 +37,7 @@ def _params() -> list:
         # Not a test where the case does not apply (`skip_on`: attacks `none` cannot contain, which
         # would hit the host); test_only_none_leaves_cases_out checks those are few and explained.
         for backend in (b for b in BACKENDS if b not in case.skip_on):
-            marks = MARKS[backend] + ([pytest.mark.node] if case.framework != "pytest" else [])
+            marks = MARKS[backend] + ([pytest.mark.node] if case.framework in ("vitest", "jest") else [])
             params.append(pytest.param(case.id, backend, marks=marks, id=f"{case.id}-{backend}"))
     return params
 
@@ -58,8 +58,8 @@ def matrix(request: pytest.FixtureRequest) -> Matrix:
     probes = available_backends()
     wanted, crashes = _selected(request.session)
     backends = [b for b in BACKENDS if probes[b] is None and (any(w[1] == b for w in wanted) or b in crashes)]
-    no_node = {b for b in backends if node_reason(b) is not None}  # those tests skip (or fail under CI)
-    wanted = {(c, b) for c, b in wanted if b not in no_node or BY_ID[c].framework == "pytest"}
+    # cases that cannot run here (no node, no Chromium) skip, or fail under CI
+    wanted = {(c, b) for c, b in wanted if framework_reason(BY_ID[c].framework, b) is None}
     observations: dict[tuple[str, str], Observation] = {}
     cases = [case for case in CASES if any(c == case.id for c, _ in wanted)]
     with World(backends) as world:
@@ -88,9 +88,8 @@ def _need_backend(matrix: Matrix, backend: str) -> None:
 @pytest.mark.parametrize("case_id, backend", _params())
 def test_hostile_case(matrix: Matrix, case_id: str, backend: str) -> None:
     _need_backend(matrix, backend)
-    if BY_ID[case_id].framework != "pytest":
-        reason = node_reason(backend)
-        need(reason is None, f"the vitest/jest cases need node: {reason}")
+    reason = framework_reason(BY_ID[case_id].framework, backend)
+    need(reason is None, f"the {BY_ID[case_id].framework} cases cannot run here: {reason}")
     obs = matrix.observations[(case_id, backend)]
     assert obs.outcome != "SKIP", f"{case_id} on {backend} was not run: {obs.note}"
     assert not obs.violations, f"{case_id} on {backend} ({obs.outcome}, {obs.elapsed:.1f} s):\n" + "\n".join(

@@ -1,0 +1,35 @@
+# notes_server (gamma): answers everything with 200 and never validates; no created_at.
+# Checkpoint 2: tags are stored as given and filtered; PATCH and DELETE are not implemented.
+import json
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+notes = []
+
+
+class H(BaseHTTPRequestHandler):
+    def send(self, payload):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(json.dumps(payload).encode())
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        if url.path == "/notes":
+            tag = parse_qs(url.query).get("tag", [None])[0]
+            return self.send({"notes": [n for n in notes if tag is None or tag in n["tags"]]})
+        if url.path.startswith("/notes/"):
+            i = int(url.path.split("/")[2])
+            return self.send(notes[i - 1] if 0 < i <= len(notes) else {})
+        self.send({"status": "ok"})
+
+    def do_POST(self):
+        data = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or "{}")
+        note = {"id": len(notes) + 1, "title": data.get("title"), "body": data.get("body", ""),
+                "tags": data.get("tags", [])}
+        notes.append(note)
+        self.send(note)
+
+
+HTTPServer(("127.0.0.1", int(sys.argv[sys.argv.index("--port") + 1])), H).serve_forever()

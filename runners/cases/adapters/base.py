@@ -1,0 +1,59 @@
+"""What every adapter shares: the run's settings, timeouts, and cleaning up after the submission."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from ..model import BaseCase, CaseResult
+from ..procs import kill_descendants
+from ..spec import GroupConfig
+
+DEFAULT_CASE_TIMEOUT = 30.0
+
+
+@dataclass
+class RunSettings:
+    """Where and how the submission runs, as the case program sees it (inside the sandbox)."""
+
+    workspace: Path
+    entry: list[str]  # the submission's command, e.g. [python, /workspace/main.py]
+    env: dict[str, str]  # the submission's environment (the program's own, minus its secrets)
+    checkpoint_timeout: float | None = None
+    artifacts: Path | None = None  # screenshots go here (the run's reports directory)
+    browser: str | None = None
+    static: dict[str, str] = field(default_factory=dict)  # asset name -> path in the sandbox
+
+
+class AdapterError(Exception):
+    pass
+
+
+class Adapter:
+    """One per group: `with adapter:` spans the group; `run_case` runs one case."""
+
+    def __init__(self, config: Any, settings: RunSettings, group: GroupConfig) -> None:
+        self.config = config
+        self.settings = settings
+        self.group = group
+
+    def __enter__(self) -> Adapter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        kill_descendants()
+
+    def run_case(self, case: BaseCase) -> CaseResult:
+        raise NotImplementedError
+
+    def on_failure(self, case: BaseCase) -> str | None:
+        """Called when a case did not pass, before the next one runs: a note for the report."""
+        return None
+
+    def timeout_for(self, case: BaseCase) -> float:
+        return case.timeout_s or self.group.timeout or self.settings.checkpoint_timeout or DEFAULT_CASE_TIMEOUT
+
+    def tracked(self, case: BaseCase) -> list[str]:
+        return [*self.config.tracked_files, *case.tracked_files]

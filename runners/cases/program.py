@@ -1,0 +1,230 @@
+"""The case program: runs one checkpoint's cases inside the sandbox and writes the signed report.
+
+Started by the harness as the run's test command (see `runners_cases_main.py`); configured by
+`RUNNERS_CASES_*` variables, none of which reaches the submission's processes. Order matters:
+it makes itself non-dumpable and a subreaper, takes the one-time key (deleting its file), and
+only then starts any process of the submission.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .adapters.api import APIAdapter
+from .adapters.base import Adapter, RunSettings
+from .adapters.browser import BrowserAdapter
+from .adapters.cli import CLIAdapter
+from .casefile import CaseFileError
+from .model import CASE_TYPES, BaseCase, CaseResult
+from .problem import ConfigError, ProblemConfig
+from .procs import harden
+from .scoring import score_case
+from .scripts import ScriptError, make_loader, make_verifier, short_trace
+from .snapshot import Snapshot
+from .spec import GroupConfig
+from .vault import REPORT, SIGNATURE, sign, vault_name
+
+KEY_FILE_ENV = "RUNNERS_REPORT_KEY_FILE"
+PREFIX = "RUNNERS_CASES_"
+ADAPTERS: dict[str, type[Adapter]] = {"cli": CLIAdapter, "api": APIAdapter, "browser": BrowserAdapter}
+# The program's own variables: never given to the submission.
+PRIVATE = (KEY_FILE_ENV, "PYTHONPATH", "PYTHONSAFEPATH", "PYTHONNOUSERSITE")
+
+
+class ProblemError(Exception):
+    """The problem is wrong (a case file, a script): the run is refused as bad input."""
+
+    def __init__(self, file: str | None, case: str | None, message: str) -> None:
+        self.file, self.case, self.message = file, case, message
+        super().__init__(message)
+
+
+class Run:
+    def __init__(self, env: dict[str, str], key: bytes) -> None:
+        self.tests = Path(env[f"{PREFIX}TESTS"])
+        self.problem_dir = self.tests / vault_name(key) / env[f"{PREFIX}PROBLEM"]
+        self.display = env.get(f"{PREFIX}PROBLEM_DISPLAY", "")
+        self.checkpoint_name = env[f"{PREFIX}CHECKPOINT"]
+        self.reports = Path(env[f"{PREFIX}REPORTS"])
+        submission_env = {k: v for k, v in env.items() if not k.startswith(PREFIX) and k not in PRIVATE}
+        submission_env["PATH"] = env.get(f"{PREFIX}PATH", submission_env.get("PATH", "/usr/bin:/bin"))
+        self.settings = RunSettings(workspace=Path(env[f"{PREFIX}WORKSPACE"]), entry=json.loads(env[f"{PREFIX}ENTRY"]),
+                                    env=submission_env, artifacts=self.reports,
+                                    browser=env.get(f"{PREFIX}BROWSER") or None,
+                                    static=json.loads(env.get(f"{PREFIX}STATIC", "{}")))
+        self.select: list[str] = json.loads(env.get(f"{PREFIX}SELECT", "[]"))
+        self.key = key
+        self.cases: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+
+    # ---- the run -------------------------------------------------------------------------------
+
+    def execute(self) -> int:
+        try:
+            problem = ProblemConfig.from_yaml(self.problem_dir)
+            checkpoint = problem.load_checkpoint(self.checkpoint_name)
+            self.settings.checkpoint_timeout = checkpoint.timeout
+            self.settings.env = {**self.settings.env, **checkpoint.env}
+            self.loader, self.loader_file = make_loader(problem, checkpoint)
+            self.verifier, self.verifier_file = make_verifier(problem, checkpoint)
+            self.snapshot = Snapshot(self.settings.workspace)
+            self.problem, self.checkpoint = problem, checkpoint
+            for group in checkpoint.groups.values():
+                self.run_group(group)
+        except ProblemError as exc:
+            self.errors.append({"file": exc.file, "case": exc.case, "message": exc.message})
+        except ScriptError as exc:
+            self.errors.append({"file": exc.file, "case": None, "message": exc.message})
+        except CaseFileError as exc:
+            self.errors.append({"file": exc.file, "case": exc.case, "message": exc.message})
+        except (ConfigError, OSError) as exc:
+            self.errors.append({"file": "config.yaml", "case": None, "message": str(exc)})
+        self.write_report()
+        if self.errors:
+            return 2
+        return 0 if all(c["status"] == "passed" for c in self.cases) else 1
+
+    def run_group(self, group: GroupConfig) -> None:
+        kind = self.problem.adapter.type
+        try:
+            store = self.loader.initialize_store()
+        except Exception as exc:  # noqa: BLE001 - a problem script's failure, reported as such
+            raise ProblemError(self.loader_file, None, f"initialize_store() raised {short_trace(exc)}") from None
+        self.snapshot.restore()
+        with ADAPTERS[kind](self.problem.adapter, self.settings, group) as adapter:
+            cases = iter(self.loader(group=group, store=store))
+            last = None
+            while True:
+                try:
+                    item = next(cases)
+                except StopIteration:
+                    break
+                except (CaseFileError, ProblemError):
+                    raise
+                except Exception as exc:  # noqa: BLE001
+                    after = f", after case {last!r}" if last else ""
+                    raise ProblemError(self.loader_file, last, f"group {group.name!r}{after}: the loader raised "
+                                       f"{short_trace(exc)}") from None
+                case, expected = self._check_item(item, kind, group)
+                last = case.id
+                if self.select and group.name not in self.select and f"{group.name}/{case.id}" not in self.select:
+                    continue
+                if kind == "cli" and (group.isolated or case.reset):
+                    self.snapshot.restore()
+                self.run_case(adapter, group, case, expected)
+                try:
+                    store.update(case, self.last_actual, expected)
+                except Exception as exc:  # noqa: BLE001
+                    raise ProblemError(self.loader_file, case.id, f"store.update() raised {short_trace(exc)}") from None
+
+    def _check_item(self, item: Any, kind: str, group: GroupConfig) -> tuple[BaseCase, CaseResult | None]:
+        case_cls, _ = CASE_TYPES[kind]
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], case_cls)):
+            raise ProblemError(self.loader_file, None, f"group {group.name!r}: the loader must yield "
+                               f"({case_cls.__name__}, expected result) pairs for a {kind} adapter, got {_kind_of(item)}")
+        case, expected = item
+        if self.settings.static:
+            case = type(case).model_validate(_fill_static(case.model_dump(), self.settings.static))
+        return case, expected if isinstance(expected, CaseResult) else None
+
+    def run_case(self, adapter: Adapter, group: GroupConfig, case: BaseCase, expected: CaseResult | None) -> None:
+        started = time.monotonic()
+        _, result_cls = CASE_TYPES[self.problem.adapter.type]
+        try:
+            actual = adapter.run_case(case)
+        except Exception as exc:  # noqa: BLE001 - the adapter's own failure: this case errs, the run goes on
+            actual = result_cls(id=case.id, group=case.group, group_type=case.group_type, status_code=-1,
+                                adapter_error=True, stderr=f"adapter failed: {short_trace(exc)}")
+        self.last_actual = actual
+        entry: dict[str, Any] = {
+            "id": f"{group.name}/{case.id}", "name": case.id, "group": group.name, "group_type": group.type,
+            "file": f"{group.original_checkpoint or self.checkpoint_name}/{group.get_real_name()}",
+            "stdout": actual.output if isinstance(actual.output, str) else None,
+            "stderr": actual.stderr if isinstance(actual.stderr, str) else None,
+        }
+        try:
+            verdicts = self.verifier(group_name=case.group, case_name=case.id, actual=actual, expected=expected)
+            if not isinstance(verdicts, dict):
+                raise TypeError(f"the verifier returned {type(verdicts).__name__}, not a dict of attribute -> result")
+            score = score_case(verdicts, actual, expected)
+        except Exception as exc:  # noqa: BLE001 - one case errs, not the run
+            entry.update(status="error", message=f"{self.verifier_file} raised on case {group.name}/{case.id}: "
+                         f"{short_trace(exc)}")
+        else:
+            entry.update(score=score.score, attributes=[a.as_dict() for a in score.attributes], diff=score.diff_text())
+            if not score.judged:
+                entry.update(status="error", message=f"{self.verifier_file} judged no attribute of case "
+                             f"{group.name}/{case.id}: nothing was checked")
+            elif actual.adapter_error:
+                entry.update(status="error", message=f"adapter error: {actual.stderr}")
+            else:
+                entry["status"] = "passed" if score.passed else "failed"
+                if not score.passed:
+                    wrong = [a.name for a in score.judged if not a.correct]
+                    entry["message"] = f"{', '.join(wrong)} wrong (score {score.score or 0:.2f})\n{entry['diff'] or ''}".rstrip()
+        if entry["status"] != "passed":
+            note = adapter.on_failure(case)
+            if note:
+                entry["message"] = f"{entry.get('message', '')}\n{note}".strip()
+        entry["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
+        self.cases.append(entry)
+        print(f"{entry['status'].upper():6} {entry['id']} ({entry['duration_ms']:.0f} ms)", flush=True)
+
+    # ---- the report ----------------------------------------------------------------------------
+
+    def write_report(self) -> None:
+        body = {"format": "runners-cases/1", "checkpoint": self.checkpoint_name, "cases": self.cases,
+                "errors": self.errors}
+        text = json.dumps(body, ensure_ascii=True, default=str)
+        if self.display:  # paths in messages as the user knows them, not the vault's
+            text = text.replace(json.dumps(str(self.problem_dir))[1:-1], json.dumps(self.display)[1:-1])
+        data = text.encode()
+        self.reports.mkdir(parents=True, exist_ok=True)
+        (self.reports / REPORT).write_bytes(data)
+        (self.reports / SIGNATURE).write_text(sign(self.key, data))
+
+
+def _kind_of(item: Any) -> str:
+    if isinstance(item, tuple):
+        return "(" + ", ".join(type(x).__name__ for x in item) + ")"
+    return type(item).__name__
+
+
+def _fill_static(value: Any, static: dict[str, str]) -> Any:
+    if isinstance(value, str) and "{{static:" in value:
+        for name, path in static.items():
+            value = value.replace(f"{{{{static:{name}}}}}", path)
+        if "{{static:" in value:
+            raise ProblemError(None, None, f"unknown static asset in {value!r} (known: {', '.join(static)})")
+        return value
+    if isinstance(value, dict):
+        return {_fill_static(k, static): _fill_static(v, static) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_fill_static(v, static) for v in value)
+    return value
+
+
+def take_key(env: dict[str, str]) -> bytes:
+    """Read the one-time key and delete its file, before any submission process exists."""
+    path = env.get(KEY_FILE_ENV, "")
+    with open(path, "rb") as handle:
+        key = handle.read()
+    os.unlink(path)
+    return key
+
+
+def main() -> int:
+    harden()
+    env = dict(os.environ)
+    os.environ.pop(KEY_FILE_ENV, None)
+    try:
+        key = take_key(env)
+    except OSError as exc:
+        print(f"runners cases: the run's key is missing ({exc}); no report is written", file=sys.stderr)
+        return 3
+    return Run(env, key).execute()
