@@ -26,7 +26,7 @@ from runners.agents.command import expand
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.report import excerpt, read_report
 from runners.agents.spec import AgentSpec
-from runners.config import CheckpointConfig, ProblemConfig
+from runners.config import CaseCheckpointConfig, CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
 from runners.errors import ConfigError, InfrastructureError, UserInputError
 from runners.limits import ResourceLimits
@@ -57,12 +57,18 @@ class AgentPaths:
 
 
 def spec_file(problem: ProblemConfig, checkpoint: CheckpointConfig) -> Path:
-    path = problem.path / f"{checkpoint.name}.md"
-    if not path.is_file():
-        raise ConfigError(problem.path / "config.yaml",
-                          f"checkpoint `{checkpoint.name}`: its specification {path.name} is missing "
-                          f"next to config.yaml (the agent step gives it to the agent)")
-    return path
+    """`<problem>/<checkpoint>.md`; for a case-based problem (SCBench's case format), the
+    checkpoint directory's own specification first (`checkpoint_N/spec.md`, beside its cases)."""
+    candidates = [problem.path / f"{checkpoint.name}.md"]
+    if isinstance(checkpoint, CaseCheckpointConfig):
+        candidates.insert(0, problem.path / (checkpoint.path or checkpoint.name) / checkpoint.specification)
+    for path in candidates:
+        if path.is_file():
+            return path
+    names = " or ".join(str(path.relative_to(problem.path)) for path in candidates)
+    raise ConfigError(problem.path / "config.yaml",
+                      f"checkpoint `{checkpoint.name}`: its specification {names} is missing "
+                      f"(the agent step gives it to the agent)")
 
 
 def step_limits(spec: AgentSpec, environment: EnvironmentSpec) -> ResourceLimits:
@@ -94,7 +100,7 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
         else:
             workspace.submission.mkdir()
         (workspace.root / "prompt").mkdir()
-        shutil.copyfile(prompt, workspace.root / "prompt" / prompt.name)
+        shutil.copyfile(prompt, workspace.root / "prompt" / f"{checkpoint.name}.md")
         if spec.home:
             shutil.copytree(spec.home, workspace.home, symlinks=True, dirs_exist_ok=True)
         request = _request(spec, problem, checkpoint, number, workspace, sandbox, environment, limits, record)

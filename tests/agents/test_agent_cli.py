@@ -128,7 +128,7 @@ def test_a_missing_specification_is_refused_before_any_agent_runs(tmp_path, comm
     assert out.returncode == 2, out.stdout + out.stderr
     message = " ".join(out.stderr.split())
     assert f"{problem.path / 'config.yaml'}: invalid configuration" in message
-    assert "checkpoint `checkpoint_2`: its specification checkpoint_2.md is missing" in message
+    assert "checkpoint `checkpoint_2`: its specification checkpoint_2.md is missing" in message, message
     assert not trail.exists() and not (tmp_path / "run" / "submissions").exists()
 
 
@@ -190,3 +190,20 @@ def test_solve_refuses_an_agent_image_that_is_not_there(tmp_path):
     assert ("error: agent 'agent': its image no-such-agent-image:1 (`image`, --image) is not on this machine: "
             "build or pull it first") in message, message
     assert "runners image build" not in message and not (tmp_path / "run" / "agent-steps").exists()
+
+
+@pytest.mark.bubblewrap
+def test_solve_gives_a_case_based_problem_its_checkpoint_spec(tmp_path):
+    """Case-based problems (SCBench's case format) keep each checkpoint's specification as
+    `checkpoint_N/spec.md`, beside the hidden cases: the agent gets that file alone, as
+    `<checkpoint>.md`, and its work is graded by the cases."""
+    need_sandbox("bubblewrap")
+    out = runners_cli("solve", "problems/csv_stats", "--name", "scripted-alpha", "--agent", SCRIPTED,
+                      "--mount", "agent=examples/agents", "--mount", "knowledge=examples/submissions/alpha",
+                      "--sandbox", "bubblewrap", "-o", str(tmp_path / "run"), "--json", str(tmp_path / "all.json"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    for entry in json.loads((tmp_path / "all.json").read_text()):
+        step, result = StepRecord.model_validate(entry["step"]), ExecutionResult.model_validate(entry["result"])
+        assert step.failure is None, step.failure
+        assert step.excerpt.startswith(f"Implemented csv_stats — checkpoint {step.number}: wrote ")
+        assert counts(result) == EXPECTED["csv_stats"]["alpha"][step.checkpoint]
