@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from runners.cases.spec import AdapterConfig, CheckpointCases, expand_groups
+from runners.cases.spec import AdapterConfig, CheckpointCases, default_command, expand_groups
 from runners.errors import ConfigError
 from runners.limits import ResourceLimits
 from runners.pythons import is_path, parse_requirement
@@ -226,6 +226,11 @@ class CaseProblemConfig(ProblemConfig):
         if self.framework != "cases":
             raise ValueError(f"an `adapter` section makes a case-based problem: framework must be `cases`, not "
                              f"{self.framework!r}")
+        if self.adapter.command is None:
+            try:
+                default_command(self.entry_file)
+            except ValueError as exc:
+                raise ValueError(f"field `entry_file`: {exc}") from None
         expand_groups([(name, cp.order or 0, cp) for name, cp in self.checkpoints.items()])
         return self
 
@@ -256,6 +261,11 @@ def _check_files(problem: ProblemConfig, config_file: Path) -> None:
     if isinstance(problem, CaseProblemConfig) and "loader_script" in problem.model_fields_set \
             and not (problem.path / problem.loader_script).is_file():
         problems.append(f"field `loader_script`: {problem.path / problem.loader_script} does not exist")
+    if isinstance(problem, CaseProblemConfig):
+        for name in re.findall(r"\{\{static:([^}]*)\}\}", " ".join(getattr(problem.adapter, "arguments", []))):
+            if name not in problem.static_assets:
+                problems.append(f"field `adapter.arguments`: no static asset named {name!r} "
+                                f"(declared: {', '.join(problem.static_assets) or 'none'})")
     for name, path in problem.asset_paths().items():
         if not path.exists():
             problems.append(f"field `static_assets.{name}.path`: {path} does not exist")

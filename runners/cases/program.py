@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .adapters.api import APIAdapter
-from .adapters.base import Adapter, RunSettings
+from .adapters.base import Adapter, RunSettings, fill_static
 from .adapters.browser import BrowserAdapter
 from .adapters.cli import CLIAdapter
 from .casefile import CaseFileError
@@ -129,7 +129,10 @@ class Run:
                                f"({case_cls.__name__}, expected result) pairs for a {kind} adapter, got {_kind_of(item)}")
         case, expected = item
         if self.settings.static:
-            case = type(case).model_validate(_fill_static(case.model_dump(), self.settings.static))
+            try:
+                case = type(case).model_validate(fill_static(case.model_dump(), self.settings.static))
+            except ValueError as exc:
+                raise ProblemError(self.loader_file, case.id, str(exc)) from None
         return case, expected if isinstance(expected, CaseResult) else None
 
     def run_case(self, adapter: Adapter, group: GroupConfig, case: BaseCase, expected: CaseResult | None) -> None:
@@ -193,20 +196,6 @@ def _kind_of(item: Any) -> str:
     if isinstance(item, tuple):
         return "(" + ", ".join(type(x).__name__ for x in item) + ")"
     return type(item).__name__
-
-
-def _fill_static(value: Any, static: dict[str, str]) -> Any:
-    if isinstance(value, str) and "{{static:" in value:
-        for name, path in static.items():
-            value = value.replace(f"{{{{static:{name}}}}}", path)
-        if "{{static:" in value:
-            raise ProblemError(None, None, f"unknown static asset in {value!r} (known: {', '.join(static)})")
-        return value
-    if isinstance(value, dict):
-        return {_fill_static(k, static): _fill_static(v, static) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_fill_static(v, static) for v in value)
-    return value
 
 
 def take_key(env: dict[str, str]) -> bytes:

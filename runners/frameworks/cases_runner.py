@@ -27,9 +27,9 @@ from runners.frameworks.base import (
     RunContext,
     Runner,
     Verdict,
-    entry_file_name,
     shell_command,
 )
+from runners.frameworks.cases_command import submission_command
 from runners.frameworks.cases_files import (
     check_case_files,
     close_vault,
@@ -38,6 +38,7 @@ from runners.frameworks.cases_files import (
 )
 from runners.frameworks.registry import register_runner
 from runners.parsers.report_file import ReportError, load_json_object, read_report
+from runners.pythons import python_request
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
 from runners.records import ParsedReport, RawRecord
 from runners.sandbox.base import SandboxResult
@@ -94,14 +95,11 @@ class CasesRunner(Runner):
     def prepare(self, ctx: RunContext) -> None:
         ctx.prepared = prepare_python(ctx, CASE_TOOLS)
 
-    def entry(self, ctx: RunContext) -> list[str]:
-        entry = entry_file_name(ctx.problem.entry_file, ".py")
-        return [prepared_python(ctx).submission_env.python, f"{ctx.layout.submission}/{entry}"]
-
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = prepared_python(ctx)
         layout = ctx.layout
-        path = f"{prepared.submission_env.bin_dir}:/usr/local/bin:/usr/bin:/bin"
+        command = submission_command(ctx, self.case_problem)
+        path = ":".join(dict.fromkeys([prepared.submission_env.bin_dir, *command.path, "/usr/local/bin", "/usr/bin", "/bin"]))
         static = {name: f"{layout.tests}/assets/{name}" for name in ctx.problem.static_assets}
         env = {
             "PATH": path,
@@ -117,15 +115,21 @@ class CasesRunner(Runner):
             "RUNNERS_CASES_CHECKPOINT": ctx.checkpoint.name,
             "RUNNERS_CASES_REPORTS": layout.reports,
             "RUNNERS_CASES_WORKSPACE": layout.submission,
-            "RUNNERS_CASES_ENTRY": json.dumps(self.entry(ctx)),
+            "RUNNERS_CASES_ENTRY": json.dumps(command.argv),
             "RUNNERS_CASES_PATH": path,
             "RUNNERS_CASES_STATIC": json.dumps(static),
             "RUNNERS_CASES_SELECT": json.dumps(ctx.select),
         }
         argv = [prepared.toolchain.python, "-s", "-B", f"{layout.config}/{LIB_DIR}/runners_cases_main.py"]
-        kind = "browser" if self.case_problem.adapter.type == "browser" else "python"
-        return Invocation(argv=argv, env=env, mounts=prepared.toolchains.mounts(),
-                          image=toolchain_host(ctx.sandbox).image_for(kind), entrypoint=shell_command(self.entry(ctx)))
+        # docker: browser cases need Chromium (and node, for a JavaScript server); another
+        # command than the default Python one may need node, bash, ...: the cases image.
+        kind = "browser" if self.case_problem.adapter.type == "browser" else "python" if command.on_python else "cases"
+        host = toolchain_host(ctx.sandbox)
+        image = host.image_for(kind)
+        request = python_request(ctx.environment.python, ctx.problem)
+        host.check_python_of(image, request.source if request else "the default Python")
+        return Invocation(argv=argv, env=env, mounts=[*prepared.toolchains.mounts(), *command.mounts],
+                          image=image, entrypoint=shell_command(command.argv))
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         reports = ctx.workspace.reports

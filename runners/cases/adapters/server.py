@@ -17,7 +17,7 @@ import time
 from types import TracebackType
 
 from ..procs import Drain, kill_descendants, kill_group
-from .base import Adapter
+from .base import Adapter, fill_static
 
 PROBE_INTERVAL = 0.05
 
@@ -66,7 +66,9 @@ class ServerAdapter(Adapter):
             entry = [part.replace("{address}", self.host).replace("{port}", str(self.port)) for part in entry]
         else:
             entry += ["--address", self.host, "--port", str(self.port)]
-        return [*entry, *shlex.split(" ".join(self.config.arguments))]
+        # SCBench's API problems pass static assets to their server: `--sde {{static:sde_dir}}`
+        arguments = fill_static(list(self.config.arguments), self.settings.static)
+        return [*entry, *shlex.split(" ".join(arguments))]
 
     def _wait_ready(self) -> str | None:
         assert self.proc is not None
