@@ -226,11 +226,6 @@ class CaseProblemConfig(ProblemConfig):
         if self.framework != "cases":
             raise ValueError(f"an `adapter` section makes a case-based problem: framework must be `cases`, not "
                              f"{self.framework!r}")
-        if self.adapter.command is None:
-            try:
-                default_command(self.entry_file)
-            except ValueError as exc:
-                raise ValueError(f"field `entry_file`: {exc}") from None
         expand_groups([(name, cp.order or 0, cp) for name, cp in self.checkpoints.items()])
         return self
 
@@ -262,6 +257,11 @@ def _check_files(problem: ProblemConfig, config_file: Path) -> None:
             and not (problem.path / problem.loader_script).is_file():
         problems.append(f"field `loader_script`: {problem.path / problem.loader_script} does not exist")
     if isinstance(problem, CaseProblemConfig):
+        if problem.adapter.command is None:
+            try:
+                default_command(problem.entry_file)
+            except ValueError as exc:
+                problems.append(f"field `entry_file`: {exc}")
         for name in re.findall(r"\{\{static:([^}]*)\}\}", " ".join(getattr(problem.adapter, "arguments", []))):
             if name not in problem.static_assets:
                 problems.append(f"field `adapter.arguments`: no static asset named {name!r} "

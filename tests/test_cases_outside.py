@@ -70,6 +70,9 @@ def test_tally_partly_right_gets_scbench_s_grade(tmp_path):
         "again_session/show_list": deduplicated_list,
         "checkpoint_1.failures/missing_input": ("failed", round(1 / 1.5, 4)),  # status right, stderr wrong
     }
+    # DeepDiff's reports (the verifier's deepdiff_verify) read one line per difference
+    more = next(t for t in result.tests if t.id == "again_session/add_more")
+    assert more.diff == 'output: expected "4 words", got "3 words"\nfiles-.tally/list.json: $.words[3]: missing "apple"'
     # the first `add` of the session is right: the hidden .tally/list.json was read back and compared
     fruit = next(t for t in result.tests if t.id == "again_session/add_fruit")
     assert {a.name: a.correct for a in fruit.attributes or [] if a.correct is not None} == \
@@ -141,3 +144,20 @@ def test_an_executable_submission_go_or_shell_runs_through_the_adapter_s_command
         result = run_checkpoint(OUTSIDE / "greet", "checkpoint_1", submission, EnvironmentSpec(sandbox=backend))
         all_passed(result)
         assert len(result.tests) == 6 and (result.entrypoint or "").endswith("/greet")
+
+
+def test_docker_refuses_another_python_than_the_cases_image_carries(greet_binary):
+    """runners-cases (and runners-browser) are built on the default python image: a run asking for
+    another Python would start the case program on an interpreter the image does not have."""
+    need_sandbox("docker")
+    need_docker_image("cases")
+    from runners.errors import UserInputError
+    from runners.images import docker_client
+
+    default = docker_client().images.get("runners-python:latest").id
+    others = [t.split(":")[1] for image in docker_client().images.list(name="runners-python") if image.id != default
+              for t in image.tags if t.split(":")[1][:1].isdigit()]
+    need(bool(others), "no runners-python:X.Y image besides latest (python -m runners image build --kind python "
+         "--python 3.12; CI builds it)")
+    with pytest.raises(UserInputError, match=rf"option --python picks runners-python:{others[0]} .* runs in runners-cases"):
+        run_checkpoint(OUTSIDE / "greet", "checkpoint_1", greet_binary, EnvironmentSpec(sandbox="docker", python=others[0]))

@@ -32,6 +32,8 @@ from runners.frameworks.base import (
 from runners.frameworks.cases_command import submission_command
 from runners.frameworks.cases_files import (
     check_case_files,
+    checkpoint_dir,
+    uses_builtin_loader,
     close_vault,
     copy_into_vault,
     copy_library,
@@ -82,7 +84,10 @@ class CasesRunner(Runner):
         if ctx.extra_args:
             raise UserInputError(f"framework `cases` takes no extra test arguments (got {' '.join(ctx.extra_args)})")
         checkpoint = problem.checkpoints[ctx.checkpoint.name]
-        check_case_files(problem, checkpoint)
+        if check_case_files(problem, checkpoint) == 0 and uses_builtin_loader(problem):
+            raise ConfigError(checkpoint_dir(problem, checkpoint.name),
+                              f"checkpoint {checkpoint.name!r} has no case file in any of its groups "
+                              f"({', '.join(checkpoint.groups) or 'it has no group'})")
         ctx.workspace.tests.mkdir()
 
     def write_config(self, ctx: RunContext) -> None:
@@ -151,7 +156,8 @@ class CasesRunner(Runner):
             missing = [s for s in ctx.select if s not in chosen and not any(i.startswith(s + "/") for i in chosen)]
             if missing:
                 raise UserInputError(f"option --select: no case {missing[0]!r} (ids look like group/case)")
-        return Verdict(ParsedReport(records=records, collected=len(records)))
+        notes = [note for note in report.get("notes") or [] if isinstance(note, str)]
+        return Verdict(ParsedReport(records=records, collected=len(records)), errors=notes)
 
     def report_paths(self, ctx: RunContext) -> list[Path]:
         """The report, its signature and the screenshots of failing browser cases."""

@@ -28,7 +28,10 @@ class APIAdapter(ServerAdapter):
     last_error: str | None = None  # why the last case's request got no answer
 
     def on_failure(self, case: BaseCase) -> str | None:
-        return f"the request got no answer: {self.last_error}" if self.last_error else None
+        if not self.last_error:
+            return None
+        died_now = f"during case {case.id!r}" in self.exit_note
+        return f"the request got no answer: {self.last_error}{self.output_tail(600) if died_now else ''}"
 
     def run_case(self, case: BaseCase) -> APIResult:
         assert isinstance(case, APICase)
@@ -36,6 +39,10 @@ class APIAdapter(ServerAdapter):
         ids = {"id": case.id, "group": case.group, "group_type": case.group_type, "method": case.method}
         if self.failure:
             return APIResult(**ids, status_code=-1, stderr=self.failure, adapter_error=True)
+        if self.exited():  # it died during an earlier case: nothing answers any more
+            self.last_error = self.exit_note
+            return APIResult(**ids, status_code=-1, stderr=f"{self.exit_note}{self.output_tail()}",
+                             resource_path=f"http://{self.host}:{self.port}{case.path or '/'}")
         target = case.path or "/"
         query = case.get_query_params()
         if query:
@@ -63,6 +70,8 @@ class APIAdapter(ServerAdapter):
             finally:
                 conn.close()
         else:
+            if self.exited(during=case.id):
+                error = f"{error}; {self.exit_note}"
             self.last_error = error
             return APIResult(**ids, status_code=-1, stderr=f"{error}{self.output_tail()}", timed_out=timed_out,
                              retries=attempts + 1, resource_path=url, elapsed=round(time.monotonic() - started, 6),
