@@ -42,8 +42,13 @@ def test_a_deepdiff_report_reads_one_line_per_difference():
     whole = {"output": VerificationResult(diff={"values_changed": {"root": {"new_value": "3 words", "old_value": "4 words"}}},
                                           is_correct=False)}
     assert score_case(whole, CLIResult(**ids), CLIResult(**ids)).diff_text() == 'output: expected "4 words", got "3 words"'
-    other = {"output": VerificationResult(diff={"$.x": "is not a uuid"}, is_correct=False)}  # not DeepDiff's: JSON
-    assert score_case(other, CLIResult(**ids), CLIResult(**ids)).diff_text() == 'output:\n  {\n   "$.x": "is not a uuid"\n  }'
+    flat = {"output": VerificationResult(diff={"x-total-count": "'1' does not match '^3$'", "allow": None},
+                                          is_correct=False)}  # {where: what}: a line each
+    assert score_case(flat, CLIResult(**ids), CLIResult(**ids)).diff_text() == \
+        "output:\n  x-total-count: '1' does not match '^3$'\n  allow: None"
+    nested = {"output": VerificationResult(diff={"$.x": ["a", "b"]}, is_correct=False)}  # anything else: JSON
+    assert score_case(nested, CLIResult(**ids), CLIResult(**ids)).diff_text() == \
+        'output:\n  {\n   "$.x": [\n    "a",\n    "b"\n   ]\n  }'
 
 
 def test_the_table_and_the_promptfoo_row_show_why_a_case_failed_not_only_its_diff():

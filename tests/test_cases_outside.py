@@ -80,8 +80,9 @@ def test_tally_partly_right_gets_scbench_s_grade(tmp_path):
 
 
 def test_shelf_api_partly_right_gets_scbench_s_grade(tmp_path):
-    """Weights of shelf_api's verifier: status 1, body 2, headers 0.5 (an error body's schema: 1).
-    A `created_at` in seconds since the epoch is a timestamp by SCBench's `validate_format`."""
+    """Weights of shelf_api's verifier: status 1, body 2, headers 0.5 (an error body's schema: 1), an
+    archive's member 2, its download name 0.5. A `created_at` in seconds since the epoch is a
+    timestamp by SCBench's `validate_format`."""
     need_sandbox("bubblewrap")
     submission = partial.make("shelf_partial", tmp_path / "shelf")
     result = run_checkpoint(OUTSIDE / "shelf_api", "checkpoint_2", submission, EnvironmentSpec(sandbox="bubblewrap"))
@@ -90,7 +91,11 @@ def test_shelf_api_partly_right_gets_scbench_s_grade(tmp_path):
         "legacy_search/limit_keeps_the_total": wrong_header,  # X-Total-Count after the limit
         "legacy_invalid/put_not_allowed": wrong_header,  # no Allow header
         "legacy_invalid/missing_title": ("failed", 0.5),  # 422, not 400; the error body is right
+        "export/austen_as_zip": ("failed", 0.5),  # books.json is data/books.json in the zip
     }
+    export = next(t for t in result.tests if t.id == "export/austen_as_zip")
+    files = {a.name: a.correct for a in export.attributes or [] if a.name.startswith("files-")}
+    assert files == {"files-books.json": False, "files-data/books.json": None}  # the member read, unverified
 
 
 def _with_command(tmp_path: Path, problem: str, command: str | list[str]) -> Path:

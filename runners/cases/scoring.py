@@ -115,6 +115,9 @@ def _diff_text(diff: Any) -> str | None:
     diff = to_json(diff)
     if is_deepdiff(diff):  # SCBench's deepdiff_verify: one line per difference, not the report's JSON
         return "\n".join(deepdiff_lines(diff))
+    if isinstance(diff, dict) and diff and all(v is None or isinstance(v, (str, int, float, bool)) for v in diff.values()):
+        # {where: what} (jsonschema_verify's {path: message}, a verifier's own): one line each
+        return "\n".join(f"{k}: {v}" for k, v in diff.items())
     return json.dumps(diff, indent=1, ensure_ascii=False, sort_keys=True)
 
 
