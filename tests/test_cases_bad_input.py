@@ -135,12 +135,17 @@ def test_config_mistakes_name_the_field(tmp_path, config, words):
         assert word in text, (word, text)
 
 
-def test_a_submission_without_its_entry_file_is_graded_with_a_note(tmp_path):
-    problem = problem_with(tmp_path, {"checkpoint_1/core/a.yaml": GOOD_CASE})
+@pytest.mark.parametrize(("adapter", "missing"), [
+    ({"type": "cli"}, "main.py"),
+    ({"type": "cli", "command": "./tool --fast"}, "tool"),
+    ({"type": "cli", "command": ["node", "{submission}/{entry_file}.js"]}, "main.js"),
+])
+def test_a_submission_without_its_entry_file_is_graded_with_a_note(tmp_path, adapter, missing):
+    problem = problem_with(tmp_path, {"checkpoint_1/core/a.yaml": GOOD_CASE}, adapter=adapter)
     (tmp_path / "empty").mkdir()
     out = run_cli(problem, tmp_path / "empty")
     assert out.returncode == 1, out.stdout + out.stderr
-    assert "note: the submission has no main.py, which the problem's command runs" in out.stdout
+    assert f"note: the submission has no {missing}, which the problem's command runs" in out.stdout
 
 
 def test_a_crashing_cli_shows_the_end_of_its_stderr_in_the_table(tmp_path):

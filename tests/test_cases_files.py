@@ -62,3 +62,18 @@ def test_an_archive_answer_s_members_become_files_and_its_name_is_read():
     assert download_name('attachment; filename="shelf.zip"') == "shelf.zip"
     assert download_name("attachment; filename=a.zip; filename*=UTF-8''caf%C3%A9.zip") == "café.zip"
     assert download_name(None) is None and download_name("inline") is None
+
+
+def test_an_archive_bomb_costs_a_bounded_amount():
+    import io
+    import zipfile
+
+    from runners.cases.adapters import archive as archive_module
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for n in range(20):
+            archive.writestr(f"zeros{n:02}", b"\0" * (16 * 1024 * 1024))  # 320 MiB unpacked, ~300 KiB packed
+    found = archive_module.archive_members(buffer.getvalue(), "application/zip")
+    assert len(found) == 4  # each cut at 8 MiB, 32 MiB in all: the rest left out
+    assert sum(len(v) for v in found.values()) <= archive_module.MAX_TOTAL_BYTES * 4 / 3 + 4 * len(found)  # base64

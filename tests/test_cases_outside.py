@@ -166,3 +166,17 @@ def test_docker_refuses_another_python_than_the_cases_image_carries(greet_binary
          "--python 3.12; CI builds it)")
     with pytest.raises(UserInputError, match=rf"option --python picks runners-python:{others[0]} .* runs in runners-cases"):
         run_checkpoint(OUTSIDE / "greet", "checkpoint_1", greet_binary, EnvironmentSpec(sandbox="docker", python=others[0]))
+
+
+@pytest.mark.parametrize("backend", ["bubblewrap", "docker"])
+def test_a_browser_problem_s_node_server_runs_from_its_entry_file_s_suffix(backend):
+    """`entry_file: server.js` and no `command`: node runs it (docker: the browser image has node)."""
+    need_sandbox(backend)
+    if backend == "docker":
+        need_docker_image("browser")
+    else:
+        need(shutil.which("node") is not None and Path("/usr/bin/chromium").exists(), "node or chromium is not installed")
+    result = run_checkpoint(OUTSIDE / "clicker", "checkpoint_1", OUTSIDE / "submissions" / "clicker_node",
+                            EnvironmentSpec(sandbox=backend))
+    all_passed(result)
+    assert (result.entrypoint or "").split()[0].endswith("node")

@@ -50,9 +50,10 @@ def submission_command(ctx: RunContext, problem: CaseProblemConfig) -> Submissio
         command.path.append(os.path.dirname(node))
         command.mounts += host.program_mounts(node)
         parts = ["{node}" if part == "node" else part for part in parts]
-    for part in parts:
-        if part.startswith("{submission}/"):
-            _note_if_missing(ctx, part.removeprefix("{submission}/").replace("{entry_file}", problem.entry_file))
+    for index, part in enumerate(parts):
+        if part.startswith(("{submission}/", "./")) and (index == 0 or part.startswith("{submission}/")):
+            name = part.removeprefix("{submission}/").removeprefix("./")
+            _note_if_missing(ctx, name.replace("{entry_file}", problem.entry_file))
         for name, value in values.items():
             part = part.replace(f"{{{name}}}", value)
         command.argv.append(part)

@@ -12,23 +12,32 @@ import zipfile
 from pathlib import PurePosixPath
 
 ZIP_TYPES = ("application/zip", "application/x-zip-compressed")
+# The answer is the submission's: an archive bomb must cost the case program neither its memory
+# nor minutes. Past these, the remaining members are left out.
 MAX_MEMBERS = 10_000
 MAX_MEMBER_BYTES = 8 * 1024 * 1024
+MAX_TOTAL_BYTES = 32 * 1024 * 1024  # unpacked, kept and skipped members together
 
 
 def archive_members(raw: bytes, content_type: str) -> dict[str, str]:
     """Member path -> content; ValueError when the body is not such an archive."""
     found: dict[str, str] = {}
+    budget = MAX_TOTAL_BYTES
     try:
         if any(kind in content_type.lower() for kind in ZIP_TYPES):
             with zipfile.ZipFile(io.BytesIO(raw)) as archive:
                 for info in archive.infolist()[:MAX_MEMBERS]:
-                    if not info.is_dir() and _safe(info.filename):
+                    if not info.is_dir() and _safe(info.filename) and budget > 0:
                         with archive.open(info) as member:
-                            found[info.filename] = _text(member.read(MAX_MEMBER_BYTES))
+                            data = member.read(min(MAX_MEMBER_BYTES, budget))
+                        budget -= len(data)
+                        found[info.filename] = _text(data)
         else:
             with tarfile.open(fileobj=io.BytesIO(raw), mode="r:*") as archive:
-                for tar_info in archive.getmembers()[:MAX_MEMBERS]:
+                for count, tar_info in enumerate(archive):  # streamed: stops at the budget, not at the end
+                    budget -= tar_info.size
+                    if count >= MAX_MEMBERS or budget < 0:
+                        break
                     handle = archive.extractfile(tar_info) if tar_info.isfile() and _safe(tar_info.name) else None
                     if handle is not None:
                         found[tar_info.name] = _text(handle.read(MAX_MEMBER_BYTES))
