@@ -207,12 +207,14 @@ class Run:
             wrong = [a.name for a in score.judged if not a.correct]
             head = [f"{', '.join(wrong)} wrong (score {score.score or 0:.2f})"]
         diff = entry.get("diff") if "message" not in entry else None  # an error's diff says nothing
-        lines = [*head, note or "", diff or ""]
-        judged = {a.name for a in score.judged} if score is not None else set()
+        judged = {a.name: a.correct for a in score.judged} if score is not None else {}
+        stderr = ""
         if isinstance(actual, CLIResult) and "stderr" not in judged and isinstance(actual.stderr, str) and actual.stderr.strip():
             tail = actual.stderr.strip().splitlines()[-STDERR_LINES:]
-            lines.append("stderr (not checked), last lines:\n" + "\n".join(f"  {line}" for line in tail))
-        return "\n".join(line for line in lines if line).strip()
+            stderr = "stderr (not checked), last lines:\n" + "\n".join(f"  {line}" for line in tail)
+        # a wrong exit code: the program's own words on stderr (a crash's trace) say more than the diff
+        body = [stderr, diff or ""] if judged.get("status_code") is False else [diff or "", stderr]
+        return "\n".join(line for line in [*head, note or "", *body] if line).strip()
 
     # ---- the report ----------------------------------------------------------------------------
 
