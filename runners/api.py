@@ -20,7 +20,7 @@ def make_runner(
 ) -> Runner:
     """The registered runner for the problem's framework, ready to `.run()`."""
     problem = problem if isinstance(problem, ProblemConfig) else load_problem(problem)
-    cls = runner_class(problem.framework)
+    cls = runner_class(problem.framework, problem.kind)
     return cls(problem=problem, checkpoint=checkpoint, environment=environment,
                submission_path=submission)
 

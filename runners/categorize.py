@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 from runners.gcpause import gc_paused
@@ -61,8 +61,10 @@ def categorize(
     current_checkpoint: str,
     order: Mapping[str, int],
     custom_markers: Mapping[str, GroupType],
+    checkpoint_of: Callable[[str | None, str], str] | None = None,
 ) -> list[TestResult]:
-    """Turn parser records into grouped `TestResult`s.
+    """Turn parser records into grouped `TestResult`s (`checkpoint_of(file, current)`: the
+    checkpoint a test file belongs to, by default the one its name mentions).
 
     Each file's checkpoint is worked out once (with 100,000 tests in a few hundred files, the
     per-test path parsing and regex searches were most of the time of normalizing a report).
@@ -74,7 +76,8 @@ def categorize(
         file = record.file or record.id.split("::", 1)[0]
         checkpoint = checkpoints.get(file)
         if checkpoint is None:
-            checkpoint = checkpoints[file] = checkpoint_of_file(file, order, current_checkpoint)
+            checkpoint = checkpoints[file] = (checkpoint_of(file, current_checkpoint) if checkpoint_of
+                                              else checkpoint_of_file(file, order, current_checkpoint))
         results.append(
             TestResult(
                 id=record.id,

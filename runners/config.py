@@ -6,6 +6,8 @@ problems/<name>/
   checkpoint_N.md           the spec given to the agent
   tests/conftest.py         (pytest) registers --entrypoint and --checkpoint
   tests/test_checkpoint_N.py, or tests/checkpoint_N.test.{js,ts} for vitest/jest
+  overlay/                  kind: repository instead of tests/: the files laid over the
+                            submission at their paths (checkpoints select them with `tests:`)
 ```
 
 Unknown keys are errors (SCBench silently ignores them at the top level; a typo there would
@@ -15,7 +17,7 @@ silently change a grade). Checkpoints inherit `timeout` and `env` from the probl
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
@@ -28,6 +30,8 @@ from runners.results import GroupType
 from runners.validation import load_yaml_mapping, validate_model
 
 CONFIG_FILE = "config.yaml"
+OVERLAY_DIR = "overlay"
+REPOSITORY_FRAMEWORKS = ("pytest", "vitest", "jest")
 BUILTIN_MARKERS: dict[str, tuple[str, GroupType]] = {
     "error": ("error-handling / edge-case tests", GroupType.ERROR),
     "functionality": ("non-core / nice-to-have tests", GroupType.FUNCTIONALITY),
@@ -73,6 +77,56 @@ class CheckpointConfig(_Strict):
     timeout: float | None = Field(None, gt=0, description="Per-test timeout in seconds.")
     env: dict[str, str] = Field(default_factory=dict)
     spec_override: str | None = Field(None, exclude=True)
+    tests: list[str] = Field(
+        default_factory=list, description="kind: repository: the problem's test files of this checkpoint, "
+        "as paths or globs relative to the repository root (files under overlay/)."
+    )
+    doctests: list[str] = Field(
+        default_factory=list, description="kind: repository, pytest: the submission's own modules whose "
+        "doctests run at this checkpoint (paths or globs); only their doctests count."
+    )
+
+    @field_validator("tests", "doctests")
+    @classmethod
+    def _relative_patterns(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            if not pattern.strip() or pattern.startswith("/") or ".." in PurePosixPath(pattern).parts:
+                raise ValueError(f"{pattern!r}: expected a path or glob relative to the repository root, "
+                                 "without '..'")
+        return value
+
+
+class RepositoryConfig(_Strict):
+    """kind: repository: how the problem's tests are laid into the submission and run."""
+
+    config: str | None = Field(
+        None, description="The framework's configuration among the overlay files (pytest.ini, "
+        "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the overlay's root."
+    )
+    dependencies: bool = Field(
+        True, description="Install the repository's own (production) dependencies in the prepare step."
+    )
+    install: bool | None = Field(
+        None, description="pytest: install the repository itself (editable, so it imports by name and has "
+        "its metadata); default: when it has a pyproject.toml, setup.py or setup.cfg."
+    )
+    requirements: list[str] = Field(
+        default_factory=list, description="pytest: the repository's requirement files to install (names or "
+        "globs at its root, e.g. requirements*.txt); default: requirements.txt."
+    )
+    extras: list[str] = Field(
+        default_factory=list, description="pytest: extras of its pyproject.toml to install too."
+    )
+    plugins: list[str] = Field(
+        default_factory=list, description="pytest: plugin modules to load with -p (from test_dependencies)."
+    )
+
+    @field_validator("config")
+    @classmethod
+    def _relative(cls, value: str | None) -> str | None:
+        if value is not None and (value.startswith("/") or ".." in PurePosixPath(value).parts):
+            raise ValueError("expected a path relative to overlay/, without '..'")
+        return value
 
 
 class ProblemConfig(_Strict):
@@ -80,7 +134,11 @@ class ProblemConfig(_Strict):
     version: int
     description: str
     tags: list[str] = Field(min_length=1)
-    entry_file: str = Field(description="Entry file of the submission, with or without extension.")
+    kind: Literal["suite", "repository"] = Field(
+        "suite", description="suite: hidden tests drive the submission from outside; repository: the "
+        "problem's tests are laid into the submission, a repository, and run as its own suite."
+    )
+    entry_file: str = Field("", description="Entry file of the submission, with or without extension.")
     checkpoints: dict[str, CheckpointConfig] = Field(min_length=1)
     framework: str = "pytest"
     author: str | None = None
@@ -105,6 +163,9 @@ class ProblemConfig(_Strict):
     python: str | None = Field(
         None, description="The Python the submission and its tests need: a version (3.12) or a "
         "range (>=3.12); default: whatever the user or the harness runs."
+    )
+    repository: RepositoryConfig | None = Field(
+        None, description="kind: repository: its settings (trusted configuration, installs, plugins)."
     )
 
     _path: Path | None = PrivateAttr(None)
@@ -157,6 +218,35 @@ class ProblemConfig(_Strict):
         return value
 
     @model_validator(mode="after")
+    def _kind_fields(self) -> "ProblemConfig":
+        problems = []
+        if self.kind == "suite":
+            if not self.entry_file:
+                problems.append("field `entry_file`: required but missing")
+            if self.repository is not None:
+                problems.append("field `repository`: only for kind: repository")
+            problems += [f"field `checkpoints.{name}.{key}`: only for kind: repository"
+                         for name, cp in self.checkpoints.items() for key in ("tests", "doctests")
+                         if getattr(cp, key)]
+        else:
+            if self.framework not in REPOSITORY_FRAMEWORKS:
+                problems.append(f"field `framework`: kind: repository runs {', '.join(REPOSITORY_FRAMEWORKS)} "
+                                f"(got {self.framework!r})")
+            problems += [f"field `checkpoints.{name}.tests`: required for kind: repository (the problem's "
+                         "test files of this checkpoint, paths or globs under overlay/)"
+                         for name, cp in self.checkpoints.items() if not cp.tests]
+            if self.framework != "pytest":
+                problems += [f"field `checkpoints.{name}.doctests`: only for framework pytest"
+                             for name, cp in self.checkpoints.items() if cp.doctests]
+                settings = self.repository or RepositoryConfig()
+                problems += [f"field `repository.{key}`: only for framework pytest"
+                             for key in ("install", "requirements", "extras", "plugins")
+                             if getattr(settings, key) not in (None, [])]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
     def _inherit(self) -> "ProblemConfig":
         for position, (name, checkpoint) in enumerate(self.checkpoints.items(), start=1):
             checkpoint.name = name
@@ -178,6 +268,15 @@ class ProblemConfig(_Strict):
     @property
     def tests_dir(self) -> Path:
         return self.path / "tests"
+
+    @property
+    def overlay_dir(self) -> Path:
+        """kind: repository: the files laid over the submission at their relative paths."""
+        return self.path / OVERLAY_DIR
+
+    @property
+    def settings(self) -> RepositoryConfig:
+        return self.repository or RepositoryConfig()
 
     def ordered_checkpoints(self) -> list[CheckpointConfig]:
         return sorted(self.checkpoints.values(), key=lambda c: (c.order or 0, c.name))
@@ -251,7 +350,11 @@ def load_problem(problem_dir: Path | str) -> ProblemConfig:
 
 def _check_files(problem: ProblemConfig, config_file: Path) -> None:
     problems: list[str] = []
-    if not isinstance(problem, CaseProblemConfig) and not problem.tests_dir.is_dir():
+    if problem.kind == "repository":
+        from runners.repository.overlay import check_overlay
+
+        problems += check_overlay(problem)
+    elif not isinstance(problem, CaseProblemConfig) and not problem.tests_dir.is_dir():
         problems.append(f"directory `tests/` is missing next to {CONFIG_FILE}")
     if isinstance(problem, CaseProblemConfig) and "loader_script" in problem.model_fields_set \
             and not (problem.path / problem.loader_script).is_file():

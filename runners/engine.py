@@ -84,10 +84,10 @@ def execute(
     try:
         workspace.copy_submission(submission, listed, deadline=clock + wall)
         copy_seconds = time.monotonic() - clock
+        runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
         # What no sandbox stops (code the tests import runs inside the test process): flagged.
         ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission,
-                                     protected=runner.protected())
-        runner.copy_tests(ctx)
+                                     protected=runner.protected(), skip=runner.problem_files(ctx))
         runner.check_select(ctx)  # a --select id that names no test: refused before any sandbox
         workspace.copy_assets(problem)
         if runner.signs_reports:
@@ -155,7 +155,8 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
             verdict: Verdict) -> ExecutionResult:
     order = {cp.name: cp.order or 0 for cp in ctx.problem.ordered_checkpoints()}
     cut = _bound_text(verdict.report.records)
-    tests = categorize(verdict.report.records, ctx.checkpoint.name, order, ctx.problem.marker_groups())
+    tests = categorize(verdict.report.records, ctx.checkpoint.name, order, ctx.problem.marker_groups(),
+                       checkpoint_of=runner.checkpoint_of_file)
     flags = list(ctx.flags)
     if not ctx.sandbox.isolated:
         flags.append("unsandboxed")

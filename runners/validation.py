@@ -29,6 +29,9 @@ def describe_validation_error(error: ValidationError, model: type[BaseModel] | N
             messages.append(f"field `{loc}`: unknown key{hint}")
         elif kind == "missing":
             messages.append(f"field `{loc}`: required but missing")
+        elif not item["loc"] and item["msg"].startswith("Value error, field `"):
+            # A whole-model check (a model validator) names its own fields, one message each.
+            messages += item["msg"].removeprefix("Value error, ").split("; ")
         else:
             got = _short(item.get("input"))
             # A validator's own ValueError reads "Value error, <its message>": keep the message.

@@ -5,6 +5,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+# Vendored repositories (tests/fixtures/repos) carry their own test suites: data, not our tests.
+collect_ignore = ["fixtures"]
+
 
 # Tests that run a real test framework through a prepared toolchain (uv, npm: the network on a
 # cold cache, a second or more per run). They get the `toolchain` mark, which `make test-fast`
@@ -29,6 +32,8 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
     "sandbox/test_python_versions.py": None,
     "test_submission_limits.py": {"test_a_solution_kept_inside_the_problem_runs_but_not_one_holding_the_tests"},
     "test_examples.py": None,
+    "test_repository_runs.py": None,
+    "test_real_repositories.py": {"test_inflection_graded_by_its_own_suite_matches_pytest_test_by_test"},
     "hostile/test_hostile.py": None,
     "hostile/test_scan.py": {"test_the_engine_puts_the_flags_on_the_result"},
     "batch/test_batch_cli.py": {"test_unknown_problems_are_reported_not_fatal"},

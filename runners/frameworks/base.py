@@ -41,6 +41,9 @@ class Runner(ABC):
     """
 
     name: ClassVar[str]
+    # The problem kind it runs (`ProblemConfig.kind`): the registry holds one runner per
+    # framework and kind.
+    kind: ClassVar[str] = "suite"
     report_files: ClassVar[tuple[str, ...]] = ()
     # Modules `collect` imports: loaded while the tests run (`runners.preload`), not after.
     collect_modules: ClassVar[tuple[str, ...]] = ()
@@ -89,10 +92,23 @@ class Runner(ABC):
         """Whether a top-level file of tests/ belongs to some checkpoint."""
 
     def copy_tests(self, ctx: RunContext) -> None:
-        """Put what the run needs of the problem into `ctx.workspace.tests`, before any sandbox
-        starts; the default copies this checkpoint's test files, the earlier ones' and every
-        other file under tests/."""
+        """Put what the run needs of the problem where the run finds it, before any sandbox
+        starts (and before the scan): the default copies this checkpoint's test files, the earlier
+        ones' and every other file under tests/ into `ctx.workspace.tests`, beside the copy of the
+        submission; a repository runner lays the problem's files into the copy instead."""
         ctx.workspace.copy_tests(ctx.problem, ctx.checkpoint, self.is_test_file, self.test_files)
+
+    def problem_files(self, ctx: RunContext) -> set[str]:
+        """Paths in the submission copy that are the problem's, not the submission's (the scan
+        skips them): none, unless the tests are laid into the copy."""
+        return set()
+
+    def checkpoint_of_file(self, file: str | None, current: str) -> str:
+        """The checkpoint a test's file belongs to (earlier ones' tests are Regression): the
+        checkpoint its name mentions (`test_checkpoint_2.py`), else the current one."""
+        from runners.categorize import checkpoint_of_file
+
+        return checkpoint_of_file(file, self.problem.checkpoints, current)
 
     def check_select(self, ctx: RunContext) -> None:
         """Refuse `ctx.select` ids that name no test (UserInputError), before any sandbox starts.

@@ -108,10 +108,13 @@ class JsRunner(Runner):
         node = prepared_node(ctx).node_env.node
         entry_file = f"{ctx.layout.submission}/{entry_file_name(ctx.problem.entry_file, '.js')}"
         entrypoint = shell_command([node, entry_file])
-        env = {
+        return entrypoint, {**self.run_env(ctx), "RUNNERS_ENTRYPOINT": entrypoint, "RUNNERS_ENTRY_FILE": entry_file}
+
+    def run_env(self, ctx: RunContext) -> dict[str, str]:
+        """The test step's environment, whatever the problem kind."""
+        node = prepared_node(ctx).node_env.node
+        return {
             "PATH": f"{Path(node).parent}:/usr/local/bin:/usr/bin:/bin",
-            "RUNNERS_ENTRYPOINT": entrypoint,
-            "RUNNERS_ENTRY_FILE": entry_file,
             "SUBMISSION_PATH": ctx.layout.submission,
             "NODE_ENV": "test",
             "CI": "true",
@@ -120,7 +123,6 @@ class JsRunner(Runner):
             "npm_config_offline": "true",
             KEY_FILE_ENV: f"{ctx.layout.reports}/{KEY_FILE_NAME}",
         }
-        return entrypoint, env
 
     def timeout_ms(self, ctx: RunContext) -> int:
         return int((ctx.checkpoint.timeout or 30) * 1000)
@@ -129,7 +131,7 @@ class JsRunner(Runner):
         try:
             data = read_report(ctx.workspace.reports / self.report_name, not_before=ctx.started_at)
             check_signature(ctx, self.report_name, ctx.report_key, data)
-            parsed = self.parse(data, ctx.layout.root)
+            parsed = self.parse(data, self.parse_root(ctx))
         except ReportError as exc:
             return Verdict(ParsedReport(), infrastructure_reason=f"{exc} ({self.name} exit code {outcome.exit_code})")
         keep_selected(ctx.select, parsed)
@@ -138,6 +140,10 @@ class JsRunner(Runner):
         verdict.errors += parsed.errors
         verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
         return verdict
+
+    def parse_root(self, ctx: RunContext) -> str:
+        """The directory test files are named relative to (the ids' first part)."""
+        return ctx.layout.root
 
     def parse(self, data: bytes, root: str) -> ParsedReport:
         raise NotImplementedError

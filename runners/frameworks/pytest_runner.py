@@ -19,6 +19,7 @@ from runners.errors import UserInputError
 from runners.frameworks.base import (
     ExitContract,
     Invocation,
+    Layout,
     RunContext,
     Runner,
     Verdict,
@@ -115,17 +116,7 @@ class PytestRunner(Runner):
             argv += [f"{layout.root}/{test_id}" for test_id in ctx.select]
         else:
             argv.append(layout.tests)
-        env = {
-            "PATH": f"{prepared.submission_env.bin_dir}:/usr/local/bin:/usr/bin:/bin",
-            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1",
-            "PYTHONHASHSEED": "0",
-            "UV_OFFLINE": "1",
-            "PIP_NO_INDEX": "1",
-            "SUBMISSION_PATH": layout.submission,
-            KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
-        }
+        env = test_env(layout, prepared.submission_env.bin_dir)
         return Invocation(argv=argv, env=env, mounts=prepared.toolchains.mounts(),
                           image=toolchain_host(ctx.sandbox).image_for("python"), entrypoint=self.entrypoint(ctx))
 
@@ -169,6 +160,21 @@ class PytestRunner(Runner):
             if other and other.attempts > 1:
                 record.attempts, record.flaky = other.attempts, other.flaky
         return None
+
+
+def test_env(layout: Layout, bin_dir: str) -> dict[str, str]:
+    """The test step's environment: `bin_dir` first on PATH, plugins only by name, offline."""
+    return {
+        "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONHASHSEED": "0",
+        "UV_OFFLINE": "1",
+        "PIP_NO_INDEX": "1",
+        "SUBMISSION_PATH": layout.submission,
+        KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
+    }
 
 
 def _no_report_reason(exc: ReportError, outcome: SandboxResult) -> str:

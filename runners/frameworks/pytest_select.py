@@ -17,20 +17,21 @@ from pathlib import Path, PurePosixPath
 from runners.errors import UserInputError
 
 
-def check_pytest_select(root: Path, select: Sequence[str]) -> None:
+def check_pytest_select(root: Path, select: Sequence[str], files: Sequence[str] | None = None) -> None:
     """Raise UserInputError for the first id in `select` that names no file or test under `root`
-    (the workspace: `tests/...` as the run sees it)."""
+    (the workspace: `tests/...` as the run sees it; a repository: one of `files`)."""
     defined: dict[str, set[str]] = {}
     for test_id in select:
         file, *names = test_id.split("::")
         rel = PurePosixPath(file)
-        if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.parts[0] != "tests":
+        if files is None and (rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.parts[0] != "tests"):
             raise UserInputError(f"option --select: {test_id!r}: expected a test id under tests/, "
                                  "such as tests/test_checkpoint_1.py::test_name")
         path = root / rel
-        if not path.is_file():
+        if not path.is_file() or (files is not None and file not in files):
+            known = _test_files(root) if files is None else list(files)
             raise UserInputError(f"option --select: {test_id!r}: {file} is not a test file of this "
-                                 f"checkpoint (files: {', '.join(_test_files(root)) or 'none'})")
+                                 f"checkpoint (files: {', '.join(known) or 'none'})")
         if not names:
             continue
         if file not in defined:

@@ -1,4 +1,4 @@
-"""The runner registry: framework name -> Runner class.
+"""The runner registry: (framework, problem kind) -> Runner class.
 
 Built-in runners register on import; third-party ones are found through the
 `runners.frameworks` entry point group (`name = "package.module:RunnerClass"`).
@@ -13,7 +13,7 @@ from runners.frameworks.base import Runner
 from runners.scan.core import Protected
 
 ENTRY_POINT_GROUP = "runners.frameworks"
-_REGISTRY: dict[str, type[Runner]] = {}
+_REGISTRY: dict[tuple[str, str], type[Runner]] = {}
 _loaded = False
 _load_lock = threading.Lock()
 # Built-in frameworks and their modules: a run imports only its own runner's module (the JS
@@ -27,17 +27,23 @@ _BUILTINS = {
     "go": "go_runner",
     "cases": "cases_runner",
 }
+# Runners of other problem kinds, by framework (imported when a problem of that kind asks).
+_KIND_BUILTINS = {
+    ("pytest", "repository"): "repo_pytest",
+    ("vitest", "repository"): "repo_js",
+    ("jest", "repository"): "repo_js",
+}
 _BUILTIN_MODULES = tuple(dict.fromkeys(_BUILTINS.values()))
 
 
 def register_runner(cls: type[Runner]) -> type[Runner]:
-    _REGISTRY[cls.name] = cls
+    _REGISTRY[(cls.name, cls.kind)] = cls
     return cls
 
 
 def runner_names() -> list[str]:
     _load()
-    return sorted(_REGISTRY)
+    return sorted({name for name, _ in _REGISTRY})
 
 
 def builtin_runner_classes() -> list[type[Runner]]:
@@ -53,16 +59,20 @@ def builtin_protected() -> Protected:
     return merged
 
 
-def runner_class(framework: str) -> type[Runner]:
-    if framework not in _REGISTRY and framework in _BUILTINS:
+def runner_class(framework: str, kind: str = "suite") -> type[Runner]:
+    key = (framework, kind)
+    if key not in _REGISTRY and kind == "suite" and framework in _BUILTINS:
         _import_builtin(_BUILTINS[framework])
-    if framework not in _REGISTRY:  # a third-party runner, or a mistake: look everywhere
+    if key not in _REGISTRY and key in _KIND_BUILTINS:
+        _import_builtin(_KIND_BUILTINS[key])
+    if key not in _REGISTRY:  # a third-party runner, or a mistake: look everywhere
         _load()
-    if framework not in _REGISTRY:
+    if key not in _REGISTRY:
+        known = sorted(name for name, k in _REGISTRY if k == kind)
         raise UserInputError(
-            f"framework {framework!r} has no runner (known: {', '.join(sorted(_REGISTRY))})"
+            f"framework {framework!r} has no runner for kind {kind!r} (known: {', '.join(known) or 'none'})"
         )
-    return _REGISTRY[framework]
+    return _REGISTRY[key]
 
 
 def _load() -> None:
@@ -74,7 +84,7 @@ def _load() -> None:
     with _load_lock:
         if _loaded:
             return
-        for module in _BUILTIN_MODULES:
+        for module in (*_BUILTIN_MODULES, *dict.fromkeys(_KIND_BUILTINS.values())):
             _import_builtin(module)
         from importlib.metadata import entry_points  # ~10 ms: only when a third party is looked for
 
@@ -82,7 +92,7 @@ def _load() -> None:
             cls = point.load()
             if not (isinstance(cls, type) and issubclass(cls, Runner)):
                 raise UserInputError(f"entry point {point.name!r} in {ENTRY_POINT_GROUP} is not a Runner class")
-            _REGISTRY.setdefault(point.name, cls)
+            _REGISTRY.setdefault((point.name, cls.kind), cls)
         _loaded = True
 
 

@@ -11,7 +11,9 @@ own quirks:
 - a test that passed on retry is `passed` but keeps the earlier attempts' errors in
   `failureMessages` (no retry count is written): it stays passed and is flaky;
 - `tags` (vitest >= 4.1) are markers; `@word` tags in titles are markers too;
-- in CI mode a file whose `.snap` has obsolete entries fails with no failing test: no record.
+- in CI mode a file whose `.snap` has obsolete entries fails with no failing test: no record;
+- a type test file's (`--typecheck`) tests have the file's own path as their outermost describe:
+  dropped, so their ids read like any other test's.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ def parse_vitest_json(data: bytes | str | dict[str, Any], root: str | None = Non
     hidden: list[tuple[int, str, list[Scope]]] = []  # (insert at, file, candidate describes)
     for entry in report.testResults:
         file = relative_path(entry.name, root)
+        for test in entry.assertionResults:
+            if test.ancestorTitles[:1] == [file]:
+                test.ancestorTitles = test.ancestorTitles[1:]
         records += [_record(a, file, new_id) for a in entry.assertionResults]
         if entry.status != "failed":
             continue

@@ -7,6 +7,10 @@
    user cannot read its memory or file descriptors), and signs the final JSON report with an
    HMAC. A report rewritten by anything else fails verification: an infrastructure failure, not a
    grade.
+3. Repository problems: it registers the groups' markers (a problem's own ini, maybe with
+   `--strict-markers`, is used as it is), and a submission's module named only for its doctests
+   is not collected as a test module too (pytest would import it as one, `__main__.py` included,
+   and collect any `test_*` function of the library).
 
 Standalone: it is copied into the toolchain environment and imports nothing from `runners`.
 """
@@ -15,17 +19,37 @@ import ctypes
 import os
 
 import pytest
-from runners_report_signature import KEY_FILE_ENV, SIGNATURE_FIELD, sign
+from runners_report_signature import DOCTEST_ONLY_ENV, KEY_FILE_ENV, MARKERS_ENV, SIGNATURE_FIELD, sign
 
 # pytest's own bookkeeping marks say nothing about what a test checks.
 _INTERNAL = {"parametrize", "usefixtures", "filterwarnings"}
 PR_SET_DUMPABLE = 4
 _key = None
+_doctest_only: frozenset = frozenset()
+
+
+class _DoctestOnly(pytest.File):
+    """A submission's module named for its doctests: no test module (the doctest plugin still
+    collects its examples)."""
+
+    def collect(self):
+        return []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path, parent):
+    if str(module_path) in _doctest_only:
+        return _DoctestOnly.from_parent(parent, path=module_path)
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
-    global _key
+    global _key, _doctest_only
+    for line in os.environ.get(MARKERS_ENV, "").splitlines():
+        if line.strip():
+            config.addinivalue_line("markers", line)
+    _doctest_only = frozenset(p for p in os.environ.get(DOCTEST_ONLY_ENV, "").split(os.pathsep) if p)
     path = os.environ.pop(KEY_FILE_ENV, None)
     if not path or hasattr(config, "workerinput"):  # xdist workers: the controller signs
         return
@@ -50,6 +74,8 @@ def pytest_json_runtest_metadata(item, call):
     for mark in item.iter_markers():
         if mark.name not in names and mark.name not in _INTERNAL:
             names.append(mark.name)
+    if type(item).__name__ == "DoctestItem":  # a docstring's examples, not a test function
+        names.append("doctest")
     path, lineno, _ = item.location
     return {"markers": names, "file": path, "line": (lineno + 1) if lineno is not None else None}
 

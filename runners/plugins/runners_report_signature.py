@@ -11,6 +11,10 @@ import json
 
 SIGNATURE_FIELD = "runners_signature"
 KEY_FILE_ENV = "RUNNERS_REPORT_KEY_FILE"
+# Not signing, but shared the same way: the groups' markers the plugin registers ("name: text"
+# lines), and the files whose doctests alone count (os.pathsep-separated paths).
+MARKERS_ENV = "RUNNERS_PYTEST_MARKERS"
+DOCTEST_ONLY_ENV = "RUNNERS_DOCTEST_ONLY"
 KEY_FILE_NAME = ".runners-report-key"
 
 

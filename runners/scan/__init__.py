@@ -41,22 +41,23 @@ LANGUAGES: tuple[LanguageScan, ...] = (PythonScan(), JavaScriptScan())
 
 
 def scan_submission(root: Path, entry_file: str | None = None, original: Path | None = None,
-                    protected: Protected | None = None) -> list[str]:
+                    protected: Protected | None = None, skip: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Flags for what in the submission copy at `root` touches the grader; [] for ordinary code.
 
     `entry_file` is the problem's entry file (a CLI may exit, a library may not); `original` is the
     submission as given, looked at only for what the copy leaves out (a shipped node_modules);
     `protected` is what the run's runner protects (`Runner.protected()`; every built-in runner's
-    together: `runners.frameworks.registry.builtin_protected()`).
+    together: `runners.frameworks.registry.builtin_protected()`); `skip` lists the copy's files
+    that are the problem's (a repository problem's tests), relative to `root`.
     """
     try:
-        findings = scan(Path(root), entry_file, Path(original) if original else None, protected)
+        findings = scan(Path(root), entry_file, Path(original) if original else None, protected, skip)
     except Exception as exc:  # noqa: BLE001 - advisory: a scan that fails must never stop the grading
         return [f"{PREFIX}: the scan failed ({type(exc).__name__}: {exc})"[:300]]
     return as_flags(findings)
 
 
 def scan(root: Path, entry_file: str | None = None, original: Path | None = None,
-         protected: Protected | None = None) -> list[Finding]:
+         protected: Protected | None = None, skip: set[str] | frozenset[str] = frozenset()) -> list[Finding]:
     given = ScanInput(entry_file, protected if protected is not None else Protected())
-    return scan_files(root, LANGUAGES, given, original)
+    return scan_files(root, LANGUAGES, given, original, skip)

@@ -102,7 +102,7 @@ class LanguageScan:
 
 
 def scan_files(root: Path, languages: Sequence[LanguageScan], given: ScanInput,
-               original: Path | None = None) -> list[Finding]:
+               original: Path | None = None, skip: set[str] | frozenset[str] = frozenset()) -> list[Finding]:
     findings: list[Finding] = []
     if original is not None:
         findings += _shipped(original)
@@ -114,6 +114,8 @@ def scan_files(root: Path, languages: Sequence[LanguageScan], given: ScanInput,
             findings.append(Finding(".", None, f"scan stopped after {seen - 1} files"))
             break
         rel = PurePosixPath(path.relative_to(root).as_posix())
+        if str(rel) in skip:
+            continue
         for language in languages:
             findings += language.by_name(rel, given)
         readers = [language for language in languages if language.wants(rel)]

@@ -1,6 +1,11 @@
-"""JavaScript and TypeScript in a submission: test-runner configuration and reporters the
-harness would ignore anyway but that say what was intended, and library code that imports the
-test framework, patches built-ins or its globals, or exits the process.
+"""JavaScript and TypeScript in a submission: reporters, package.json entries that remap the
+test framework, and library code that imports the test framework, patches built-ins or its
+globals, or exits the process.
+
+Test-runner configuration the harness never reads is not flagged for being there (a
+`vitest.config.ts`, `jest.config.js`, `.babelrc`, `babel.config.js`, a `jest` key in
+package.json): the harness passes its own configuration, and a repository problem removes the
+submission's. What such a file names (a setup file, a reporter, a transform) is code, and is read.
 
 Read as text with comments stripped: nothing is parsed by Node or run.
 """
@@ -15,8 +20,6 @@ from runners.scan.core import Finding, LanguageScan, ScanInput, is_entry, lines
 
 JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"})
 
-JS_CONFIG = re.compile(r"^(?:(?:vitest|vite)\.(?:config|workspace|projects)|jest\.(?:config|setup|preset)|"
-                       r"vitest\.setup|setupTests|babel\.config|jest-preset)(?:\.[\w-]+)*$|^\.babelrc")
 JS_REPORTER = re.compile(r"reporter", re.IGNORECASE)
 TEST_FRAMEWORKS = r"vitest|@vitest/[\w./-]+|jest|@jest/[\w./-]+|expect|jest-circus|jest-jasmine2|chai"
 JS_PATTERNS: list[tuple[re.Pattern[str], str]] = [
@@ -41,8 +44,6 @@ class JavaScriptScan(LanguageScan):
     file_names = frozenset({"package.json"})
 
     def by_name(self, rel: PurePosixPath, given: ScanInput) -> list[Finding]:
-        if JS_CONFIG.match(rel.name):
-            return [Finding(str(rel), None, "test runner configuration")]
         if rel.suffix.lower() in JS_SUFFIXES and JS_REPORTER.search(rel.name):
             return [Finding(str(rel), None, "a test reporter")]
         return []
@@ -61,9 +62,6 @@ def _package_json(rel: PurePosixPath, text: str) -> list[Finding]:
     if not isinstance(data, dict):
         return []
     found = []
-    for key in ("jest", "vitest", "babel", "mocha", "ava"):
-        if key in data:
-            found.append(Finding(str(rel), None, f"test runner configuration ({key} key)"))
     if re.fullmatch(TEST_FRAMEWORKS, str(data.get("name", ""))):
         found.append(Finding(str(rel), None, f"a package named {data['name']!r}, like the test framework"))
     for key in ("imports", "exports", "browser", "overrides", "resolutions"):

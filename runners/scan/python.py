@@ -1,6 +1,12 @@
-"""Python in a submission: what the interpreter or pytest would load on their own (conftest,
-start-up hooks, `.pth` files, pytest settings and plugins, modules named like the grader's), and
-code that patches, exits or inspects frames where library code has no business doing so.
+"""Python in a submission: what the interpreter or pytest would load on their own (start-up
+hooks, `.pth` files, pytest plugins, modules named like the grader's), and code that patches,
+exits or inspects frames where library code has no business doing so.
+
+Configuration the harness never reads is not flagged for being there: a `conftest.py` (never
+loaded: the tests sit outside the submission, or, in a repository problem, the submission's are
+removed), pytest settings in `pytest.ini`, `tox.ini`, `setup.cfg` or `pyproject.toml` (pytest gets
+`-c`). What such a file would make pytest load is code, and code is read (a conftest's hooks are
+flagged like any other file's).
 
 Read with `ast`: nothing is imported or run.
 """
@@ -29,14 +35,12 @@ _TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
 
 class PythonScan(LanguageScan):
     suffixes = PYTHON_SUFFIXES | {".pth"}
-    file_names = frozenset({"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "entry_points.txt"})
+    file_names = frozenset({"pyproject.toml", "setup.cfg", "entry_points.txt"})
 
     def by_name(self, rel: PurePosixPath, given: ScanInput) -> list[Finding]:
         name = rel.name
         found = []
-        if name == "conftest.py":
-            found.append(Finding(str(rel), None, "a pytest conftest"))
-        elif name in ("sitecustomize.py", "usercustomize.py"):
+        if name in ("sitecustomize.py", "usercustomize.py"):
             found.append(Finding(str(rel), None, "an interpreter start-up hook"))
         elif rel.suffix == ".pth":
             found.append(Finding(str(rel), None, "a .pth file (runs at interpreter start)"))
@@ -59,10 +63,6 @@ class PythonScan(LanguageScan):
         found: list[Finding] = []
         if name in ("entry_points.txt", "setup.py", "setup.cfg", "pyproject.toml"):
             found += [Finding(str(rel), n, "declares a pytest11 plugin") for n, line in lines(text) if "pytest11" in line]
-        if name == "pytest.ini" or (name in ("tox.ini", "setup.cfg") and re.search(r"^\[(?:tool:)?pytest\]", text, re.MULTILINE)) \
-                or (name == "pyproject.toml" and "[tool.pytest" in text):
-            line = next((n for n, l in lines(text) if "pytest" in l and l.lstrip().startswith("[")), None)
-            found.append(Finding(str(rel), line, "pytest configuration"))
         if suffix == ".pth":
             found += [Finding(str(rel), n, "imports code at interpreter start") for n, line in lines(text)
                       if line.startswith("import")]
@@ -108,6 +108,12 @@ class _PythonVisitor(ast.NodeVisitor):
         self.found: list[Finding] = []
         self.depth = 0  # functions and classes around the current node
         self.guarded = 0  # inside `if __name__ == "__main__":`
+
+    @property
+    def at_import(self) -> bool:
+        """Code that runs when the module is imported (a CLI's main function may exit: that
+        exits only the program that calls it)."""
+        return not self.depth and not self.guarded
 
     def add(self, node: ast.AST, what: str) -> None:
         self.found.append(Finding(self.rel, getattr(node, "lineno", None), what))
@@ -167,7 +173,7 @@ class _PythonVisitor(ast.NodeVisitor):
         if name in EXITS and not self.test_code:
             if name in ("os._exit", "posix._exit", "os.abort") and (self.library or (not self.depth and not self.guarded)):
                 self.add(node, name)
-            elif name not in ("os._exit", "posix._exit", "os.abort") and self.library:
+            elif name not in ("os._exit", "posix._exit", "os.abort") and self.library and self.at_import:
                 self.add(node, f"{name} in library code")
         if name in INTROSPECTION and not self.test_code:
             self.add(node, INTROSPECTION[name])
@@ -179,7 +185,8 @@ class _PythonVisitor(ast.NodeVisitor):
 
     def visit_Raise(self, node: ast.Raise) -> None:
         exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-        if exc is not None and _dotted(exc) in ("SystemExit", "builtins.SystemExit") and self.library and not self.test_code:
+        if exc is not None and _dotted(exc) in ("SystemExit", "builtins.SystemExit") and self.library \
+                and self.at_import and not self.test_code:
             self.add(node, "SystemExit in library code")
         self.generic_visit(node)
 
@@ -220,7 +227,8 @@ class _PythonVisitor(ast.NodeVisitor):
 
 def _python(rel: PurePosixPath, text: str, given: ScanInput) -> list[Finding]:
     test_code = _is_test_code(rel)
-    library = not is_entry(rel, given.entry_file, ".py")
+    # `python -m pkg` runs pkg/__main__.py: an entry point, whatever the problem's entry file.
+    library = not is_entry(rel, given.entry_file, ".py") and rel.name != "__main__.py"
     try:
         tree = ast.parse(text, filename=str(rel))
     except (SyntaxError, ValueError, RecursionError, MemoryError):

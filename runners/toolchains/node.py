@@ -80,19 +80,26 @@ class NodeToolchains:
         return NodeEnv(ensure_env(self.host_root, self.sandbox_root, "nodemods", material, build), self.node)
 
     def _npm(self, npm: list[str], command: str, host_tmp: Path, cwd: str) -> SandboxResult:
-        """Only the new node_modules, the npm cache and a scratch home are writable."""
-        scratch = [self.host_root / "npm-cache", self.host_root / "home-npm"]
-        for path in scratch:
+        return self.install_step([*npm, command, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+                                 host_tmp, cwd)
+
+    def install_step(self, argv: list[str], host_tmp: Path, cwd: str, env: dict[str, str] | None = None,
+                     scratch: tuple[str, ...] = ("npm-cache", "home-npm"), read_cache: bool = False) -> SandboxResult:
+        """One install command, network on: only the new directory (`host_tmp`, at `cwd`) and the
+        `scratch` directories of the cache (package caches, a home) are writable; with
+        `read_cache`, the rest of the cache (package managers installed there) is readable."""
+        paths = [self.host_root / name for name in scratch]
+        for path in paths:
             path.mkdir(exist_ok=True)
         return self.sandbox.prepare(SandboxRequest(
-            argv=[*npm, command, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            argv=argv,
             cwd=cwd,
             env={"PATH": f"{Path(self.node).parent}:/usr/local/bin:/usr/bin:/bin",
                  "npm_config_cache": f"{self.sandbox_root}/npm-cache", "HOME": f"{self.sandbox_root}/home-npm",
-                 "npm_config_update_notifier": "false"},
-            mounts=[Mount(source=host_tmp, target=cwd, writable=True),
-                    *(Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True)
-                      for path in scratch),
+                 "npm_config_update_notifier": "false", **(env or {})},
+            mounts=[*([Mount(source=self.host_root, target=self.sandbox_root, writable=False)] if read_cache else []),
+                    Mount(source=host_tmp, target=cwd, writable=True),
+                    *(Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True) for path in paths),
                     *self.host.program_mounts(self.node)],
             network=True,
             limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),

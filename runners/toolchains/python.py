@@ -16,7 +16,7 @@ from runners.errors import InfrastructureError
 from runners.excerpt import with_output
 from runners.limits import ResourceLimits
 from runners.pythons import PythonRequest, python_request
-from runners.sandbox.base import Mount, Sandbox, SandboxRequest
+from runners.sandbox.base import Mount, Sandbox, SandboxRequest, base_env
 from runners.toolchains.cache import CachedEnv, ensure_env
 from runners.toolchains.hosts import toolchain_host
 
@@ -81,7 +81,7 @@ class PythonToolchains:
 
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
             self._venv(host_tmp, sandbox_tmp, tools, test_dependencies, scope="tools", what="test toolchain")
-            site = _site_packages(host_tmp)
+            site = site_packages(host_tmp)
             for path in plugin_files:  # two small modules: left to compile at import (a few ms)
                 shutil.copy(path, site / path.name)
 
@@ -97,6 +97,10 @@ class PythonToolchains:
         the network on.
         """
         requirements, source = declared_requirements(submission_dir)
+        return self.requirements_env(requirements, source or "")
+
+    def requirements_env(self, requirements: list[str], source: str) -> tuple[PythonEnv, str | None]:
+        """A venv with `requirements` (wheels only), cached by them; see `submission_env`."""
         if not requirements:
             return self._empty_env(), None
         material = {"python": self.identity, "requirements": requirements, "only_wheels": True,
@@ -131,43 +135,55 @@ class PythonToolchains:
         """
         uv = self.host.uv_binary()
         host_tmp.mkdir(parents=True)
-        scratch = {name: self.host_root / f"{name}-{scope}" for name in ("uv-cache", "home")}
-        for path in scratch.values():
-            path.mkdir(exist_ok=True)
-        mounts = [Mount(source=host_tmp, target=target, writable=True),
-                  *(Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True)
-                    for path in scratch.values())]
-        steps = [[uv, "venv", "--quiet", "--allow-existing", "--relocatable", "--python", self.python, target]]
+        mounts = [Mount(source=host_tmp, target=target, writable=True)]
+        self.step([uv, "venv", "--quiet", "--allow-existing", "--relocatable", "--python", self.python, target],
+                  target, mounts, scope, what)
         if requirements or extra:
             install = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", f"{target}/bin/python"]
             if requirements:
                 (host_tmp / ".requirements.txt").write_text(requirements)
                 install += ["-r", f"{target}/.requirements.txt"]
-            steps.append(install + list(extra))
-        for argv in steps:
-            result = self.sandbox.prepare(
-                SandboxRequest(
-                    argv=argv,
-                    cwd=target,
-                    env={"UV_CACHE_DIR": f"{self.sandbox_root}/uv-cache-{scope}",
-                         "HOME": f"{self.sandbox_root}/home-{scope}",
-                         "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1",
-                         "UV_LINK_MODE": "copy"},
-                    mounts=[*mounts, *self.host.interpreter_mounts(self.python), *self.host.uv_mounts(uv)],
-                    network=True,
-                    limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
-                    timeout=self.prepare_timeout,
-                    image=self.host.image_for("python"),
-                    run_id=self.run_id,
-                    purpose="prepare",
-                )
-            )
-            if result.exit_code != 0:
-                why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-                raise InfrastructureError(with_output(f"preparing the {what} failed ({why})",
-                                                      result.stderr, result.stdout))
-            self.log.append(" ".join(argv))
+            self.step(install + list(extra), target, mounts, scope, what)
         (host_tmp / ".requirements.txt").unlink(missing_ok=True)
+
+    def step(self, argv: list[str], cwd: str, mounts: list[Mount], scope: str, what: str,
+             env: dict[str, str] | None = None, scratch_dir: tuple[Path, str] | None = None) -> None:
+        """One install command in the sandbox's prepare step: `mounts` plus a uv cache and a
+        scratch home of this trust scope are writable, with the network on; raises on failure.
+
+        With `scratch_dir` (host, sandbox path), the cache and home are that directory instead,
+        the toolchain cache is mounted read-only, and the network is off: a step that runs the
+        submission's own code (its build backend) shares nothing with other runs and reaches
+        nothing outside."""
+        uv = self.host.uv_binary()
+        if scratch_dir is None:
+            scratch = [(self.host_root / f"{name}-{scope}", f"{self.sandbox_root}/{name}-{scope}")
+                       for name in ("uv-cache", "home")]
+        else:
+            scratch = [(scratch_dir[0] / name, f"{scratch_dir[1]}/{name}") for name in ("uv-cache", "home")]
+        for path, _ in scratch:
+            path.mkdir(exist_ok=True)
+        request = SandboxRequest(
+            argv=argv,
+            cwd=cwd,
+            env={**base_env(), "UV_CACHE_DIR": scratch[0][1], "HOME": scratch[1][1],
+                 "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1", "UV_LINK_MODE": "copy", **(env or {})},
+            mounts=[*([Mount(source=self.host_root, target=self.sandbox_root)] if scratch_dir else []),
+                    *mounts, *(Mount(source=host, target=target, writable=True) for host, target in scratch),
+                    *self.host.interpreter_mounts(self.python), *self.host.uv_mounts(uv)],
+            network=scratch_dir is None,
+            limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
+            timeout=self.prepare_timeout,
+            image=self.host.image_for("python"),
+            run_id=self.run_id,
+            purpose="prepare",
+        )
+        result = self.sandbox.prepare(request) if request.network else self.sandbox.run(request)
+        if result.exit_code != 0:
+            why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+            raise InfrastructureError(with_output(f"preparing the {what} failed ({why})",
+                                                  result.stderr, result.stdout))
+        self.log.append(" ".join(argv))
 
 
 @dataclass(frozen=True)
@@ -228,7 +244,7 @@ def declared_requirements(submission_dir: Path) -> tuple[list[str], str | None]:
     return [], None
 
 
-def _site_packages(venv: Path) -> Path:
+def site_packages(venv: Path) -> Path:
     found = sorted(venv.glob("lib/python3*/site-packages"))
     if not found:
         raise InfrastructureError(f"{venv}: no site-packages directory after creating the environment")

@@ -1426,8 +1426,7 @@ CASES: list[Case] = [
           "pyproject.toml": "[tool.pytest.ini_options]\naddopts = \"-p hostile_plugin -k nothing\"\n"},
          frozenset({FAIL}), "-c <generated ini> and --rootdir outside the submission: its ini files are "
          "never read", statuses=ALL_FAILED,
-         flags=(r"grader-touching: pytest\.ini", r"grader-touching: pyproject\.toml",
-                r"grader-touching: hostile_plugin\.py:\d+ pytest_runtest_makereport")),
+         flags=(r"grader-touching: hostile_plugin\.py:\d+ pytest_runtest_makereport",)),
     Case("plugin-autoload", "§6.16", "a pytest11 entry point (dist-info, setup.py), a .pth file, "
          "sitecustomize.py and usercustomize.py patching pytest",
          {**WRONG, "hostile_plugin.py": FORCE_PASS_HOOK,
@@ -1538,7 +1537,8 @@ def sub(a, b):
           "package.json": '{"name": "hostile", "type": "module", "vitest": {"include": ["none"]}}\n'},
          frozenset({FAIL}), "our generated config passed with --config and --root outside the submission",
          framework="vitest", statuses=JS_ALL_FAILED,
-         flags=(r"grader-touching: vitest\.config\.mjs", r"grader-touching: reporter\.mjs",
+         flags=(r"grader-touching: vitest\.config\.mjs:\d+ names the harness's report files",
+                r"grader-touching: reporter\.mjs",
                 r"grader-touching: setup\.mjs:\d+ expect\.extend")),
     Case("vitest-process-exit", "§6.14", "`process.exit(0)` when the library is imported",
          {"calc.mjs": MJS_EXIT}, NOT_PASS, "vitest reports the exit; a missing or incomplete report is never "
@@ -1577,7 +1577,7 @@ def sub(a, b):
                                            "package.json": '{"name": "hostile", "jest": {"testMatch": ["**/nothing"]}}\n'},
          frozenset({FAIL}), "our config passed inline; babel with no config file; the submission is not the "
          "root", framework="jest", statuses=JS_ALL_FAILED,
-         flags=(r"grader-touching: jest\.config\.js", r"grader-touching: package\.json.*jest")),
+         flags=(r"grader-touching: reporter\.js", r"grader-touching: setup\.js:\d+ expect\.extend")),
     Case("jest-process-exit", "§6.14", "`process.exit(0)` when the library is required",
          {"calc.js": CJS_EXIT}, NOT_PASS, "jest reports the exit; a missing or incomplete report is never a "
          "pass", framework="jest", flags=(r"grader-touching: calc\.js:1 process\.exit",)),
@@ -1646,9 +1646,12 @@ CASES += [
 ]
 
 from .cases_based import CASE_BASED  # noqa: E402 - case-based problems' cases, built on the names above
+from .repo_cases import repo_cases  # noqa: E402 - they build on the submissions above
 
 CASES += CASE_BASED
+CASES += repo_cases()
 BY_ID = {case.id: case for case in CASES}
 HONEST_BY_FRAMEWORK = {"pytest": "honest-reference", "vitest": "vitest-honest", "jest": "jest-honest",
                        "cases-cli": "cases-cli-honest", "cases-api": "cases-api-honest",
-                       "cases-browser": "cases-web-honest"}
+                       "cases-browser": "cases-web-honest", "repo-pytest": "repo-pytest-honest",
+                       "repo-vitest": "repo-vitest-honest", "repo-jest": "repo-jest-honest"}

@@ -46,7 +46,7 @@ from runners.sandbox.registry import sandbox_class
 from runners.workspace import Workspace
 
 from .cases import BACKENDS, BY_ID, FAIL, HONEST_BY_FRAMEWORK, INFRA, PASS, REFUSED, TIMEOUT, Case
-from .problems import REPO, TEST_NAMES, build_problems
+from .problems import NODE_FRAMEWORKS, PY_FRAMEWORKS, REPO, TEST_NAMES, build_problems
 
 SESSION = uuid.uuid4().hex[:8]
 CANARY = f"canary-{uuid.uuid4().hex}"
@@ -103,7 +103,7 @@ def available_backends(wanted: Iterable[str] = BACKENDS) -> dict[str, str | None
 
 def framework_reason(framework: str, backend: str) -> str | None:
     """Why a case of `framework` cannot run on `backend` here (None: it can)."""
-    if framework in ("vitest", "jest"):
+    if framework in NODE_FRAMEWORKS:
         return node_reason(backend)
     if framework == "cases-browser":
         return browser_reason(backend)
@@ -341,7 +341,7 @@ class World:
         return sub
 
     def environment(self, case: Case, backend: str, token: str, wall: float | None = None) -> EnvironmentSpec:
-        limits = LIMITS["pytest" if case.framework == "pytest" else
+        limits = LIMITS["pytest" if case.framework in PY_FRAMEWORKS else
                         "cases" if case.framework.startswith("cases-") else "js"]
         return EnvironmentSpec(sandbox=backend, env={"HOSTILE_MARKER": token}, prepare_timeout=900,
                                limits=limits.model_copy(update={"wall_timeout": wall or case.wall, **case.limits}))
@@ -585,7 +585,7 @@ class World:
                 if only is None or (case.id, backend) in only]
         # the long ones first, so the tail of the run is short
         jobs.sort(key=lambda job: (-(job[0].wall if job[0].disruptive or job[0].pair else 0),
-                                   job[0].framework != "pytest"))
+                                   job[0].framework not in PY_FRAMEWORKS))
         crashes = crash_backends if crash_backends is not None else (self.backends if crash else [])
         with ThreadPoolExecutor(max_workers=workers) as pool:
             crash_futures = [pool.submit(self.run_harness_crash, backend) for backend in crashes]

@@ -7,6 +7,10 @@
   the checkpoint-1 run must never see.
 - `hostile_vitest` / `hostile_jest`: a library `calc.mjs` / `calc.js` imported by the tests from
   `RUNNERS_ENTRY_FILE` (in the test worker's process, which is what the JS in-process cases need).
+- `hostile_repo_pytest` / `hostile_repo_vitest` / `hostile_repo_jest` (kind: repository): the same
+  library in a repository; the problem's tests and the configuration it trusts (`pytest.ini` and
+  `tests/conftest.py`, `vitest.config.mjs`, `jest.config.cjs`) are laid over it at their paths, and
+  the tests import it by name or relative path.
 
 The JS problems reuse the example problems' `package.json` + lock (vitest 4, jest 30), so their
 toolchains come from the same cache as the rest of the project's tests.
@@ -131,12 +135,75 @@ test("rejects words @error", () => {
 });
 '''
 
+REPO_PY_CONFTEST = '''
+import pytest
+
+
+@pytest.fixture
+def calc():
+    import calc  # the repository's module, by name
+
+    return calc
+'''
+
+REPO_PY_TESTS = '''
+import pytest
+
+
+def test_add(calc):
+    assert calc.add(2, 3) == 5
+
+
+def test_sub(calc):
+    assert calc.sub(5, 3) == 2
+
+
+@pytest.mark.error
+def test_rejects_words(calc):
+    with pytest.raises(TypeError):
+        calc.add("two", 3)
+'''
+
+REPO_JS_TESTS = '''
+import { expect, test } from "vitest";
+import { add, sub } from "../calc.mjs";
+
+test("adds", () => {
+  expect(add(2, 3)).toBe(5);
+});
+
+test("subtracts", () => {
+  expect(sub(5, 3)).toBe(2);
+});
+
+test("rejects words @error", () => {
+  expect(() => add("two", 3)).toThrow();
+});
+'''
+
+# The trusted configuration each repository problem lays at the paths submissions try to take.
+REPO_OVERLAYS = {
+    "pytest": {"pytest.ini": "[pytest]\nxfail_strict = true\n", "tests/conftest.py": REPO_PY_CONFTEST,
+               "tests/test_calc.py": REPO_PY_TESTS},
+    "vitest": {"vitest.config.mjs": 'export default { test: { environment: "node" } };\n',
+               "test/calc.test.mjs": REPO_JS_TESTS},
+    "jest": {"jest.config.cjs": 'module.exports = { testEnvironment: "node" };\n',
+             "__tests__/calc.test.js": JEST_TESTS.replace("require(process.env.RUNNERS_ENTRY_FILE)",
+                                                          'require("../calc.js")')},
+}
+REPO_TESTS = {"pytest": "tests/test_calc.py", "vitest": "test/calc.test.mjs", "jest": "__tests__/calc.test.js"}
+
 # name of each problem's tests and how many tests a complete run reports
 TEST_NAMES = {
     "pytest": ("test_add_library", "test_add_cli", "test_sub_cli", "test_rejects_words"),
     "vitest": ("adds", "subtracts", "rejects words @error"),
     "jest": ("adds", "subtracts", "rejects words @error"),
+    "repo-pytest": ("test_add", "test_sub", "test_rejects_words"),
+    "repo-vitest": ("adds", "subtracts", "rejects words @error"),
+    "repo-jest": ("adds", "subtracts", "rejects words @error"),
 }
+PY_FRAMEWORKS = ("pytest", "repo-pytest")  # Python's limits
+NODE_FRAMEWORKS = ("vitest", "jest", "repo-vitest", "repo-jest")  # the cases that need node
 TOOLCHAIN_FROM = {"vitest": REPO / "problems" / "text_layout", "jest": REPO / "problems" / "calc_cli"}
 
 
@@ -170,6 +237,15 @@ def build_problems(base: Path, hidden: str) -> dict[str, Path]:
         for name in ("package.json", "package-lock.json"):
             shutil.copy(TOOLCHAIN_FROM[framework] / name, root / name)
         problems[framework] = root
+    for framework, files in REPO_OVERLAYS.items():
+        root = base / f"hostile_repo_{framework}"
+        _config(root, {"name": f"hostile_repo_{framework}", "kind": "repository", "framework": framework,
+                       "timeout": 20, "checkpoints": {"checkpoint_1": {"version": 1, "tests": [REPO_TESTS[framework]]}}})
+        _write(root / "overlay", files)
+        if framework in TOOLCHAIN_FROM:
+            for name in ("package.json", "package-lock.json"):
+                shutil.copy(TOOLCHAIN_FROM[framework] / name, root / name)
+        problems[f"repo-{framework}"] = root
     problems.update(build_case_problems(base, hidden))
     return problems
 

@@ -291,18 +291,21 @@ not on loopback to a closed proxy port.
 The cases were run with these limits: pytest {py_limits}; vitest/jest {js_limits}; case-based {cases_limits}; wall clocks per case
 (6-8 s for the hang cases, 30-60 s otherwise).
 
-**What the harness only detects** (`runners/scan.py`, flags `grader-touching: FILE:LINE WHAT` on the
+**What the harness only detects** (`runners/scan/`, flags `grader-touching: FILE:LINE WHAT` on the
 result, shown by the CLI and in the JSON): when the tests import the submission (a library problem),
 its code runs *inside the test process* and can forge the grade from there: patch `_pytest`, return an
 object whose `__eq__` is always true, find the report key in the plugin's memory and re-sign a forged
 report at exit, extend vitest's or jest's `expect`, replace `Object.is`. No report format survives
-that. The scan flags pytest hooks and conftest files, `_pytest` imports, exits in library code, frame
-and interpreter introspection, replaced attributes of `time`/`sys`/`builtins`/`_pytest`, `__eq__`
-always true, fake test summaries, strings naming the hidden tests or the report files, `.pth` /
-`sitecustomize` / `pytest11`, vitest/jest/babel configuration, setup and reporter files, imports of
-the test framework, `expect.extend`, replaced built-ins, `process.exit` in library code, and a shipped
-`node_modules`. It is bounded (2000 files, 512 KB per file, 16 MB, 5 s) and raises no flag on the
-example submissions in `examples/submissions`.
+that. The scan flags pytest hooks (in a conftest or anywhere else), `_pytest` imports, exits at
+import time in library code, frame and interpreter introspection, replaced attributes of
+`time`/`sys`/`builtins`/`_pytest`, `__eq__` always true, fake test summaries, strings naming the
+hidden tests or the report files, `.pth` / `sitecustomize` / `pytest11`, reporter files, setup code
+that extends `expect`, imports of the test framework, replaced built-ins, `process.exit` in library
+code, and a shipped `node_modules`. Configuration the harness never reads (a `conftest.py` of
+fixtures, pytest settings, vitest/jest/Babel/TypeScript configs) is not flagged for being there:
+it cannot change a grade. It is bounded (2000 files, 512 KB per file, 16 MB, 5 s) and raises no
+flag on the example submissions in `examples/submissions` nor on the real repositories of
+`bench/repo_projects.py`.
 
 **Known limits** (documented, not defended):
 
@@ -334,6 +337,18 @@ example submissions in `examples/submissions`.
   harness start sweeps it, or at most the wall clock plus 30 s (the in-container backstop).
 - *Harness memory while parsing*: a report may be up to 128 MB (more is an infrastructure failure);
   parsing it briefly costs a few times that.
+- *Snapshot copies* (vitest/jest): both tools write a `.snap` back after its test file, so each reads
+  and writes a copy in a new directory of the sandbox's `/tmp` (`runners-snapshot-*`), made just
+  before it is read; the problem's `.snap` stays read-only. A process of the submission that races
+  the copy (jest: within one synchronous call; vitest: one RPC round trip) could change what is read,
+  and a `.snap` is evaluated as JavaScript. That gives a CLI submission nothing a library
+  submission does not already have in-process, but it is a window, not a wall.
+- *Repository problems*: the problem's files are laid into the submission's copy, so code of the
+  submission that runs during the test run (imported by the tests) can read them, as it can read a
+  hidden suite's; it cannot change them (read-only mounts) and never sees a later checkpoint's.
+  Installing the repository runs its build backend (its code) with the network off; only its
+  declared build requirements and dependencies are fetched with the network on, as wheels, with
+  no submission code running.
 - *Archive extraction* (§6.27): not applicable; no archive produced by a run is ever extracted (runs
   use bind mounts; the only extraction is of the Node distribution the harness downloads itself).
 

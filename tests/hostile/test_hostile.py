@@ -17,6 +17,7 @@ from support import need
 
 from .cases import BACKENDS, BY_ID, CASES, NOT_PASS, PASS, REFUSED, Case
 from .harness import Observation, World, available_backends, cache_digest, framework_reason
+from .problems import NODE_FRAMEWORKS
 from .report import CRASH_ROW, DOC, Run, cache_changes, render
 
 WORKERS = int(os.environ.get("RUNNERS_HOSTILE_WORKERS", "6"))
@@ -37,7 +38,7 @@ def _params() -> list:
         # Not a test where the case does not apply (`skip_on`: attacks `none` cannot contain, which
         # would hit the host); test_only_none_leaves_cases_out checks those are few and explained.
         for backend in (b for b in BACKENDS if b not in case.skip_on):
-            marks = MARKS[backend] + ([pytest.mark.node] if case.framework in ("vitest", "jest") else [])
+            marks = MARKS[backend] + ([pytest.mark.node] if case.framework in NODE_FRAMEWORKS else [])
             params.append(pytest.param(case.id, backend, marks=marks, id=f"{case.id}-{backend}"))
     return params
 

@@ -31,7 +31,7 @@ EXAMPLES = sorted(REPO.glob("examples/submissions/*/*/checkpoint_*"))
 @pytest.mark.parametrize("submission", EXAMPLES, ids=lambda p: "/".join(p.parts[-3:]))
 def test_no_flag_on_the_example_submissions(submission: Path) -> None:
     config = yaml.safe_load((REPO / "problems" / submission.parent.name / "config.yaml").read_text())
-    assert scan_submission(submission, config["entry_file"], submission, builtin_protected()) == []
+    assert scan_submission(submission, config.get("entry_file", ""), submission, builtin_protected()) == []
 
 
 def test_the_examples_exist() -> None:
@@ -40,7 +40,7 @@ def test_the_examples_exist() -> None:
 
 FLAGGED = [
     ({"conftest.py": "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    yield\n"},
-     "main", ["conftest.py a pytest conftest", "conftest.py:4 pytest_runtest_makereport"]),
+     "main", ["conftest.py:4 pytest_runtest_makereport"]),
     ({"calc.py": "import _pytest.reports\n"}, "main", ["calc.py:1 imports _pytest"]),
     ({"calc.py": "import sys\nsys.exit(0)\n"}, "main", ["calc.py:2 sys.exit in library code"]),
     ({"calc.py": "import os\n\ndef f():\n    os._exit(0)\n"}, "main", ["calc.py:4 os._exit"]),
@@ -62,12 +62,8 @@ FLAGGED = [
     ({"x.pth": "import os\n"}, "main", ["x.pth a .pth file (runs at interpreter start)"]),
     ({"sitecustomize.py": "x = 1\n"}, "main", ["sitecustomize.py an interpreter start-up hook"]),
     ({"pyproject.toml": "[project.entry-points.pytest11]\nx = 'x'\n"}, "main", ["pyproject.toml:1 declares a pytest11 plugin"]),
-    ({"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-x'\n"}, "main", ["pyproject.toml:1 pytest configuration"]),
     ({"pytest.py": "x = 1\n"}, "main", ["pytest.py shadows the grader's module pytest"]),
-    ({"vitest.config.ts": "export default {}\n"}, "main.js", ["vitest.config.ts test runner configuration"]),
-    ({"jest.config.cjs": "module.exports = {}\n"}, "main.js", ["jest.config.cjs test runner configuration"]),
     ({"my-reporter.mjs": "export default class R {}\n"}, "main.js", ["my-reporter.mjs a test reporter"]),
-    ({"package.json": '{"name": "x", "jest": {}}'}, "main.js", ["package.json test runner configuration (jest key)"]),
     ({"lib.mjs": "export const x = 1;\nprocess.exit(0);\n"}, "main.js", ["lib.mjs:2 process.exit in library code"]),
     ({"lib.js": "const { expect } = require('@jest/globals');\nexpect.extend({});\n"}, "main.js",
      ["lib.js:1 imports @jest/globals", "lib.js:2 expect.extend"]),
@@ -94,12 +90,31 @@ QUIET = [
     {"calc.py": "class Money:\n    def __eq__(self, other):\n        return self.cents == other.cents\n"},
     {"README.md": "run `pytest` and see 5 passed\n", "data.json": '{"expect": 1}'},
 ]
+# Ordinary configuration of an upstream repository, which the harness never reads (it passes its
+# own, and a repository problem removes the submission's): no flag for being there.
+ORDINARY_CONFIG = [
+    {"pyproject.toml": "[project]\nname = 'x'\n\n[tool.pytest.ini_options]\naddopts = '-v --doctest-modules'\n"},
+    {"pytest.ini": "[pytest]\naddopts = -ra\n", "tox.ini": "[tox]\nenvlist = py311\n\n[pytest]\nxfail_strict = true\n",
+     "setup.cfg": "[metadata]\nname = x\n\n[tool:pytest]\ntestpaths = tests\n"},
+    {"tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef value():\n    return 1\n"},
+    {"jest.config.js": "module.exports = { preset: 'ts-jest', testEnvironment: 'node' };\n",
+     ".babelrc": '{"presets": ["@babel/preset-env"], "plugins": ["macros"]}\n',
+     "babel.config.cjs": "module.exports = { presets: [['@babel/preset-env', { targets: { node: 'current' } }]] };\n"},
+    {"vitest.config.ts": "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { environment: 'node' } });\n",
+     "tsconfig.json": '{"compilerOptions": {"strict": true}}\n'},
+    {"package.json": '{"name": "dedent", "jest": {"testEnvironment": "node"}, "babel": {"presets": ["@babel/preset-env"]}}'},
+]
 
 
 @pytest.mark.parametrize("files", QUIET, ids=range(len(QUIET)))
 def test_ordinary_code_is_not_flagged(tmp_path: Path, files: dict) -> None:
     entry = "main.js" if any(name.endswith(".js") for name in files) else "main"
     assert flags_of(tmp_path, files, entry) == []
+
+
+@pytest.mark.parametrize("files", ORDINARY_CONFIG, ids=lambda f: ",".join(f))
+def test_ordinary_configuration_the_harness_ignores_is_not_flagged(tmp_path: Path, files: dict) -> None:
+    assert flags_of(tmp_path, files, "") == []
 
 
 def test_shipped_node_modules_are_flagged_even_though_never_copied(tmp_path: Path) -> None:

@@ -1,0 +1,5 @@
+import { renderTree } from "../src/tree";
+
+test("mine", () => {
+  expect(renderTree({ label: "x" })).toBe("x");
+});

@@ -1,0 +1,1 @@
+from rangeset.parse import RangeSet, parse
