@@ -356,7 +356,7 @@ def image_app() -> None:
 
 
 @image_app.command("build")
-@click.option("--kind", default="all", show_default=True, help="python | node | go | browser | all")
+@click.option("--kind", default="all", show_default=True, help="python | node | go | cases | browser | all")
 @click.option("--base-image", default=None,
               help="Base to build on (default: python:3.12-slim / node:22-slim, or the locally built "
               "runners-local-base when it exists).")

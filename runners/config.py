@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from runners.cases.spec import AdapterConfig, CheckpointCases, expand_groups
+from runners.cases.spec import AdapterConfig, CheckpointCases, default_command, expand_groups
 from runners.errors import ConfigError
 from runners.limits import ResourceLimits
 from runners.pythons import is_path, parse_requirement
@@ -359,6 +359,16 @@ def _check_files(problem: ProblemConfig, config_file: Path) -> None:
     if isinstance(problem, CaseProblemConfig) and "loader_script" in problem.model_fields_set \
             and not (problem.path / problem.loader_script).is_file():
         problems.append(f"field `loader_script`: {problem.path / problem.loader_script} does not exist")
+    if isinstance(problem, CaseProblemConfig):
+        if problem.adapter.command is None:
+            try:
+                default_command(problem.entry_file)
+            except ValueError as exc:
+                problems.append(f"field `entry_file`: {exc}")
+        for name in re.findall(r"\{\{static:([^}]*)\}\}", " ".join(getattr(problem.adapter, "arguments", []))):
+            if name not in problem.static_assets:
+                problems.append(f"field `adapter.arguments`: no static asset named {name!r} "
+                                f"(declared: {', '.join(problem.static_assets) or 'none'})")
     for name, path in problem.asset_paths().items():
         if not path.exists():
             problems.append(f"field `static_assets.{name}.path`: {path} does not exist")
