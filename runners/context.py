@@ -89,6 +89,9 @@ class Invocation:
     mounts: list[Mount] = field(default_factory=list)
     image: str | None = None
     entrypoint: str | None = None
+    # The harness's defaults that the problem's `env` may change (colours, NODE_ENV); `env` is
+    # the harness's own and wins over everything.
+    env_defaults: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -100,6 +100,7 @@ def execute(
             **base_env(),
             "HOME": ctx.layout.home,
             "TMPDIR": ctx.layout.tmp,
+            **invocation.env_defaults,
             **problem.env,
             **checkpoint.env,
             **environment.env,

@@ -33,6 +33,7 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
     "test_submission_limits.py": {"test_a_solution_kept_inside_the_problem_runs_but_not_one_holding_the_tests"},
     "test_examples.py": None,
     "test_repository_runs.py": None,
+    "test_repository_projects.py": None,
     "test_real_repositories.py": {"test_inflection_graded_by_its_own_suite_matches_pytest_test_by_test"},
     "hostile/test_hostile.py": None,
     "hostile/test_scan.py": {"test_the_engine_puts_the_flags_on_the_result"},

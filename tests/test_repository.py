@@ -5,6 +5,7 @@ what the scan skips. Real runs are in test_repository_runs.py."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -92,10 +93,34 @@ def test_patterns_must_stay_inside_the_repository(tmp_path, pattern):
     assert "expected a path or glob relative to the repository root, without '..'" in error_of(problem)
 
 
-def test_an_overlay_symlink_is_refused(tmp_path):
+@pytest.mark.parametrize("target", ["/etc/passwd", "../../config.yaml", "missing.txt", "."])
+def test_an_overlay_symlink_out_of_the_overlay_is_refused(tmp_path, target):
     problem = repo_problem(tmp_path, {"tests/test_a.py": ""}, {"checkpoint_1": {"version": 1, "tests": ["tests/"]}})
-    os.symlink("/etc/passwd", problem / "overlay" / "tests" / "conftest.py")
-    assert "overlay/tests/conftest.py: a symbolic link (the overlay must hold the files themselves)" in error_of(problem)
+    os.symlink(target, problem / "overlay" / "tests" / "conftest.py")
+    assert ("overlay/tests/conftest.py: a symbolic link that leaves overlay/ or points nowhere (a link must be "
+            "relative, to a file of the overlay)") in error_of(problem)
+
+
+def test_an_overlay_symlink_to_an_overlay_file_is_a_fixture(tmp_path):
+    problem = repo_problem(tmp_path, {"tests/test_a.py": "", "tests/data/real.txt": "x"},
+                           {"checkpoint_1": {"version": 1, "tests": ["tests/"]}})
+    os.symlink("real.txt", problem / "overlay" / "tests" / "data" / "link.txt")
+    assert "tests/data/link.txt" in overlay.overlay_files(load_problem(problem))
+
+
+def test_a_node_modules_at_the_overlay_root_is_refused_deeper_it_is_test_data(tmp_path):
+    problem = repo_problem(tmp_path, {"test/a.test.js": "", "test/fixture/node_modules/pkg/index.js": "",
+                                      "test/fixture/node_modules/pkg/b.test.js": "", "node_modules/x/index.js": ""},
+                           {"checkpoint_1": {"version": 1, "tests": ["test/"]}}, framework="vitest")
+    assert "overlay/node_modules: not allowed (the repository's node_modules holds its own dependencies" \
+        in error_of(problem)
+    shutil.rmtree(problem / "overlay" / "node_modules")
+    loaded = load_problem(problem)
+    files = overlay.overlay_files(loaded)
+    assert "test/fixture/node_modules/pkg/index.js" in files
+    # a folder selects no test file of a fixture package, as vitest and jest never collect there
+    assert selection.selected_tests(loaded, loaded.checkpoints["checkpoint_1"], files) == \
+        {"test/a.test.js": "checkpoint_1"}
 
 
 # ---- selection ---------------------------------------------------------------------------------

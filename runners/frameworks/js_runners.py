@@ -58,6 +58,9 @@ from runners.toolchains.node import NodeEnv, NodeToolchains
 
 _JS_TEST = re.compile(r"^.+\.(?:test|spec)\.[cm]?[jt]sx?$")
 EXTENSIONS = ("ts", "js", "mjs", "cjs", "mts", "cts", "tsx", "jsx")
+# What the problem's `env` may change: a project whose snapshots record colours runs with
+# FORCE_COLOR=1, as its own `jest --color` would.
+ENV_DEFAULTS = {"NODE_ENV": "test", "NO_COLOR": "1", "FORCE_COLOR": "0"}
 
 
 @dataclass(frozen=True)
@@ -116,10 +119,7 @@ class JsRunner(Runner):
         return {
             "PATH": f"{Path(node).parent}:/usr/local/bin:/usr/bin:/bin",
             "SUBMISSION_PATH": ctx.layout.submission,
-            "NODE_ENV": "test",
             "CI": "true",
-            "NO_COLOR": "1",
-            "FORCE_COLOR": "0",
             "npm_config_offline": "true",
             KEY_FILE_ENV: f"{ctx.layout.reports}/{KEY_FILE_NAME}",
         }
@@ -202,7 +202,8 @@ class VitestRunner(JsRunner):
             argv += ["--testNamePattern", pattern]
         return Invocation(argv=argv, env=env,
                           mounts=prepared.toolchains.mounts() + node_modules_mount(prepared.node_env, ctx),
-                          image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint)
+                          image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint,
+                          env_defaults=dict(ENV_DEFAULTS))
 
     def full_name_pattern(self, titles: list[str]) -> str:
         # Suites and title joined by " " up to vitest 4, by " > " from vitest 5.
@@ -256,7 +257,8 @@ class JestRunner(JsRunner):
             argv += ["--testNamePattern", pattern]
         return Invocation(argv=argv, env=env,
                           mounts=prepared.toolchains.mounts() + node_modules_mount(prepared.node_env, ctx),
-                          image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint)
+                          image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint,
+                          env_defaults=dict(ENV_DEFAULTS))
 
     def full_name_pattern(self, titles: list[str]) -> str:
         return " ".join(map(js_escape, titles))  # jest's fullName

@@ -26,9 +26,9 @@ from runners.config import BUILTIN_MARKERS
 from runners.errors import InfrastructureError
 from runners.frameworks.base import Invocation, RunContext
 from runners.frameworks.js_report import install, write_reporter, write_snapshot_resolver
-from runners.frameworks.js_runners import JestRunner, JsRunner, PreparedNode, VitestRunner, prepared_node
+from runners.frameworks.js_runners import ENV_DEFAULTS, JestRunner, JsRunner, PreparedNode, VitestRunner, prepared_node
 from runners.frameworks.registry import register_runner
-from runners.repository import overlay, selection
+from runners.repository import manifest_config, overlay, selection
 from runners.repository.common import RepositoryMixin
 from runners.repository.node_deps import RepoNodeDeps, install_repo_deps
 from runners.sandbox.base import Mount
@@ -97,7 +97,7 @@ class RepositoryJsMixin(RepositoryMixin):
         _, env = self.entry_env(ctx)
         mounts = [*prepared.toolchains.mounts(), *self.node_modules_mounts(ctx), *self.overlay_mounts(ctx)]  # type: ignore[attr-defined]
         return Invocation(argv=argv, env=env, mounts=mounts, image=toolchain_host(ctx.sandbox).image_for("node"),
-                          entrypoint=None)
+                          entrypoint=None, env_defaults=dict(ENV_DEFAULTS))
 
 
 @register_runner
@@ -174,8 +174,12 @@ class RepositoryJestRunner(RepositoryJsMixin, JestRunner):
         if ctx.checkpoint.timeout:
             override["testTimeout"] = self.timeout_ms(ctx)
         write_snapshot_resolver(ctx)
+        trusted_path = f"{root}/{trusted}" if trusted else None
+        if manifest_config.is_manifest("jest", trusted):  # package.json: its `jest`, never laid
+            name = manifest_config.write_jest(ctx.problem.overlay_dir / str(trusted), ctx.workspace.config)
+            trusted_path = f"{ctx.layout.config}/{name}"
         install(ctx, "runners-jest-repo.config.cjs", ("runners-jest-config.json", {
-            "trusted": f"{root}/{trusted}" if trusted else None,
+            "trusted": trusted_path,
             "babelConfig": f"{root}/{babel}" if babel else None,
             "override": override,
         }))

@@ -21,6 +21,7 @@ the signed report, the environment and the sandbox.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path, PurePosixPath
 
 from runners.config import BUILTIN_MARKERS
@@ -29,7 +30,7 @@ from runners.frameworks.pytest_runner import PLUGINS, PytestRunner, test_env
 from runners.frameworks.pytest_select import check_pytest_select
 from runners.frameworks.registry import register_runner
 from runners.plugins.runners_report_signature import DOCTEST_ONLY_ENV, MARKERS_ENV
-from runners.repository import overlay, selection
+from runners.repository import manifest_config, overlay, selection
 from runners.repository.common import RepositoryMixin
 from runners.repository.python_env import INSTALL_DIR, PATH_ENV, PreparedRepoPython, prepare_repository_python
 from runners.sandbox.base import Mount, SandboxResult
@@ -66,17 +67,29 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
         return chosen
 
     def write_config(self, ctx: RunContext) -> None:
-        if overlay.trusted_config(ctx.problem) is None:
+        trusted = overlay.trusted_config(ctx.problem)
+        if trusted is None:
             super().write_config(ctx)
+        elif manifest_config.is_manifest("pytest", trusted):  # its section, read from the config dir
+            shutil.copyfile(ctx.problem.overlay_dir / trusted, ctx.workspace.config / trusted)
+
+    def ini(self, ctx: RunContext) -> tuple[str, list[str]]:
+        """The ini pytest runs with (`-c`), and the options that keep its paths the repository's."""
+        trusted = overlay.trusted_config(ctx.problem)
+        if trusted is None:
+            return f"{ctx.layout.config}/pytest.ini", []
+        if manifest_config.is_manifest("pytest", trusted):
+            return (f"{ctx.layout.config}/{trusted}",
+                    manifest_config.pythonpath_options(ctx.problem.overlay_dir / trusted, ctx.layout.submission))
+        return f"{ctx.layout.submission}/{trusted}", []
 
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = ctx.prepared
         assert isinstance(prepared, PreparedRepoPython), "prepare() must run before invocation()"
         layout = ctx.layout
-        trusted = overlay.trusted_config(ctx.problem)
-        ini = f"{layout.submission}/{trusted}" if trusted else f"{layout.config}/pytest.ini"
+        ini, ini_options = self.ini(ctx)
         argv = [prepared.python, "-s", "-P", "-m", "pytest", "-c", ini, f"--rootdir={layout.submission}",
-                f"--confcutdir={layout.submission}", "-p", "no:cacheprovider"]
+                f"--confcutdir={layout.submission}", "-p", "no:cacheprovider", *ini_options]
         for plugin in (*PLUGINS, *ctx.problem.settings.plugins):
             argv += ["-p", plugin]
         if ctx.environment.workers > 1:

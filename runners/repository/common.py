@@ -29,7 +29,8 @@ class RepositoryMixin:
         if not ctx.sandbox.remaps_paths:  # `none`: no mounts; read-only files, advisory
             for rel in self.laid(ctx):
                 path = ctx.workspace.submission / rel
-                path.chmod(path.stat().st_mode & ~0o222)
+                if not path.is_symlink():
+                    path.chmod(path.stat().st_mode & ~0o222)
 
     def laid(self, ctx: RunContext) -> list[str]:
         """The overlay files of this run (not the tests of later checkpoints)."""
@@ -50,5 +51,6 @@ class RepositoryMixin:
         if not ctx.sandbox.remaps_paths:
             return []
         keep = ctx.workspace.root / OVERLAY_COPY
+        # A link is laid as a link (its target, an overlay file, is mounted): never mounted itself.
         return [Mount(source=keep / rel, target=f"{ctx.layout.submission}/{rel}", writable=False)
-                for rel in self.laid(ctx)]
+                for rel in self.laid(ctx) if not (keep / rel).is_symlink()]

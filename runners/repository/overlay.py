@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from runners.repository import manifest_config
 from runners.repository.selection import match, owners
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ OWNED_NAMES: dict[str, tuple[str, ...]] = {
     # interpreter whose sys.path holds the repository. (pytest.ini & co are never read: -c.)
     "pytest": ("conftest.py", "sitecustomize.py", "usercustomize.py"),
     "vitest": ("vitest.config.*", "vite.config.*", "vitest.workspace.*", "vitest.projects.*", "tsconfig*.json"),
-    "jest": ("jest.config.*", "babel.config.*", ".babelrc", ".babelrc.*", "tsconfig*.json"),
+    "jest": ("jest.config.*", "babel.config.*", ".babelrc", ".babelrc.*", ".swcrc", "tsconfig*.json"),
 }
 # The framework configuration a problem can trust, looked for in this order at the overlay's root
 # when `repository.config` names none.
@@ -45,7 +46,10 @@ CONFIG_NAMES: dict[str, tuple[str, ...]] = {
     "vitest": tuple(f"vitest.config.{ext}" for ext in ("ts", "mts", "js", "mjs", "cts", "cjs")),
     "jest": tuple(f"jest.config.{ext}" for ext in ("js", "cjs", "mjs", "ts", "mts", "cts", "json")),
 }
-_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv"}
+_SKIP_DIRS = {".git", "__pycache__", ".venv", "venv"}
+# At the root only: the repository's node_modules is its dependencies, installed by the harness.
+# Deeper, a `node_modules` folder is test data (a fixture package a resolver test looks up).
+_ROOT_SKIP = {"node_modules"}
 
 
 def overlay_files(problem: ProblemConfig) -> list[str]:
@@ -63,7 +67,9 @@ def laid_files(problem: ProblemConfig, checkpoint: CheckpointConfig) -> list[str
     owner = owners(problem, files, "tests")
     ran = {cp.name for cp in problem.checkpoints_up_to(checkpoint)}
     later = {path for path, cp in owner.items() if cp not in ran}
-    return [path for path in files if path not in later and _snapshot_of(path) not in later]
+    trusted = trusted_config(problem)
+    read_only = {trusted} if manifest_config.is_manifest(problem.framework, trusted) else set()
+    return [path for path in files if path not in later and _snapshot_of(path) not in later and path not in read_only]
 
 
 def _snapshot_of(path: str) -> str | None:
@@ -76,7 +82,8 @@ def _snapshot_of(path: str) -> str | None:
 
 def _walk(root: Path) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        skip = _SKIP_DIRS | _ROOT_SKIP if Path(dirpath) == root else _SKIP_DIRS
+        dirnames[:] = sorted(d for d in dirnames if d not in skip)
         for name in sorted(filenames + [d for d in dirnames if Path(dirpath, d).is_symlink()]):
             yield Path(dirpath, name)
 
@@ -96,8 +103,12 @@ def check_overlay(problem: ProblemConfig) -> list[str]:
     if not root.is_dir():
         return ["directory `overlay/` is missing next to config.yaml (kind: repository: the files laid "
                 "over the submission, its tests among them)"]
-    problems = [f"overlay/{path.relative_to(root).as_posix()}: a symbolic link (the overlay must hold "
-                "the files themselves)" for path in _walk(root) if path.is_symlink()]
+    problems = [f"overlay/{path.relative_to(root).as_posix()}: a symbolic link that leaves overlay/ or "
+                "points nowhere (a link must be relative, to a file of the overlay)"
+                for path in _walk(root) if path.is_symlink() and not _inner_link(root, path)]
+    if (root / "node_modules").exists():
+        problems.append("overlay/node_modules: not allowed (the repository's node_modules holds its own "
+                        "dependencies, installed from its lock; the test toolchain is the problem's package.json)")
     files = overlay_files(problem)
     for cp in problem.ordered_checkpoints():
         for pattern in cp.tests:
@@ -107,7 +118,20 @@ def check_overlay(problem: ProblemConfig) -> list[str]:
     config = problem.settings.config
     if config and config not in files:
         problems.append(f"field `repository.config`: overlay/{config} does not exist")
+    trusted = trusted_config(problem)
+    if trusted in files and manifest_config.is_manifest(problem.framework, trusted):
+        problems += filter(None, [manifest_config.problem_with(problem.framework, root / str(trusted))])
     return problems
+
+
+def _inner_link(root: Path, link: Path) -> bool:
+    """A relative link to a file of the overlay (`fixture/hello.link.mjs -> hello.mjs`): laid as
+    the same link, which a test that resolves links needs."""
+    target = os.readlink(link)
+    if os.path.isabs(target):
+        return False
+    resolved = Path(os.path.normpath(link.parent / target))
+    return resolved.is_relative_to(root) and resolved.is_file() and not resolved.is_symlink()
 
 
 def _clear_path(root: Path, rel: str) -> Path:
@@ -153,7 +177,10 @@ def lay(problem: ProblemConfig, files: list[str], submission: Path, keep: Path) 
     for rel in files:
         source = problem.overlay_dir / rel
         for root in (submission, keep):
-            shutil.copyfile(source, _clear_path(root, rel))
+            if source.is_symlink():  # relative, inside the overlay (check_overlay): the same link
+                os.symlink(os.readlink(source), _clear_path(root, rel))
+            else:
+                shutil.copyfile(source, _clear_path(root, rel))
     if not removed:
         return []
     shown = ", ".join(removed[:8]) + (f" and {len(removed) - 8} more" if len(removed) > 8 else "")

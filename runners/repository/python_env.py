@@ -15,7 +15,10 @@ repository's dependencies and the repository itself, so its tests import it by n
 
 Only the layer's own site-packages is a *site* directory: `.pth` files of the dependencies or
 written by the repository's build never run; the paths an editable install names are read from
-its `.pth` files and listed as plain paths (a line that would run code is dropped).
+its `.pth` files and listed as plain paths (a line that would run code is dropped). The layer
+holds an empty `sitecustomize` and `usercustomize`: Python imports the first one on `sys.path` at
+start-up, before pytest, so none of the repository's (a module, a package, an extension, one its
+build wrote) ever runs there.
 
 Installing the repository runs its build backend, which is the submission's code: that step has
 the network off and a cache of its own. Its build requirements (`[build-system].requires`) come
@@ -33,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from runners.errors import InfrastructureError
 from runners.pythons import python_request
+from runners.repository import build_requires
 from runners.sandbox.base import Mount
 from runners.toolchains.cache import ensure_env
 from runners.toolchains.python import PreparedPython, PythonEnv, PythonToolchains, site_packages
@@ -45,6 +49,9 @@ INSTALL_DIR = "pyinstall"
 SCRATCH_DIR = "pybuild"
 PATH_ENV = "RUNNERS_REPO_PATH"
 LAYERS_PTH = "_runners_layers.pth"
+# Found before any of the repository's on sys.path: its own start-up hooks never run.
+STARTUP_HOOKS = ("sitecustomize.py", "usercustomize.py")
+_EMPTY_HOOK = "# runners: the repository's start-up hooks (sitecustomize, usercustomize) never run\n"
 BUILD_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 DEFAULT_BUILD_REQUIRES = ["setuptools>=40.8.0"]  # PEP 517's fallback for a project without one
 # A build without VCS metadata still gets a version (setuptools-scm, hatch-vcs, pdm, flit_scm).
@@ -133,11 +140,13 @@ def _layer(toolchains: PythonToolchains, toolchain: PythonEnv, deps: PythonEnv) 
     sites = [_site_in_sandbox(toolchain), _site_in_sandbox(deps)]
 
     def build(host_tmp: Path, sandbox_tmp: str) -> None:
-        toolchains._venv(host_tmp, sandbox_tmp, None, [], scope="tools", what="the layered Python environment")
+        toolchains._venv(host_tmp, sandbox_tmp, None, [], scope="tools", what="layered Python environment")
         text = "".join(f"{path}\n" for path in sites) + _PATH_HOOK
         (site_packages(host_tmp) / LAYERS_PTH).write_text(text, encoding="utf-8")
+        for name in STARTUP_HOOKS:
+            (site_packages(host_tmp) / name).write_text(_EMPTY_HOOK, encoding="utf-8")
 
-    material = {"python": toolchains.identity, "sites": sites, "hook": _PATH_HOOK}
+    material = {"python": toolchains.identity, "sites": sites, "hook": _PATH_HOOK, "startup": STARTUP_HOOKS}
     return PythonEnv(ensure_env(toolchains.host_root, toolchains.sandbox_root, "pylayer", material, build))
 
 
@@ -149,23 +158,37 @@ def _install(ctx: RunContext, toolchains: PythonToolchains) -> list[str] | None:
     build_system = _pyproject(repo).get("build-system", {})
     requires = build_system.get("requires") if isinstance(build_system, dict) else None
     requires = [str(r) for r in requires] if isinstance(requires, list) else DEFAULT_BUILD_REQUIRES
-    backend, failure = toolchains.requirements_env(requires, "[build-system].requires")
     host_install = ctx.workspace.root / INSTALL_DIR
     target = f"{layout.root}/{INSTALL_DIR}"
     scratch = ctx.workspace.root / SCRATCH_DIR
     for path in (host_install, scratch):
         path.mkdir()
+    extra = build_requires.learned(toolchains.host_root, requires)
     try:
-        if failure:
-            raise InfrastructureError(failure)
-        toolchains.step(
-            [toolchains.host.uv_binary(), "pip", "install", "--quiet", "--offline", "--no-deps",
-             "--no-build-isolation", "--python", backend.python, "--target", target, "-e", layout.submission],
-            layout.submission,
-            [Mount(source=host_install, target=target, writable=True),
-             Mount(source=repo, target=layout.submission, writable=True)],
-            scope="submission", what="the repository's install", env=BUILD_ENV,
-            scratch_dir=(scratch, f"{layout.root}/{SCRATCH_DIR}"))
+        for attempt in (1, 2):
+            backend, failure = toolchains.requirements_env(
+                [*requires, *extra], "[build-system].requires" + (" and what the backend asks for" if extra else ""))
+            if failure:
+                raise InfrastructureError(failure)
+            missing = scratch / "home" / "build-requires.json"
+            missing.unlink(missing_ok=True)
+            build = [toolchains.host.uv_binary(), "pip", "install", "--quiet", "--offline", "--no-deps",
+                     "--no-build-isolation", "--python", backend.python, "--target", target, "-e", layout.submission]
+            try:
+                toolchains.step(
+                    [backend.python, "-c", build_requires.DRIVER, f"{layout.root}/{SCRATCH_DIR}/home/{missing.name}",
+                     *build], layout.submission,
+                    [Mount(source=host_install, target=target, writable=True),
+                     Mount(source=repo, target=layout.submission, writable=True)],
+                    scope="submission", what="repository's install", env=BUILD_ENV,
+                    scratch_dir=(scratch, f"{layout.root}/{SCRATCH_DIR}"))
+                break
+            except InfrastructureError:
+                more = [r for r in build_requires.read_missing(missing) if r not in extra]
+                if attempt == 2 or not more:
+                    raise
+                extra += more  # the backend's own editable requirements (hatchling: editables)
+                build_requires.remember(toolchains.host_root, requires, extra)
     except InfrastructureError as exc:
         ctx.errors.append(f"the repository could not be installed, so it is imported from its source tree: {exc}")
         ctx.flags.append("submission-install-failed")

@@ -70,8 +70,12 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 def selects(pattern: str, path: str, wanted: str) -> bool:
     """Whether `pattern` selects `path`; `wanted` is the framework's name (its test files) or
-    "doctest" (Python modules and text files). A file named literally is selected whatever it is."""
+    "doctest" (Python modules and text files). A file named literally is selected whatever it is;
+    a folder or a glob never selects what is under a `node_modules` folder (fixture packages), as
+    the frameworks themselves never collect there."""
     pattern = pattern.strip().removeprefix("./").rstrip("/")
+    if path != pattern and "node_modules" in PurePosixPath(path).parts:
+        return False
     if pattern in ("", "."):  # the whole repository
         return path.endswith(".py") if wanted == "doctest" else is_test_file(wanted, path)
     if not _is_glob(pattern):

@@ -71,6 +71,34 @@ JEST_SHADOW = {
     "package.json": '{"name": "calc", "jest": {"testMatch": ["**/nothing"]}}\n',
 }
 
+# Start-up hooks in every form Python imports (a package, not only a module), config files with
+# addopts pytest would find on its own, and a .pth file: none may load the hostile plugin.
+PY_STARTUP = {
+    "calc.py": WRONG_CALC,
+    "hostile_plugin.py": FORCE_PASS_HOOK,
+    "sitecustomize/__init__.py": 'import os\nos.environ["PYTEST_PLUGINS"] = "hostile_plugin"\n',
+    "usercustomize/__init__.py": 'import os\nos.environ["PYTEST_ADDOPTS"] = "-p hostile_plugin"\n',
+    "hostile.pth": "import hostile_plugin\n",
+    "tox.ini": "[pytest]\naddopts = -p hostile_plugin\n",
+    "setup.cfg": "[tool:pytest]\naddopts = -p hostile_plugin\n",
+    "pytest.toml": "[pytest]\naddopts = ['-p', 'hostile_plugin']\n",
+}
+VITEST_MORE = {
+    "calc.mjs": MJS_WRONG, "setup.mjs": VITEST_SETUP,
+    "vitest.workspace.mjs": 'export default [{ test: { setupFiles: ["./setup.mjs"] } }];\n',
+    "vitest.projects.mjs": 'export default [{ test: { setupFiles: ["./setup.mjs"] } }];\n',
+    # a shipped vitest whose expect passes everything: never copied into the run
+    "node_modules/vitest/package.json": '{"name": "vitest", "type": "module", "exports": "./index.mjs"}\n',
+    "node_modules/vitest/index.mjs": "export const test = (n, f) => {};\nexport const expect = () => ({ toBe() {}, toThrow() {} });\n",
+}
+JEST_MORE = {
+    "calc.js": CJS_WRONG, "setup.js": JEST_SETUP, "plugin.js": "module.exports = () => ({ visitor: {} });\n",
+    "jest.config.ts": JEST_CONFIG, "jest.config.json": '{"setupFilesAfterEnv": ["./setup.js"]}\n',
+    ".swcrc": '{"jsc": {"transform": {"optimizer": {"globals": {"vars": {"expect": "undefined"}}}}}}\n',
+    "package.json": '{"name": "calc", "jest": {"setupFilesAfterEnv": ["./setup.js"]}, '
+                    '"babel": {"plugins": ["./plugin.js"]}}\n',
+}
+
 
 def _linked_out(outside: dict[str, str], links: dict[str, str]):  # type: ignore[no-untyped-def]
     """A build step: `outside` written beside the submission (out of the repository), then each
@@ -108,6 +136,12 @@ def repo_cases() -> list[Case]:
                  {"pytest.ini": PY_SHADOW["pytest.ini"], "tests/conftest.py": FORCE_PASS_HOOK,
                   "tests/test_calc.py": OWN_PY_TESTS, "conftest.py": SKIP_ALL_HOOK},
                  {"pytest.ini": "@OUT@/pytest.ini", "tests": "@OUT@/tests", "conftest.py": "@OUT@/conftest.py"})),
+        Case("repo-pytest-startup-hooks", "§6.12, §6.16", "ships sitecustomize/ and usercustomize/ packages "
+             "(setting PYTEST_PLUGINS, PYTEST_ADDOPTS to a plugin of its own), a .pth file importing it, and tox.ini, "
+             "setup.cfg and pytest.toml whose addopts load it", PY_STARTUP, frozenset({FAIL}),
+             "an empty sitecustomize/usercustomize in the layered environment, found first on sys.path; .pth files run "
+             "only from its own site-packages; -c the problem's ini", framework="repo-pytest", statuses=PY_ALL_FAILED,
+             flags=(r"grader-touching: hostile_plugin\.py:\d+ pytest_runtest_makereport",)),
         Case("repo-vitest-honest", "control", "an honest repository (vitest, imported relatively)",
              {"calc.mjs": MJS_HONEST}, frozenset({PASS}), "control", framework="repo-vitest"),
         Case("repo-vitest-config-shadow", "§6.16", "ships vitest.config.mjs and test/calc.test.mjs at the "
@@ -122,6 +156,11 @@ def repo_cases() -> list[Case]:
                  {"vitest.config.mjs": VITEST_CONFIG, "test/calc.test.mjs": OWN_JS_TESTS},
                  {"vitest.config.mjs": "@OUT@/vitest.config.mjs", "test": "@OUT@/test",
                   "vite.config.mjs": "@OUT@/vitest.config.mjs"})),
+        Case("repo-vitest-workspace-node-modules", "§6.16", "ships vitest.workspace.mjs and vitest.projects.mjs "
+             "naming a setup file that makes every matcher pass, and a node_modules/vitest whose expect passes "
+             "everything", VITEST_MORE, frozenset({FAIL}), "workspace and projects files removed from the copy (our "
+             "config keeps one project); a shipped node_modules is never copied", framework="repo-vitest",
+             statuses=JS_ALL_FAILED, flags=(r"grader-touching: node_modules/ shipped",)),
         Case("repo-jest-honest", "control", "an honest repository (jest, required relatively)",
              {"calc.js": CJS_HONEST}, frozenset({PASS}), "control", framework="repo-jest"),
         Case("repo-jest-config-shadow", "§6.16", "ships jest.config.cjs and __tests__/calc.test.js at the "
@@ -137,4 +176,9 @@ def repo_cases() -> list[Case]:
                   ".babelrc": JEST_SHADOW[".babelrc"]},
                  {"jest.config.cjs": "@OUT@/jest.config.cjs", "__tests__": "@OUT@/__tests__",
                   ".babelrc": "@OUT@/.babelrc"})),
+        Case("repo-jest-more-config", "§6.16", "ships jest.config.ts, jest.config.json, .swcrc, and package.json "
+             "with a jest section (setupFilesAfterEnv making every matcher pass) and a babel section naming a plugin",
+             JEST_MORE, frozenset({FAIL}), "jest and swc configs removed from the copy; package.json#jest never read "
+             "(--config is ours); babel-jest runs with babelrc off, so package.json#babel is never read",
+             framework="repo-jest", statuses=JS_ALL_FAILED),
     ]
