@@ -16,7 +16,7 @@ import pytest
 from support import need_sandbox
 
 from runners import EnvironmentSpec, load_problem, run_checkpoint
-from runners.config import CaseProblemConfig
+from runners.case_config import CaseProblemConfig
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "scbench_cases"
 COMPAT = Path(__file__).resolve().parent.parent / "runners" / "cases" / "compat"

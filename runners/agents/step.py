@@ -26,7 +26,8 @@ from runners.agents.command import expand
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.report import excerpt, read_report
 from runners.agents.spec import AgentSpec
-from runners.config import CaseCheckpointConfig, CheckpointConfig, ProblemConfig
+from runners.case_config import CaseCheckpointConfig
+from runners.config import CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
 from runners.errors import ConfigError, InfrastructureError, UserInputError
 from runners.limits import ResourceLimits

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 
 from runners.cases.spec import command_parts, default_command
-from runners.config import CaseProblemConfig
+from runners.case_config import CaseProblemConfig
 from runners.errors import InfrastructureError
 from runners.frameworks.base import RunContext
 from runners.sandbox.base import Mount

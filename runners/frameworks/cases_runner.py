@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from runners.cases.vault import REPORT, SIGNATURE
-from runners.config import CaseCheckpointConfig, CaseProblemConfig
+from runners.case_config import CaseCheckpointConfig, CaseProblemConfig
 from runners.errors import ConfigError, UserInputError
 from runners.frameworks.base import (
     ExitContract,
