@@ -1,7 +1,7 @@
 """The configuration of a case-based problem (SCBench's case-based format, `framework: cases`).
 
 Apart from `runners.config` so that a command on a test-suite problem never builds the case
-models (`runners.cases.spec`: ~20 ms of every start); `load_problem` imports this module when a
+models (`runners.cases.spec`: ~20 ms of every start); `runners.problem_loader` imports this module when a
 config is case-based.
 """
 

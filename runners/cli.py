@@ -201,7 +201,7 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
         max_submission_depth: int | None) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
-    from runners.config import load_problem
+    from runners.problem_loader import load_problem
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
@@ -242,7 +242,7 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
              max_submission_files: int | None, max_submission_depth: int | None) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
-    from runners.config import load_problem
+    from runners.problem_loader import load_problem
     from runners.metrics import CheckpointScore
     from runners.render import evaluation_summary, evaluation_table, fit
 

@@ -312,35 +312,3 @@ class ProblemConfig(_Strict):
 
     def asset_paths(self) -> dict[str, Path]:
         return {name: (self.path / asset.path) for name, asset in self.static_assets.items()}
-
-
-def is_case_config(data: dict[str, Any]) -> bool:
-    """`framework: cases`, or (SCBench's case-based problems, which name no framework) an `adapter`."""
-    return data.get("framework", "cases" if "adapter" in data else None) == "cases"
-
-
-def load_problem(problem_dir: Path | str) -> ProblemConfig:
-    """Load and check `problem_dir/config.yaml`; raises `ConfigError` with readable reasons."""
-    problem_dir = Path(problem_dir).resolve()
-    if not problem_dir.is_dir():
-        raise ConfigError(problem_dir, "problem directory not found")
-    config_file = problem_dir / CONFIG_FILE
-    data = load_yaml_mapping(config_file)
-    model = ProblemConfig
-    if is_case_config(data):  # the case models only when needed: ~20 ms of every other command
-        from runners.case_config import CaseProblemConfig as model  # type: ignore[assignment]
-    problem = validate_model(model, data, config_file)
-    problem._path = problem_dir
-    _check_files(problem, config_file)
-    return problem
-
-
-def _check_files(problem: ProblemConfig, config_file: Path) -> None:
-    problems = problem.missing_files()
-    for name, path in problem.asset_paths().items():
-        if not path.exists():
-            problems.append(f"field `static_assets.{name}.path`: {path} does not exist")
-        elif problem.path not in path.resolve().parents and path.resolve() != problem.path:
-            problems.append(f"field `static_assets.{name}.path`: must stay inside the problem directory")
-    if problems:
-        raise ConfigError(config_file, problems)

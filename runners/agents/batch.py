@@ -21,7 +21,8 @@ from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.render import steps_table, unset_notes
 from runners.agents.solve import agent_sandbox, guard
 from runners.agents.spec import AgentSpec, load_agents_file
-from runners.config import CONFIG_FILE, ProblemConfig, load_problem
+from runners.config import CONFIG_FILE, ProblemConfig
+from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.render import fit

@@ -95,7 +95,7 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     from runners.agents.layout import RunLayout
     from runners.agents.render import solve_table, unset_notes
     from runners.agents.solve import SolvedCheckpoint, solve
-    from runners.config import load_problem
+    from runners.problem_loader import load_problem
     from runners.render import fit
 
     problem = load_problem(problem_dir)

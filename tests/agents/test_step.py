@@ -113,7 +113,7 @@ from pathlib import Path
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout
 from runners.agents.spec import parse_agent
-from runners.config import load_problem
+from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.sandbox.none import NoSandbox
 problem_dir, run, checkpoint, log = sys.argv[1:5]
