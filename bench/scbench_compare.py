@@ -4,6 +4,11 @@ and CI cannot fetch it). The recorded table is in docs/CASES.md.
 
     SCBENCH_SRC=/path/to/slop-code-bench SCBENCH_PYTHON=/path/to/python \\
         uv run --no-sync python bench/scbench_compare.py [--markdown [--all]] [--sandbox bubblewrap]
+        ... bench/scbench_compare.py --problems $SCBENCH_SRC/problems [--only NAME ...] [--cache DIR]
+
+Without `--problems`: our fixtures in SCBench's format. With it: every problem of that directory (SCBench's
+own 19 in its `problems/`; nothing is copied), each checkpoint with its reference `solution/`.
+`--cache DIR` keeps SCBench's grade of each checkpoint as JSON (its evaluator takes about a second a case).
 
 SCBENCH_SRC: a checkout of SprocketLab/slop-code-bench at 086518d (the parent of 2a9800e, its move to
 pytest); SCBENCH_PYTHON: a Python 3.12 that imports its `src/` (pydantic, PyYAML, structlog, deepdiff,
@@ -79,16 +84,34 @@ def ours(cell: Cell, submission: Path, sandbox: str) -> dict[str, tuple[bool, fl
     return {t.id: (t.passed, round(t.score or 0.0, 4)) for t in result.tests}
 
 
-def theirs(cell: Cell, submission: Path) -> dict[str, tuple[bool, float]]:
+def external_cells(problems: Path, only: list[str]) -> list[Cell]:
+    """Each checkpoint of each problem under `problems` with its own reference solution."""
+    if not problems.is_dir():
+        raise SystemExit(f"--problems {problems}: not a directory")
+    names = only or sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
+    return [Cell(problems / name, ck.name, str(ck / "solution")) for name in names
+            for ck in sorted((problems / name).glob("checkpoint_*"), key=lambda c: int(c.name.rsplit("_", 1)[1]))
+            if (ck / "solution").is_dir()]
+
+
+def theirs(cell: Cell, submission: Path, cache: Path | None = None) -> dict[str, tuple[bool, float]]:
+    saved = cache / f"{cell.problem.name}-{cell.checkpoint}.json" if cache else None
+    if saved and saved.is_file() and "partial:" not in cell.submission:
+        cases = json.loads(saved.read_text())["cases"]
+        return {case: (grade["passed"], round(grade["score"], 4)) for case, grade in cases.items()}
     python, source = os.environ.get("SCBENCH_PYTHON"), os.environ.get("SCBENCH_SRC")
     if not (python and source):
         raise SystemExit("set SCBENCH_SRC and SCBENCH_PYTHON (see the top of bench/scbench_compare.py)")
     proc = subprocess.run([python, str(ROOT / "bench" / "scbench_eval.py"), str(cell.problem), cell.checkpoint,
-                           str(submission)], capture_output=True, text=True, timeout=1800, check=False,
+                           str(submission)], capture_output=True, text=True, timeout=3600, check=False,
                           env={**os.environ, "SCBENCH_SRC": source})
     if proc.returncode != 0:
         raise SystemExit(f"SCBench's evaluator failed on {cell.problem.name} {cell.checkpoint}:\n{proc.stderr[-3000:]}")
-    cases = json.loads(proc.stdout.strip().splitlines()[-1])["cases"]
+    last = proc.stdout.strip().splitlines()[-1]
+    if saved and "partial:" not in cell.submission:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(last)
+    cases = json.loads(last)["cases"]
     return {case: (grade["passed"], round(grade["score"], 4)) for case, grade in cases.items()}
 
 
@@ -96,12 +119,12 @@ def _grade(value: tuple[bool, float] | None) -> str:
     return "missing" if value is None else f"{'pass' if value[0] else 'fail'} {value[1]:.4g}"
 
 
-def compare(cells: list[Cell], sandbox: str) -> tuple[list[list[str]], int]:
+def compare(cells: list[Cell], sandbox: str, cache: Path | None = None) -> tuple[list[list[str]], int]:
     rows, unexplained = [], 0
     with tempfile.TemporaryDirectory(prefix="scbench-compare-") as tmp:
         for cell in cells:
             submission = submission_dir(cell, Path(tmp))
-            mine, upstream = ours(cell, submission, sandbox), theirs(cell, submission)
+            mine, upstream = ours(cell, submission, sandbox), theirs(cell, submission, cache)
             label = "reference" if cell.submission == "reference" or "solution" in cell.submission else cell.submission
             for case in sorted(mine.keys() | upstream.keys()):
                 same = mine.get(case) == upstream.get(case)
@@ -133,8 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true",
                         help="markdown: a summary per checkpoint and the cases graded otherwise (as in docs/CASES.md)")
     parser.add_argument("--all", action="store_true", help="with --markdown: every case, not only those graded otherwise")
+    parser.add_argument("--problems", type=Path,
+                        help="a directory of problems in SCBench's format (e.g. $SCBENCH_SRC/problems) instead of ours")
+    parser.add_argument("--only", action="append", default=[], help="with --problems: this problem only (repeatable)")
+    parser.add_argument("--cache", type=Path, help="keep and reuse SCBench's grades here (one JSON per checkpoint)")
     args = parser.parse_args(argv)
-    rows, unexplained = compare(CELLS, args.sandbox)
+    cells = external_cells(args.problems, args.only) if args.problems else CELLS
+    rows, unexplained = compare(cells, args.sandbox, args.cache)
     header = ["problem", "checkpoint", "submission", "case", "runners", "SCBench", "", "why they differ"]
     if args.markdown:
         print(f"SCBench: {UPSTREAM}; runners: --sandbox {args.sandbox}\n")

@@ -31,6 +31,13 @@ class CaseProblemConfig(ProblemConfig):
     loader: dict[str, Any] | None = Field(None, description="SCBench's legacy `loader` block: ignored, as there.")
     checkpoints: dict[str, CaseCheckpointConfig] = Field(min_length=1)  # type: ignore[assignment]
 
+    @property
+    def preferred_python(self) -> str:
+        """Without `python`, the submission runs on 3.12 where one is found (SCBench graded on 3.12:
+        its reference solutions use 3.12 syntax), else on the harness's default; never in docker,
+        whose image is the default."""
+        return "3.12"
+
     @model_validator(mode="after")
     def _expand_groups(self) -> "CaseProblemConfig":
         if self.framework != "cases":

@@ -64,6 +64,7 @@ class PythonRequest:
 
     spec: str
     source: str  # "option --python", "problems/x/config.yaml: field `python`"
+    preferred: bool = False  # a preference, not a requirement: the harness's default when nothing matches
 
     @property
     def is_path(self) -> bool:
@@ -94,6 +95,9 @@ def python_request(user: str | None, problem: object) -> PythonRequest | None:
         path = getattr(problem, "path", None)
         where = f"{path / 'config.yaml'}" if path is not None else "the problem's config.yaml"
         return PythonRequest(wanted, f"{where}: field `python`")
+    preferred = getattr(problem, "preferred_python", None)
+    if isinstance(preferred, str):
+        return PythonRequest(preferred, "SCBench's Python (a case-based problem without `python`)", preferred=True)
     return None
 
 
@@ -194,6 +198,8 @@ def find_host_python(request: PythonRequest | None) -> str:
 
     found = host_interpreters()
     matching = [(exe, v) for exe, v in found if request.matches(v)]
+    if not matching and request.preferred:
+        return _own()
     if not matching:
         seen = ", ".join(sorted({v for _, v in found}, key=Version)) or "none"
         raise UserInputError(

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import need_sandbox
+from support import need, need_sandbox
 
 from runners import EnvironmentSpec, load_problem, run_checkpoint
 from runners.case_config import CaseProblemConfig
@@ -119,6 +119,23 @@ def test_reference_solutions_get_full_marks(problem, checkpoint):
     assert result.tests and all(t.passed and t.score == 1.0 for t in result.tests), \
         [(t.id, t.failure_message) for t in result.tests if not t.passed]
     assert result.flags == []
+
+
+def test_scbench_style_scripts_import_its_environment_and_the_solution_runs_on_312():
+    """SCBench's own problems: loaders and verifiers import structlog, jinja2, numpy and pandas
+    (its environment had them), and reference solutions use 3.12 syntax with no `python` in the
+    config. wordfreq does both: before, its loader failed to import and its solution to parse."""
+    need_sandbox("bubblewrap")
+    from runners.pythons import host_interpreters
+
+    need(any(v.startswith("3.12.") for _, v in host_interpreters()), "no Python 3.12 on this host")
+    problem = FIXTURES / "wordfreq"
+    result = run_checkpoint(problem, "checkpoint_1", problem / "checkpoint_1" / "solution",
+                            EnvironmentSpec(sandbox="bubblewrap"))
+    assert not result.infrastructure_failure, result.infrastructure_reason
+    assert result.python and result.python.startswith("3.12.")
+    assert sorted(t.id for t in result.tests) == ["core/top_one", "core/two_words"]
+    assert all(t.passed and t.score == 1.0 for t in result.tests), [(t.id, t.failure_message) for t in result.tests]
 
 
 def test_a_wrong_submission_gets_the_grade_of_scbench_scoring(tmp_path):

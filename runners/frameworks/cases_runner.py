@@ -2,10 +2,10 @@
 browser adapter and checked attribute by attribute (see runners/cases/).
 
 The test step runs the case program (`runners/cases/program.py`) in the sandbox, on the case
-toolchain (pydantic, PyYAML, jsonschema, deepdiff; pinned in toolchains/case-tools.txt). The
-program starts the submission as its own processes, one per CLI case or one server per group,
-and writes a report signed with the run's one-time key; every case becomes one test
-(`group/case`) of the result, with its score, attributes and diff.
+toolchain (pydantic, PyYAML, jsonschema, deepdiff, and what SCBench's loaders import; pinned
+in toolchains/case-tools.txt). The program starts the submission as its own processes, one per
+CLI case or one server per group, and writes a report signed with the run's one-time key; every
+case becomes one test (`group/case`) of the result, with its score, attributes and diff.
 
 The problem's files (case files, loader.py, verifier.py, data) are copied into a directory of
 the tests mount that only the case program can name (`runners/cases/vault.py`): the submission,

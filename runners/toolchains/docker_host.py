@@ -59,7 +59,7 @@ class DockerToolchains(ToolchainHost):
         --python X.Y`), verified by running it."""
         if request is not None and request.is_path:
             return self, request.spec
-        if request is None or self._python_matches(self.sandbox.python_image, request):
+        if request is None or request.preferred or self._python_matches(self.sandbox.python_image, request):
             return self, self._python_in(self.sandbox.python_image)
         repository = image_repository(self.sandbox.python_image)
         tried = [self.sandbox.python_image]
