@@ -180,6 +180,24 @@ def test_a_case_s_timeout_kills_it_and_the_run_goes_on(tmp_path):
     assert timed_out.actual is True and "killed after the case's timeout of 1 s" in (slow_case.stderr or "")
 
 
+def test_a_group_timeout_lengthens_the_checkpoint_s_but_never_shortens_it(tmp_path):
+    """SCBench ignores group timeouts; its problems set them below the checkpoint's (10 s against
+    30 s), so a group's shorter timeout must not kill a case the checkpoint gives time for."""
+    naps = {f"checkpoint_1/{g}/nap.yaml": "case: {args: [nap]}\nexpected: {output: \"nap\\n\"}\n"
+            for g in ("short", "long")}
+    checkpoint = {"version": 1, "timeout": 3,
+                  "groups": {"short": {"type": "Core", "timeout": 1}, "long": {"type": "Core", "timeout": 0.5}}}
+    problem = _case_problem(tmp_path, naps, checkpoints={"checkpoint_1": checkpoint})
+    write_files(tmp_path / "sub", {"main.py": "import sys, time\ntime.sleep(1.5)\nprint(' '.join(sys.argv[1:]))\n"})
+    result = run_checkpoint(problem, "checkpoint_1", tmp_path / "sub", EnvironmentSpec(sandbox="none"))
+    assert {t.id: t.status for t in result.tests} == {"short/nap": "passed", "long/nap": "passed"}
+    checkpoint.update(timeout=1, groups={"long": {"type": "Core", "timeout": 3}})
+    problem = _case_problem(tmp_path, {"checkpoint_1/long/nap.yaml": naps["checkpoint_1/long/nap.yaml"]},
+                            checkpoints={"checkpoint_1": checkpoint})
+    result = run_checkpoint(problem, "checkpoint_1", tmp_path / "sub", EnvironmentSpec(sandbox="none"))
+    assert {t.id: t.status for t in result.tests} == {"long/nap": "passed"}
+
+
 def test_select_runs_only_the_named_cases_and_refuses_unknown_ids(tmp_path):
     problem = _case_problem(tmp_path, {"checkpoint_1/core/a.yaml": GOOD_CASE, "checkpoint_1/core/b.yaml": GOOD_CASE})
     write_files(tmp_path / "sub", ECHO)

@@ -6,7 +6,8 @@ regression entry are errors, as there. Differences (documented in the README):
 
 - `adapter.type: browser` (SCBench's `playwright` adapter could not be loaded from a config);
 - `startup_timeout_s` is the server's whole start-up deadline (SCBench: per probe, 5 probes 5 s apart);
-- group `timeout` is honoured (SCBench: inert), below a case's own `timeout`;
+- group `timeout` is honoured when longer than the checkpoint's (SCBench: inert), below a case's
+  own `timeout`;
 - a regression group generated from a source group that is itself a regression points at that
   group's origin (SCBench points at a directory that does not exist), and the same origin is
   never imported twice into one checkpoint.

@@ -69,7 +69,13 @@ class Adapter:
         return None
 
     def timeout_for(self, case: BaseCase) -> float:
-        return case.timeout_s or self.group.timeout or self.settings.checkpoint_timeout or DEFAULT_CASE_TIMEOUT
+        """A case's own timeout wins; a group's may lengthen the checkpoint's, never shorten it:
+        SCBench ignores group timeouts, and its problems set them below the checkpoint's (a
+        reference solution killed at the group's 10 s passes there in the checkpoint's 30 s)."""
+        if case.timeout_s:
+            return case.timeout_s
+        bounds = [t for t in (self.group.timeout, self.settings.checkpoint_timeout) if t]
+        return max(bounds) if bounds else DEFAULT_CASE_TIMEOUT
 
     def tracked(self, case: BaseCase) -> list[str]:
         return [*self.config.tracked_files, *case.tracked_files]
