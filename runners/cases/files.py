@@ -136,7 +136,9 @@ def read_content(path: Path, kind: FileType, compression: Compression = Compress
         if kind is FileType.SQLITE:
             return _read_sqlite(path)
         if kind is FileType.PARQUET:
-            raise InputFileReadError(f"{path}: reading parquet needs pyarrow (add it to test_dependencies)")
+            import pyarrow.parquet as pq  # noqa: PLC0415 - only parquet files pay for it
+
+            return pq.read_table(io.BytesIO(data)).to_pylist()
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -179,9 +181,26 @@ def render_content(file: InputFile) -> bytes:
         return _csv(content, "\t" if kind is FileType.TSV else ",").encode()
     if kind is FileType.YAML:
         return (content if isinstance(content, str) else yaml.safe_dump(content)).encode()
-    if kind in (FileType.SQLITE, FileType.PARQUET):
+    if kind is FileType.PARQUET:
+        return _parquet(file.path, content)
+    if kind is FileType.SQLITE:
         raise InputFileWriteError(f"{file.path}: writing {kind.value} input files is not supported")
     return str(content).encode()
+
+
+def _parquet(path: object, content: Any) -> bytes:
+    """Rows (a list of dicts) as SCBench writes them: pyarrow, zstd level 10."""
+    import pyarrow as pa  # noqa: PLC0415 - only parquet files pay for it
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    if not isinstance(content, list):
+        raise InputFileWriteError(f"{path}: parquet content must be a list of rows, got {type(content).__name__}")
+    sink = io.BytesIO()
+    try:
+        pq.write_table(pa.Table.from_pylist(content), sink, compression="zstd", compression_level=10)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise InputFileWriteError(f"{path}: cannot be written as parquet: {exc}") from None
+    return sink.getvalue()
 
 
 def _csv(content: Any, delimiter: str) -> str:

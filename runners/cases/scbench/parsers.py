@@ -1,9 +1,6 @@
 """SCBench's `verifiers.parsers`: turning an actual or expected value into what a verifier compares.
-
-One deliberate difference: `parse_csv_content` infers column types itself (integers, then
-numbers, else text; empty cells None) instead of through pandas, which the case toolchain does
-not carry; integer columns with empty cells stay integers where pandas would make them floats
-(`deepdiff_verify` ignores int/float differences by default).
+`parse_csv_content` infers column types through pandas, as SCBench's does (pandas is in the case
+toolchain), so a column of `100`, `true` stays text, as a problem's expected rows say.
 """
 
 from __future__ import annotations
@@ -80,27 +77,6 @@ def parse_yaml_file(result: Any, file_name: str, decode: str = "utf-8", allow_mi
     return parse_yaml(files[file_name], decode)
 
 
-def _cell(value: str | None) -> Any:
-    return None if value is None or value == "" else value
-
-
-def _typed_columns(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    columns = list(rows[0]) if rows else []
-    for column in columns:
-        values = [row[column] for row in rows if row[column] is not None]
-        for kind in (int, float):
-            try:
-                converted = [kind(v) for v in values]
-            except (TypeError, ValueError):
-                continue
-            lookup = iter(converted)
-            for row in rows:
-                if row[column] is not None:
-                    row[column] = next(lookup)
-            break
-    return rows
-
-
 def parse_csv_content(content: Any, allows_error: bool = True) -> list[Any]:
     if content is None:
         return []
@@ -108,14 +84,19 @@ def parse_csv_content(content: Any, allows_error: bool = True) -> list[Any]:
         return content
     if isinstance(content, dict):
         return [content]
+    if not isinstance(content, (str, bytes)):
+        raise VerifierError(f"Invalid content type: {type(content)}")
+    import numpy as np  # noqa: PLC0415 - only CSV verifiers pay for pandas' import
+    import pandas as pd  # noqa: PLC0415
+
     try:
-        text = _text(content, "utf-8")
-        rows = [{str(k): _cell(v) for k, v in row.items() if k is not None} for row in csv.DictReader(io.StringIO(text))]
-        return _typed_columns(rows)
-    except (csv.Error, UnicodeDecodeError) as exc:
+        frame = pd.read_csv(io.StringIO(_text(content, "utf-8")))
+        frame = frame.replace({np.nan: None})
+        return list(frame.to_dict(orient="records"))
+    except (pd.errors.EmptyDataError, csv.Error, pd.errors.ParserError, UnicodeDecodeError) as exc:
         if allows_error:
             return []
-        raise VerifierError(f"not CSV: {exc}") from None
+        raise VerifierError(f"Could not load csv: {exc}") from None
 
 
 def parse_markdown_table(content: Any, allow_errors: bool = False) -> list[dict[str, str]]:
