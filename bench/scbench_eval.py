@@ -57,6 +57,16 @@ def kill_leftovers() -> None:
                 pass
 
 
+def _why(report) -> dict:
+    """A failing case's wrong attributes and the end of its stderr (why SCBench failed it)."""
+    if report.did_pass():
+        return {}
+    wrong = sorted(name for name, a in report.results.items() if a.is_correct is False)
+    stderr = report.results.get("stderr")
+    tail = str(stderr.actual)[-300:] if stderr is not None and stderr.actual else ""
+    return {"wrong": wrong, "stderr": tail}
+
+
 def main(argv: list[str]) -> int:
     ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     problem_dir, checkpoint_name, submission = Path(argv[0]), argv[1], Path(argv[2])
@@ -86,7 +96,7 @@ def main(argv: list[str]) -> int:
         seconds = time.monotonic() - started
     finally:
         kill_leftovers()
-    cases = {f"{r.group}/{r.id}": {"passed": r.did_pass(), "score": round(r.calculate_score(), 6)}
+    cases = {f"{r.group}/{r.id}": {"passed": r.did_pass(), "score": round(r.calculate_score(), 6), **_why(r)}
              for r in results.reports}
     print(json.dumps({"seconds": round(seconds, 3), "cases": cases}))
     return 0
