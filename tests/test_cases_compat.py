@@ -124,9 +124,11 @@ def test_reference_solutions_get_full_marks(problem, checkpoint):
 def test_scbench_style_scripts_import_its_environment_and_the_solution_runs_on_312():
     """SCBench's own problems: loaders and verifiers import structlog, jinja2, numpy and pandas
     (its environment had them), reference solutions use 3.12 syntax with no `python` in the
-    config, cases give parquet input files, and parse_csv_content reads `true` as a boolean (pandas).
-    wordfreq does all of it: before, its loader failed to import, its solution to parse, its
-    parquet file to be written and `true` stayed text."""
+    config, cases give parquet input files, parse_csv_content reads `true` as a boolean (pandas),
+    and loaders name input files by relative paths (`InputFile.from_path("app.db", relative_to=
+    case_dir)`). wordfreq does all of it: before, its loader failed to import, its solution to
+    parse, its parquet file to be written, `true` stayed text, and state/b_second read the file
+    state/a_first had left in the workspace instead of its own."""
     need_sandbox("bubblewrap")
     from runners.pythons import host_interpreters
 
@@ -136,7 +138,8 @@ def test_scbench_style_scripts_import_its_environment_and_the_solution_runs_on_3
                             EnvironmentSpec(sandbox="bubblewrap"))
     assert not result.infrastructure_failure, result.infrastructure_reason
     assert result.python and result.python.startswith("3.12.")
-    assert sorted(t.id for t in result.tests) == ["core/top_one", "core/two_words", "tables/mixed_values"]
+    assert sorted(t.id for t in result.tests) == ["core/top_one", "core/two_words", "state/a_first", "state/b_second",
+                                                  "tables/mixed_values"]
     assert all(t.passed and t.score == 1.0 for t in result.tests), [(t.id, t.failure_message) for t in result.tests]
 
 
