@@ -64,7 +64,8 @@ def _why(report) -> dict:
     wrong = sorted(name for name, a in report.results.items() if a.is_correct is False)
     stderr = report.results.get("stderr")
     tail = str(stderr.actual)[-300:] if stderr is not None and stderr.actual else ""
-    return {"wrong": wrong, "stderr": tail}
+    diffs = {name: str(report.results[name].diff)[:400] for name in wrong}
+    return {"wrong": wrong, "stderr": tail, "diffs": diffs}
 
 
 def main(argv: list[str]) -> int:
