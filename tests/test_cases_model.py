@@ -275,7 +275,11 @@ def test_the_case_program_imports_only_its_library():
     """runners/cases runs inside the sandbox from a copy of itself alone
     (runners.frameworks.cases_files.copy_library)."""
     allowed_runners: set[str] = set()
-    third_party = {"pydantic", "yaml", "jsonschema", "deepdiff"}
+    # What the case toolchain pins (runners/toolchains/case-tools.txt), by import name.
+    third_party = {"pydantic", "yaml", "jsonschema", "deepdiff", "numpy", "pandas", "pyarrow"}
+    tools = (PACKAGE.parent / "toolchains" / "case-tools.txt").read_text().splitlines()
+    pinned = {line.split("==")[0] for line in tools if "==" in line and not line.startswith("#")}
+    assert {"pyyaml" if name == "yaml" else name for name in third_party} <= pinned, pinned
     for path in PACKAGE.rglob("*.py"):
         if "compat" in path.parts:
             continue
