@@ -9,6 +9,8 @@ and CI cannot fetch it). The recorded table is in docs/CASES.md.
 Without `--problems`: our fixtures in SCBench's format. With it: every problem of that directory (SCBench's
 own 19 in its `problems/`; nothing is copied), each checkpoint with its reference `solution/`.
 `--cache DIR` keeps SCBench's grade of each checkpoint as JSON (its evaluator takes about a second a case).
+SCBench's local-py spec runs the submission on uv's default Python: set UV_PYTHON to a 3.12 (its docker
+spec's version, which its reference solutions need) when that default is older.
 
 SCBENCH_SRC: a checkout of SprocketLab/slop-code-bench at 086518d (the parent of 2a9800e, its move to
 pytest); SCBENCH_PYTHON: a Python 3.12 that imports its `src/` (pydantic, PyYAML, structlog, deepdiff,
