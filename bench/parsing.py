@@ -311,7 +311,7 @@ def _rss_mb() -> float:
 
 def child(op: str, root: Path) -> dict[str, Any]:
     from runners.categorize import categorize
-    from runners.config import load_problem
+    from runners.problem_loader import load_problem
     from runners.engine import _result
     from runners.environment import EnvironmentSpec
     from runners.frameworks.base import Layout, RunContext

@@ -112,7 +112,7 @@ def prepare_child(
 def run(settings: Settings) -> Section:
     section = Section(NAME, TITLE)
     cell = world(settings).cell
-    from runners.config import load_problem
+    from runners.problem_loader import load_problem
 
     problem = load_problem(cell.problem)
     sandboxes = usable_sandboxes(settings, section)

@@ -9,8 +9,8 @@ an interpreter that can import SCBench's `src/` at the last commit before its py
 It evaluates with SCBench's `local-py` environment spec (per case: `uv init`, `uv add -r
 requirements.txt`, then `uv run <entry>.py ...`), and prints
 `{"seconds": s, "cases": {"group/case": {"passed": bool, "score": float}}}`. Used by
-`bench/cases.py` (the side-by-side timing) and `tests/test_cases_compat.py` (the same grade),
-both of which skip it when SCBench is not at hand.
+`bench/cases.py` (the side-by-side timing; skipped when SCBench is not at hand) and
+`bench/scbench_compare.py` (our grade against its grade, case by case; docs/CASES.md).
 """
 
 from __future__ import annotations

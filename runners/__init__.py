@@ -20,7 +20,7 @@ _EXPORTS = {
     "MarkerConfig": "runners.config",
     "ProblemConfig": "runners.config",
     "StaticAssetConfig": "runners.config",
-    "load_problem": "runners.config",
+    "load_problem": "runners.problem_loader",
     "EnvironmentSpec": "runners.environment",
     "ConfigError": "runners.errors",
     "InfrastructureError": "runners.errors",
@@ -80,13 +80,13 @@ if TYPE_CHECKING:
         MarkerConfig,
         ProblemConfig,
         StaticAssetConfig,
-        load_problem,
     )
     from runners.environment import EnvironmentSpec
     from runners.errors import ConfigError, InfrastructureError, RunnersError, UserInputError
     from runners.frameworks.pytest_runner import PytestRunner
     from runners.limits import ResourceLimits
     from runners.policy import PassPolicy
+    from runners.problem_loader import load_problem
     from runners.results import (
         SCHEMA_VERSION,
         CorrectnessResults,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runners.config import CheckpointConfig, ProblemConfig, load_problem
+from runners.config import CheckpointConfig, ProblemConfig
+from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.frameworks.base import Runner
 from runners.frameworks.registry import runner_class

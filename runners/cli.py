@@ -201,7 +201,7 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
         max_submission_depth: int | None) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
-    from runners.config import load_problem
+    from runners.problem_loader import load_problem
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
@@ -242,7 +242,7 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
              max_submission_files: int | None, max_submission_depth: int | None) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
-    from runners.config import load_problem
+    from runners.problem_loader import load_problem
     from runners.metrics import CheckpointScore
     from runners.render import evaluation_summary, evaluation_table, fit
 
@@ -320,21 +320,23 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
     _started()
     if executor not in ("local", "ray"):
         raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
+    failures: dict[str, str] = {}  # cell id -> why its agent step failed: not solved, whatever the tests say
     if agents_file is not None:  # the agent step first: its snapshots are the submissions
         from runners.agents.batch import run_agents
 
         if submissions is not None:
             raise UserInputError("option --submissions: not with --agents (the agents' snapshots are graded)")
         agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python)
-        submissions, _ = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1, agents=agent,
-                                    problems=problem, overwrite=overwrite, console=console())
+        submissions, steps = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1, agents=agent,
+                                        problems=problem, overwrite=overwrite, console=console())
+        failures = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure for s in steps if s.failure is not None}
     if submissions is None:
         raise UserInputError("option --submissions: required (or --agents FILE to run agents first)")
     options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
                            wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
-                           agents=agent, only_problems=problem)
+                           agents=agent, only_problems=problem, agent_failures=failures)
     try:
         outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)
@@ -354,7 +356,7 @@ def image_app() -> None:
 
 
 @image_app.command("build")
-@click.option("--kind", default="all", show_default=True, help="python | node | go | browser | all")
+@click.option("--kind", default="all", show_default=True, help="python | node | go | cases | browser | all")
 @click.option("--base-image", default=None,
               help="Base to build on (default: python:3.12-slim / node:22-slim, or the locally built "
               "runners-local-base when it exists).")
@@ -385,10 +387,16 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except UserInputError as exc:
-        console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        from rich.text import Text
+
+        # Text, not markup: a message quotes the user's input (`{mounts[x]}`, `test_a[1]`) as is.
+        console(stderr=True).print(Text.assemble(("error:", "bold red"), f" {exc}"), highlight=False, soft_wrap=True)
         return EXIT_BAD_INPUT
     except InfrastructureError as exc:
-        console(stderr=True).print(f"[bold magenta]infrastructure failure:[/] {exc}", highlight=False, soft_wrap=True)
+        from rich.text import Text
+
+        console(stderr=True).print(Text.assemble(("infrastructure failure:", "bold magenta"), f" {exc}"),
+                                   highlight=False, soft_wrap=True)
         return EXIT_INFRA
     finally:
         _started()  # also after --help or a usage error, when main() is called in a process

@@ -22,7 +22,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from runners.cases.spec import AdapterConfig, CheckpointCases, expand_groups
 from runners.errors import ConfigError
 from runners.limits import ResourceLimits
 from runners.pythons import is_path, parse_requirement
@@ -301,68 +300,15 @@ class ProblemConfig(_Strict):
     def marker_groups(self) -> dict[str, GroupType]:
         return {name: marker.group for name, marker in self.markers.items()}
 
+    def missing_files(self) -> list[str]:
+        """What the problem's directory lacks besides its static assets (one message each)."""
+        if self.kind == "repository":
+            from runners.repository.overlay import check_overlay
+
+            return check_overlay(self)
+        if not self.tests_dir.is_dir():
+            return [f"directory `tests/` is missing next to {CONFIG_FILE}"]
+        return []
+
     def asset_paths(self) -> dict[str, Path]:
         return {name: (self.path / asset.path) for name, asset in self.static_assets.items()}
-
-
-class CaseCheckpointConfig(CheckpointConfig, CheckpointCases):
-    """A checkpoint of a case-based problem: groups of cases (see runners/cases/spec.py)."""
-
-
-class CaseProblemConfig(ProblemConfig):
-    """A case-based problem (`framework: cases`, implied by an `adapter` section): SCBench's
-    case-based format, whose problems load unmodified."""
-
-    framework: str = "cases"
-    adapter: AdapterConfig
-    loader_script: str = Field("loader.py", description="The problem's own loader, when this file exists.")
-    loader_entrypoint: str = Field("Loader", description="The loader class in `loader_script`.")
-    loader: dict[str, Any] | None = Field(None, description="SCBench's legacy `loader` block: ignored, as there.")
-    checkpoints: dict[str, CaseCheckpointConfig] = Field(min_length=1)  # type: ignore[assignment]
-
-    @model_validator(mode="after")
-    def _expand_groups(self) -> "CaseProblemConfig":
-        if self.framework != "cases":
-            raise ValueError(f"an `adapter` section makes a case-based problem: framework must be `cases`, not "
-                             f"{self.framework!r}")
-        expand_groups([(name, cp.order or 0, cp) for name, cp in self.checkpoints.items()])
-        return self
-
-
-def is_case_config(data: dict[str, Any]) -> bool:
-    """`framework: cases`, or (SCBench's case-based problems, which name no framework) an `adapter`."""
-    return data.get("framework", "cases" if "adapter" in data else None) == "cases"
-
-
-def load_problem(problem_dir: Path | str) -> ProblemConfig:
-    """Load and check `problem_dir/config.yaml`; raises `ConfigError` with readable reasons."""
-    problem_dir = Path(problem_dir).resolve()
-    if not problem_dir.is_dir():
-        raise ConfigError(problem_dir, "problem directory not found")
-    config_file = problem_dir / CONFIG_FILE
-    data = load_yaml_mapping(config_file)
-    model = CaseProblemConfig if is_case_config(data) else ProblemConfig
-    problem = validate_model(model, data, config_file)
-    problem._path = problem_dir
-    _check_files(problem, config_file)
-    return problem
-
-
-def _check_files(problem: ProblemConfig, config_file: Path) -> None:
-    problems: list[str] = []
-    if problem.kind == "repository":
-        from runners.repository.overlay import check_overlay
-
-        problems += check_overlay(problem)
-    elif not isinstance(problem, CaseProblemConfig) and not problem.tests_dir.is_dir():
-        problems.append(f"directory `tests/` is missing next to {CONFIG_FILE}")
-    if isinstance(problem, CaseProblemConfig) and "loader_script" in problem.model_fields_set \
-            and not (problem.path / problem.loader_script).is_file():
-        problems.append(f"field `loader_script`: {problem.path / problem.loader_script} does not exist")
-    for name, path in problem.asset_paths().items():
-        if not path.exists():
-            problems.append(f"field `static_assets.{name}.path`: {path} does not exist")
-        elif problem.path not in path.resolve().parents and path.resolve() != problem.path:
-            problems.append(f"field `static_assets.{name}.path`: must stay inside the problem directory")
-    if problems:
-        raise ConfigError(config_file, problems)

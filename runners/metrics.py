@@ -2,7 +2,8 @@
 
 A checkpoint is solved "strict" when every test passed (Regression included), "isolated" when
 every non-Regression test passed, "core" when every Core test passed. An infrastructure failure
-solves nothing.
+solves nothing, nor does the snapshot of an agent step that failed (runners.agents: it timed out,
+exited non-zero or reported an error), whatever its tests say.
 """
 
 from __future__ import annotations
@@ -16,20 +17,20 @@ from runners.results import ExecutionResult
 class CheckpointScore:
     checkpoint: str
     result: ExecutionResult
+    agent_failed: bool = False
 
     @property
     def strict(self) -> bool:
-        return _full(self.result.pass_rate if self.result.tests else None, self.result)
+        return self._full(self.result.pass_rate if self.result.tests else None)
 
     @property
     def isolated(self) -> bool:
-        return _full(self.result.checkpoint_pass_rate, self.result)
+        return self._full(self.result.checkpoint_pass_rate)
 
     @property
     def core(self) -> bool:
-        return _full(self.result.core_pass_rate, self.result)
+        return self._full(self.result.core_pass_rate)
 
-
-def _full(rate: float | None, result: ExecutionResult) -> bool:
-    return not result.infrastructure_failure and rate is not None and rate == 1.0
+    def _full(self, rate: float | None) -> bool:
+        return not (self.agent_failed or self.result.infrastructure_failure) and rate is not None and rate == 1.0
 

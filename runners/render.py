@@ -134,8 +134,8 @@ def failures_table(result: ExecutionResult) -> Table | None:
         status = test.status if not test.raw_status or test.raw_status == test.status else f"{test.status} ({test.raw_status})"
         # Text(), not str: ids like `test_x[json]` must not be read as rich markup.
         message = Text(test.first_message_line[:300])
-        if test.diff:  # a case-based problem's failing case: what was wrong, attribute by attribute
-            message.append("\n" + clip_lines(test.diff, DIFF_LINES_SHOWN), style="dim")
+        if test.case_details:  # a case-based problem's case: why, and what was wrong attribute by attribute
+            message.append("\n" + clip_lines(test.case_details, DIFF_LINES_SHOWN), style="dim")
         table.add_row(Text(test.id), test.group_type.value, Text(status, style=style), message)
     if len(failing) > MAX_FAILURES_SHOWN:
         table.caption = f"... and {len(failing) - MAX_FAILURES_SHOWN} more (see the JSON result)"

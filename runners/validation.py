@@ -7,10 +7,10 @@ traceback. `load_yaml_model` is the one way config files are read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar, get_args, get_origin
+from typing import Annotated, Any, TypeVar, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 
 from runners.errors import ConfigError
 
@@ -20,10 +20,11 @@ M = TypeVar("M", bound=BaseModel)
 def describe_validation_error(error: ValidationError, model: type[BaseModel] | None = None) -> list[str]:
     messages: list[str] = []
     for item in error.errors(include_url=False):
-        loc = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        where = _without_tags(model, tuple(item["loc"])) if model else tuple(item["loc"])
+        loc = ".".join(str(part) for part in where) or "(top level)"
         kind = item["type"]
         if kind == "extra_forbidden":
-            allowed = _allowed_keys(model, item["loc"][:-1]) if model else []
+            allowed = _allowed_keys(model, tuple(item["loc"][:-1])) if model else []
             hint = f" (allowed keys: {', '.join(allowed)})" if allowed else ""
             messages.append(f"field `{loc}`: unknown key{hint}")
         elif kind == "missing":
@@ -65,6 +66,39 @@ def validate_model(model: type[M], data: Any, path: Path, **context: Any) -> M:
         raise ConfigError(path, describe_validation_error(exc, model)) from None
 
 
+def _without_tags(model: type[BaseModel], loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`loc` without the tags pydantic puts in it for a discriminated union (`adapter.cli.command`
+    -> `adapter.command`): the user never wrote them."""
+    kept: list[Any] = []
+    current: Any = model
+    parts = list(loc)
+    while parts:
+        part = parts.pop(0)
+        kept.append(part)
+        fields = getattr(current, "model_fields", None)
+        if not fields or part not in fields:
+            return (*kept, *parts)
+        annotation = fields[part].annotation
+        members = _tagged_members(annotation)
+        if members and parts and parts[0] in members:
+            current = members[parts.pop(0)]
+            continue
+        current, in_container = _unwrap(annotation)
+        if in_container and parts:
+            kept.append(parts.pop(0))
+    return tuple(kept)
+
+
+def _tagged_members(annotation: Any) -> dict[str, Any]:
+    """Tag -> model of a discriminated union's members (`Annotated[Model, Tag("x")] | ...`)."""
+    members: dict[str, Any] = {}
+    for arg in get_args(annotation):
+        if get_origin(arg) is Annotated:
+            base, *metadata = get_args(arg)
+            members.update({m.tag: base for m in metadata if isinstance(m, Tag)})
+    return members
+
+
 def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     """Walk the model along `loc` to list the keys allowed where an unknown key was found."""
     current: Any = model
@@ -74,6 +108,10 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
         fields = getattr(current, "model_fields", None)
         if not fields or part not in fields:
             return []
+        members = _tagged_members(fields[part].annotation)
+        if members and parts and parts[0] in members:  # a discriminated union: the member its tag names
+            current = members[parts.pop(0)]
+            continue
         current, in_container = _unwrap(fields[part].annotation)
         if current is None:
             return []

@@ -197,3 +197,15 @@ def test_run_keeps_test_ids_and_messages_on_a_narrow_terminal(tmp_path, problem)
     unwrapped = "".join(line.rstrip() for line in out.stdout.splitlines())
     assert "tests/test_checkpoint_2.py::test_upper" in unwrapped
     assert "expected upper-case output" in out.stdout.replace("\n", " ").replace("  ", " ")
+
+
+@pytest.mark.parametrize(("args", "code"), [(["--help"], 0), (["run", "/nonexistent", "-c", "checkpoint_1", "-s", "."], 2)])
+def test_the_quick_exit_keeps_exit_hooks_output_and_code(tmp_path, args, code):
+    """`python -m runners` skips the interpreter's teardown: what the process owes still happens."""
+    marker = tmp_path / "hook-ran"
+    script = (f"import atexit, runpy, sys; atexit.register(lambda: open({str(marker)!r}, 'w').write('ran')); "
+              f"sys.argv = ['runners', *{args!r}]; runpy.run_module('runners', run_name='__main__')")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == code, out.stderr
+    assert marker.read_text() == "ran"  # temporary directories, Ray, logging: all exit hooks
+    assert ("Usage: runners" in out.stdout) if code == 0 else ("problem directory not found" in out.stderr)

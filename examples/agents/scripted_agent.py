@@ -11,7 +11,8 @@ and its workspace, it works like an agent continuing its own work:
 - it writes the files that are new or changed at this checkpoint and deletes the ones it dropped;
 - it reports what it did, as plain text or (`--format claude-json`) in the shape of Claude Code's
   `--output-format json` result, with `usage` counting words: words of the specification read as
-  input tokens, words of code written as output tokens, at no cost.
+  input tokens, words of its earlier files read back as cache reads (as Claude Code's prompt cache
+  serves what it saw before), words of code written as output tokens, at no cost.
 
     python3 scripted_agent.py --knowledge DIR --problem P --checkpoint checkpoint_2 --prompt SPEC.md
 """
@@ -63,12 +64,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--format", choices=("text", "claude-json"), default="text")
     args = parser.parse_args(argv)
 
-    def finish(message: str, ok: bool, read: int = 0, written: int = 0) -> int:
+    def finish(message: str, ok: bool, read: int = 0, written: int = 0, cached: int = 0) -> int:
         print(message, file=sys.stderr)
         if args.format == "claude-json":
             print(json.dumps({"type": "result", "subtype": "success" if ok else "error_during_execution",
                               "is_error": not ok, "result": message, "num_turns": 1, "total_cost_usd": 0.0,
-                              "usage": {"input_tokens": read, "output_tokens": written}}))
+                              "usage": {"input_tokens": read, "cache_creation_input_tokens": 0,
+                                        "cache_read_input_tokens": cached, "output_tokens": written}}))
         else:
             print(message)
         return 0 if ok else 1
@@ -111,7 +113,8 @@ def main(argv: list[str]) -> int:
     summary = (f"Implemented {title_of(spec) or args.checkpoint}: wrote {len(changed)} file(s) "
                f"({', '.join(changed) or 'none'}), kept {kept} from {before or 'nothing'}, removed {len(dropped)}; "
                f"tree {digest}.")
-    return finish(summary, True, read, written)
+    cached = sum(len(data.decode("utf-8", "replace").split()) for data in mine.values())
+    return finish(summary, True, read, written, cached)
 
 
 if __name__ == "__main__":

@@ -18,10 +18,11 @@ from rich.text import Text
 
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
-from runners.agents.render import steps_table
+from runners.agents.render import steps_table, unset_notes
 from runners.agents.solve import agent_sandbox, guard
 from runners.agents.spec import AgentSpec, load_agents_file
-from runners.config import CONFIG_FILE, ProblemConfig, load_problem
+from runners.config import CONFIG_FILE, ProblemConfig
+from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.render import fit
@@ -71,6 +72,9 @@ def run_agents(agents_file: Path, problems_root: Path, output: Path, environment
         last = problem.ordered_checkpoints()[-1]
         return ensure_steps(spec, problem, last, layout, environment, sandboxes[spec.name], on_step=announce)
 
+    for spec in specs:
+        for note in unset_notes(spec):
+            console.print(note)
     console.print(Text.assemble((f"{len(chains)} agent chains", "bold"),
                                 f" ({len(specs)} agents × {len(loaded)} problems), {jobs} at a time"))
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
@@ -79,5 +83,5 @@ def run_agents(agents_file: Path, problems_root: Path, output: Path, environment
     failed = [r for r in records if r.failed]
     if failed:
         console.print(Text(f"{len(failed)} agent step(s) failed; their snapshots are graded all the same "
-                           f"(see {layout.root / 'agent-steps'})", style="yellow"))
+                           f"(see {layout.root / 'agent-steps'}; --overwrite runs their chains again)", style="yellow"))
     return layout.submissions, records

@@ -6,7 +6,9 @@ it holds across Promptfoo's worker processes as well as threads), runs every ste
 not done yet, each from the snapshot the previous one left, and returns their records. Nobody
 waits for another caller to run a step: the caller that holds the lock runs what is missing. So
 rows of later checkpoints wait for earlier ones without any deadlock, whatever the concurrency or
-the order rows arrive in; a step whose harness died (no step.json) runs again.
+the order rows arrive in. A step whose harness died (no step.json) or failed (an infrastructure
+failure) runs again, and so does one run with other agent settings (a resumed `solve` or `batch
+--agents` after the command changed), each with every step after it.
 """
 
 from __future__ import annotations
@@ -54,12 +56,28 @@ def chain_lock(path: Path, deadline: float | None) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def step_done(layout: RunLayout, agent: str, problem: str, checkpoint: str) -> StepRecord | None:
-    """The record of a finished step whose snapshot is in place, else None."""
-    record = StepRecord.load(layout.step_dir(agent, problem, checkpoint))
-    if record is None or not layout.snapshot(agent, problem, checkpoint).is_dir():
+def step_done(layout: RunLayout, spec: AgentSpec, problem: str, checkpoint: str) -> StepRecord | None:
+    """The record of a finished step whose snapshot is in place, run with the agent's current
+    settings and not failed by the harness; else None (the step is to run again)."""
+    record = StepRecord.load(layout.step_dir(spec.name, problem, checkpoint))
+    if record is None or not layout.snapshot(spec.name, problem, checkpoint).is_dir():
         return None
-    return record
+    return None if record.infrastructure or record.agent_key != spec.key else record
+
+
+def current_steps(layout: RunLayout, spec: AgentSpec, problem: str,
+                  checkpoints: list[CheckpointConfig]) -> list[StepRecord | None]:
+    """`step_done` of each checkpoint in order, None from the first step not done on: a step that
+    ran before its predecessor's last run started from an older snapshot than the one kept."""
+    found: list[StepRecord | None] = []
+    previous: StepRecord | None = None
+    for checkpoint in checkpoints:
+        record = None if found and previous is None else step_done(layout, spec, problem, checkpoint.name)
+        if record is not None and previous is not None and record.started_at <= previous.started_at:
+            record = None
+        found.append(record)
+        previous = record
+    return found
 
 
 def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfig, layout: RunLayout,
@@ -69,11 +87,15 @@ def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfi
     name = problem.path.name
     ordered = problem.ordered_checkpoints()
     wanted = ordered[: ordered.index(up_to) + 1]
+    # Steps done are final (the record is written last, atomically): a row that needs no new step
+    # answers without the lock, which a later checkpoint's row may hold for a whole agent step.
+    finished = current_steps(layout, spec, name, wanted)
+    if all(finished):
+        return [record for record in finished if record is not None]
     records: list[StepRecord] = []
     with chain_lock(layout.chain_dir(spec.name, name) / LOCK_FILE, deadline):
         start, started_from = _starter(problem)
-        for number, checkpoint in enumerate(wanted, start=1):
-            record = step_done(layout, spec.name, name, checkpoint.name)
+        for number, (checkpoint, record) in enumerate(zip(wanted, current_steps(layout, spec, name, wanted)), start=1):
             if record is None:
                 record = run_step(spec, problem, checkpoint, number, start, started_from, layout,
                                   environment, sandbox)

@@ -37,6 +37,8 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 
 
 _PathType = click.Path(path_type=Path)
+#: The option of each agent setting, for error messages.
+OPTIONS = {"command": "--agent", "mounts": "--mount", "timeout": "--agent-timeout"}
 
 
 def register(app: click.Group, console: Callable[..., Console], environment: Callable[..., Any],
@@ -60,7 +62,7 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     @click.option("--sandbox", default="auto", show_default=True, help=" | ".join(["auto", *BUILTINS]))
     @click.option("--pass-policy", "pass_policy", type=click.Choice([p.value for p in PassPolicy]),
                   default=PassPolicy.ALL_CASES.value, show_default=True, help="When a checkpoint counts as passed.")
-    @click.option("--output", type=_PathType, default=None, help="Run directory (default: runs/<time>-solve-<problem>).")
+    @click.option("--output", "-o", type=_PathType, default=None, help="Run directory (default: runs/<time>-solve-<problem>).")
     @click.option("--wall-timeout", type=click.FloatRange(min=1), default=None, help="Seconds for each test run.")
     @click.option("--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept.")
     @click.option("--python", default=None, help="The submission's Python for grading.")
@@ -72,11 +74,12 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
               cache_dir: Path | None, python: str | None, json_file: Path | None) -> None:
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
         sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
-        from runners.agents.spec import parse_agent
+        from runners.agents.spec import parse_agent_options
 
-        spec = parse_agent({"name": name, "command": agent, "pass_env": list(pass_env), "env": _pairs(env, "--env"),
-                            "mounts": _pairs(mount, "--mount"), "timeout": agent_timeout, "network": network,
-                            "image": image, "home": str(home) if home else None}, "options --agent/--name/...")
+        spec = parse_agent_options({"name": name, "command": agent, "pass_env": list(pass_env),
+                                    "env": _pairs(env, "--env"), "mounts": _pairs(mount, "--mount"),
+                                    "timeout": agent_timeout, "network": network, "image": image,
+                                    "home": str(home) if home else None}, OPTIONS)
         spec = spec.resolved(Path.cwd(), "option --mount/--home")
         settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python)
         started()
@@ -90,9 +93,9 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     from rich.text import Text
 
     from runners.agents.layout import RunLayout
-    from runners.agents.render import solve_table
+    from runners.agents.render import solve_table, unset_notes
     from runners.agents.solve import SolvedCheckpoint, solve
-    from runners.config import load_problem
+    from runners.problem_loader import load_problem
     from runners.render import fit
 
     problem = load_problem(problem_dir)
@@ -105,6 +108,8 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
                                 f": agent {done.step.failure or 'done'} in {done.step.duration:.1f} s; "
                                 f"{done.result.summary} ({verdict})"))
 
+    for note in unset_notes(spec):
+        out.print(note)
     solved = solve(spec, problem, layout, settings, on_graded=graded)
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)

@@ -47,8 +47,9 @@ def split_command(command: str | list[str]) -> list[str]:
     return argv
 
 
-def fields_used(argv: list[str], mounts: set[str] | frozenset[str] = frozenset()) -> set[str]:
-    """The placeholders `argv` uses (`mounts` as one name); TemplateError for an unknown one."""
+def fields_used(argv: list[str], mounts: set[str] | frozenset[str] | None = frozenset()) -> set[str]:
+    """The placeholders `argv` uses (`mounts` as one name); TemplateError for an unknown one
+    (and for a mount not in `mounts`, unless it is None)."""
     used: set[str] = set()
     for argument in argv:
         for name, key in _fields(argument):
@@ -59,7 +60,7 @@ def fields_used(argv: list[str], mounts: set[str] | frozenset[str] = frozenset()
             if (name == "mounts") != (key is not None):
                 raise TemplateError("a mount is written {mounts[NAME]}, with NAME a key of `mounts`"
                                     if name == "mounts" else f"{{{name}}} takes no [key]")
-            if key is not None and key not in mounts:
+            if key is not None and mounts is not None and key not in mounts:
                 raise TemplateError(f"{{mounts[{key}]}}: no mount named {key!r} (mounts: "
                                     f"{', '.join(sorted(mounts)) or 'none'})")
             used.add(name)

@@ -53,6 +53,8 @@ class StepRecord(BaseModel):
     checkpoint: str
     number: int = Field(description="the checkpoint's position, from 1")
     command: list[str] = Field(description="the command template, before placeholders are filled")
+    agent_key: str = Field("", description="a hash of the agent's settings: a step run with other settings is "
+                                           "run again when the run is resumed")
     sandbox: str
     network: bool = False
     started_from: str = Field(description="`starter`, `empty`, or the checkpoint whose workspace it continued")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from rich.table import Table
@@ -10,11 +11,19 @@ from rich.text import Text
 
 from runners.agents.layout import StepRecord
 from runners.agents.solve import SolvedCheckpoint
+from runners.agents.spec import AgentSpec
 from runners.policy import PassPolicy
 from runners.render import _column
 from runners.results import GROUP_ORDER
 
 SAID_CHARS = 120
+
+
+def unset_notes(spec: AgentSpec) -> list[Text]:
+    """Said before the agent runs: a `pass_env` name not set here (the agent's own error, such as
+    "invalid API key", would otherwise be the only sign)."""
+    return [Text(f"note: agent {spec.name!r}: {name} is not set here, so the agent will not see it", style="yellow")
+            for name in spec.pass_env if name not in os.environ]
 
 
 def step_status(step: StepRecord) -> Text:

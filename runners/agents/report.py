@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 EXCERPT_CHARS = 300
+MAX_MULTILINE = 20
 _AIDER = re.compile(r"Tokens: ([\d.]+k?) sent(?:, ([\d.]+k?) cache write)?(?:, ([\d.]+k?) cache hit)?, "
                     r"([\d.]+k?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?")
 
@@ -31,19 +32,25 @@ class AgentReport(BaseModel):
     cost_usd: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
-    cached_tokens: int | None = None
+    cached_tokens: int | None = None  # prompt tokens read from the model's cache (within prompt)
+    cache_write_tokens: int | None = None  # prompt tokens written to it (Claude Code, Aider)
     total_tokens: int | None = None
     turns: int | None = None
 
-    def token_usage(self) -> dict[str, int] | None:
-        """Promptfoo's `tokenUsage` (None when the agent reported no tokens)."""
+    def token_usage(self) -> dict[str, Any] | None:
+        """Promptfoo's `tokenUsage` (None when the agent reported no tokens). The model's prompt
+        cache goes in `completionDetails`, as promptfoo's own Claude Agent SDK provider puts it:
+        promptfoo's `cached` means a response replayed from its cache ("N (cached)" in the viewer)."""
         if self.prompt_tokens is None and self.completion_tokens is None and self.total_tokens is None:
             return None
         prompt, completion = self.prompt_tokens or 0, self.completion_tokens or 0
-        usage = {"prompt": prompt, "completion": completion,
-                 "total": self.total_tokens if self.total_tokens is not None else prompt + completion}
-        if self.cached_tokens is not None:
-            usage["cached"] = self.cached_tokens
+        usage: dict[str, Any] = {"prompt": prompt, "completion": completion,
+                                 "total": self.total_tokens if self.total_tokens is not None else prompt + completion}
+        cache = {key: value for key, value in (("cacheReadInputTokens", self.cached_tokens),
+                                               ("cacheCreationInputTokens", self.cache_write_tokens))
+                 if value is not None}
+        if cache:
+            usage["completionDetails"] = cache
         if self.turns is not None:
             usage["numRequests"] = self.turns
         return usage
@@ -76,30 +83,47 @@ def last_lines(text: str, count: int = 3) -> str:
 
 
 def _json_objects(text: str) -> list[dict[str, Any]]:
-    """The whole text as one JSON value (object, or array of objects), else its JSON lines."""
+    """The objects of the whole text as one JSON value (object, or array of objects), else of its
+    JSON lines and of the JSON values that start a line and span several (Gemini CLI indents its
+    JSON, and may print a line such as "Loaded cached credentials." before it)."""
     stripped = text.strip()
     if not stripped:
         return []
     if stripped[0] in "[{":
         try:
-            value = json.loads(stripped)
+            return _objects(json.loads(stripped))
         except ValueError:
-            value = None
-        if isinstance(value, dict):
-            return [value]
-        if isinstance(value, list):
-            return [v for v in value if isinstance(v, dict)]
-    found = []
-    for line in stripped.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                found.append(value)
+            pass
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    position = resume = tries = 0
+    for line in stripped.splitlines(keepends=True):
+        start, position = position, position + len(line)
+        body = line.strip()
+        if start < resume or not body.startswith(("{", "[")):
+            continue
+        try:
+            found += _objects(json.loads(body))
+            continue
+        except ValueError:
+            pass
+        # Only a value at the start of a line, and a few of them: a long transcript of bracketed
+        # log lines must not cost a decode of its whole tail per line.
+        if line[0] not in "[{" or tries >= MAX_MULTILINE:
+            continue
+        tries += 1
+        try:
+            value, resume = decoder.raw_decode(stripped, start)
+        except ValueError:
+            continue
+        found += _objects(value)
     return found
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, dict):
+        return [value]
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -132,7 +156,7 @@ def _claude(objects: list[dict[str, Any]]) -> AgentReport | None:
                        error=("; ".join(errors) or subtype or "error") if is_error else None,
                        cost_usd=float(cost) if isinstance(cost, (int, float)) else None,
                        prompt_tokens=_sum(fresh, created, read), completion_tokens=_int(usage.get("output_tokens")),
-                       cached_tokens=read, turns=_int(last.get("num_turns")))
+                       cached_tokens=read, cache_write_tokens=created, turns=_int(last.get("num_turns")))
 
 
 def _codex(objects: list[dict[str, Any]]) -> AgentReport | None:
@@ -198,9 +222,11 @@ def _aider(text: str) -> AgentReport | None:
     sent = sum(_k(line[0]) for line in lines)
     received = sum(_k(line[3]) for line in lines)
     hits = sum(_k(line[2]) for line in lines if line[2])
+    writes = sum(_k(line[1]) for line in lines if line[1])
     costs = [line[5] for line in lines if line[5]]
     return AgentReport(format="aider", final_text=None, prompt_tokens=sent, completion_tokens=received,
                        cached_tokens=hits if any(line[2] for line in lines) else None,
+                       cache_write_tokens=writes if any(line[1] for line in lines) else None,
                        cost_usd=float(costs[-1]) if costs else None, turns=len(lines))
 
 

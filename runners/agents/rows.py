@@ -56,4 +56,5 @@ def step_lines(step: StepRecord) -> list[str]:
         lines.append(f"said: \"{step.excerpt}\"")
     if step.failed:
         lines.append(f"agent step failed: {step.failure}")
+    lines += [f"note: {note}" for note in step.notes]
     return lines

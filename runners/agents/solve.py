@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec, refuse_exposure
+from runners.agents.step import spec_file
 from runners.api import run_checkpoint
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
+from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
 from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox
@@ -37,13 +39,30 @@ class SolvedCheckpoint:
 
 
 def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
-    """The sandbox the agent runs in: its own choice, else the grader's (`auto` picks one)."""
-    return resolve_sandbox(spec.sandbox or environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+    """The sandbox the agent runs in: its own choice, else the grader's (`auto` picks one). An
+    agent image of the user's that is not on this machine is bad input, said before any step."""
+    sandbox = resolve_sandbox(spec.sandbox or environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+    if spec.image and sandbox.name == "docker":
+        import docker
+
+        from runners.sandbox.docker.client import docker_client
+
+        try:
+            docker_client().images.get(spec.image)
+        except docker.errors.ImageNotFound:
+            raise UserInputError(f"agent {spec.name!r}: its image {spec.image} (`image`, --image) is not on this "
+                                 "machine: build or pull it first (docs/agents.md shows a Dockerfile)") from None
+        except docker.errors.APIError as exc:
+            raise InfrastructureError(f"cannot inspect the Docker image {spec.image}: {exc}") from None
+    return sandbox
 
 
 def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
           where: str) -> None:
-    """Refuse an agent whose mounts would show it the problems, the caches or the run's results."""
+    """Refuse, before any step runs, an agent whose mounts would show it the problems, the caches
+    or the run's results, and a problem with a checkpoint whose specification is missing."""
+    for checkpoint in problem.ordered_checkpoints():
+        spec_file(problem, checkpoint)
     refuse_exposure(spec, {"the problem directory (hidden tests, other specifications)": problem.path.parent,
                            "the harness's cache": environment.cache_dir,
                            "the run's results (other agents' workspaces)": layout.root}, where)

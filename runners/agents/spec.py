@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from runners.agents.command import TemplateError, fields_used, split_command
 from runners.errors import ConfigError, UserInputError
@@ -42,12 +42,13 @@ class AgentSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(description="the agent's label: a column, a directory name")
+    # Before `command`: its template's {mounts[NAME]} are checked against these.
+    mounts: dict[str, str] = Field(default_factory=dict, description="read-only host directories")
     command: str | list[str] = Field(description="argument template (runners.agents.command)")
     pass_env: list[str] = Field(default_factory=list, description="host variables passed by name")
     env: dict[str, str] = Field(default_factory=dict, description="variables with literal values")
     timeout: float = Field(DEFAULT_TIMEOUT, gt=0, description="seconds per checkpoint")
     network: bool = Field(False, description="whether the agent may reach the network")
-    mounts: dict[str, str] = Field(default_factory=dict, description="read-only host directories")
     home: str | None = Field(None, description="a host directory copied into the agent's home first")
     image: str | None = Field(None, description="docker: the image the agent runs in")
     sandbox: str | None = Field(None, description="the agent's sandbox (default: the grader's)")
@@ -88,17 +89,27 @@ class AgentSpec(BaseModel):
         except UserInputError as exc:
             raise ValueError(str(exc)) from None
 
-    @model_validator(mode="after")
-    def _template(self) -> AgentSpec:
+    @field_validator("command")
+    @classmethod
+    def _template(cls, command: str | list[str], info: ValidationInfo) -> str | list[str]:
+        mounts = info.data.get("mounts")  # absent when invalid: its own error says why
         try:
-            fields_used(split_command(self.command), set(self.mounts))
+            fields_used(split_command(command), None if mounts is None else set(mounts))
         except TemplateError as exc:
-            raise ValueError(f"command {exc}") from None
-        return self
+            raise ValueError(str(exc)) from None
+        return command
 
     @property
     def argv(self) -> list[str]:
         return split_command(self.command)
+
+    @property
+    def key(self) -> str:
+        """A hash of what the agent runs with (all but its name; `pass_env` by name): a step done
+        with another key is stale."""
+        import hashlib
+
+        return hashlib.sha256(self.model_dump_json(exclude={"name"}).encode()).hexdigest()[:16]
 
     def uses(self, field: str) -> bool:
         return field in fields_used(self.argv, set(self.mounts))
@@ -157,6 +168,22 @@ def parse_agent(data: Any, where: str) -> AgentSpec:
         return AgentSpec.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(where, describe_validation_error(exc, AgentSpec)) from None
+
+
+def parse_agent_options(data: dict[str, Any], options: dict[str, str]) -> AgentSpec:
+    """An AgentSpec from command-line options; a UserInputError naming the option of each
+    mistake (`options` maps a field to its option)."""
+    from pydantic import ValidationError
+
+    try:
+        return AgentSpec.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for item in exc.errors(include_url=False):
+            field = str(item["loc"][0]) if item["loc"] else ""
+            option = options.get(field, "--" + field.replace("_", "-"))
+            lines.append(f"option {option}: {item['msg'].removeprefix('Value error, ')}")
+        raise UserInputError("\n".join(lines)) from None
 
 
 def load_agents_file(path: Path) -> list[AgentSpec]:

@@ -14,6 +14,7 @@ What it left becomes the checkpoint's snapshot; what it printed, its transcript.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import time
@@ -25,6 +26,7 @@ from runners.agents.command import expand
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.report import excerpt, read_report
 from runners.agents.spec import AgentSpec
+from runners.case_config import CaseCheckpointConfig
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
 from runners.errors import ConfigError, InfrastructureError, UserInputError
@@ -56,12 +58,18 @@ class AgentPaths:
 
 
 def spec_file(problem: ProblemConfig, checkpoint: CheckpointConfig) -> Path:
-    path = problem.path / f"{checkpoint.name}.md"
-    if not path.is_file():
-        raise ConfigError(problem.path / "config.yaml",
-                          f"checkpoint `{checkpoint.name}`: its specification {path.name} is missing "
-                          f"next to config.yaml (the agent step gives it to the agent)")
-    return path
+    """`<problem>/<checkpoint>.md`; for a case-based problem (SCBench's case format), the
+    checkpoint directory's own specification first (`checkpoint_N/spec.md`, beside its cases)."""
+    candidates = [problem.path / f"{checkpoint.name}.md"]
+    if isinstance(checkpoint, CaseCheckpointConfig):
+        candidates.insert(0, problem.path / (checkpoint.path or checkpoint.name) / checkpoint.specification)
+    for path in candidates:
+        if path.is_file():
+            return path
+    names = " or ".join(str(path.relative_to(problem.path)) for path in candidates)
+    raise ConfigError(problem.path / "config.yaml",
+                      f"checkpoint `{checkpoint.name}`: its specification {names} is missing "
+                      f"(the agent step gives it to the agent)")
 
 
 def step_limits(spec: AgentSpec, environment: EnvironmentSpec) -> ResourceLimits:
@@ -78,7 +86,7 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     limits = step_limits(spec, environment)
     prompt = spec_file(problem, checkpoint)
     record = StepRecord(agent=spec.name, problem=problem.path.name, checkpoint=checkpoint.name, number=number,
-                        command=spec.argv, sandbox=sandbox.name, network=spec.network,
+                        command=spec.argv, agent_key=spec.key, sandbox=sandbox.name, network=spec.network,
                         started_from=started_from, started_at=time.time())
     if not sandbox.isolated:
         record.flags.append("unsandboxed")
@@ -93,13 +101,13 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
         else:
             workspace.submission.mkdir()
         (workspace.root / "prompt").mkdir()
-        shutil.copyfile(prompt, workspace.root / "prompt" / prompt.name)
+        shutil.copyfile(prompt, workspace.root / "prompt" / f"{checkpoint.name}.md")
         if spec.home:
             shutil.copytree(spec.home, workspace.home, symlinks=True, dirs_exist_ok=True)
         request = _request(spec, problem, checkpoint, number, workspace, sandbox, environment, limits, record)
         outcome = sandbox.run(request)
         record.duration = round(outcome.duration, 3)
-        _judge(record, outcome, spec, limits)
+        _judge(record, outcome, spec, limits, request)
         _keep_snapshot(record, workspace.submission, start, layout, limits)
     except InfrastructureError as exc:
         record.failure, record.infrastructure = f"infrastructure failure: {exc}", True
@@ -164,7 +172,32 @@ def _python(spec: AgentSpec, sandbox: Sandbox, environment: EnvironmentSpec) -> 
     return python, chosen.interpreter_mounts(python)
 
 
-def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: ResourceLimits) -> None:
+# What each backend's launcher says when the agent's program cannot be run (none's reaper,
+# bubblewrap, the `timeout` that starts it in a docker container).
+_NOT_STARTED = (re.compile(r"^reaper: cannot run (?P<program>.+?): (?:\[Errno \d+\] )?(?P<why>.+)$"),
+                re.compile(r"^bwrap: execvp (?P<program>.+?): (?P<why>.+)$"),
+                re.compile(r"^timeout: failed to run command [‘'](?P<program>.+?)[’']: (?P<why>.+)$"))
+
+
+def _not_started(outcome: SandboxResult, request: SandboxRequest) -> str | None:
+    """Why the agent's program could not be started, said the same on every backend; None when it
+    was started."""
+    if outcome.exit_code == 0:
+        return None
+    line = _first_line(outcome.stderr)
+    for pattern in _NOT_STARTED:
+        found = pattern.match(line)
+        if found and found["program"] == request.argv[0]:
+            program, why = found["program"], found["why"]
+            if why.startswith("No such file or directory"):
+                return (f"its program {program!r} was not found where it runs (its PATH: {request.env.get('PATH')}; "
+                        "install it there, mount it, or give its absolute path)")
+            return f"its program {program!r}: {why}"
+    return None
+
+
+def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: ResourceLimits,
+           request: SandboxRequest) -> None:
     report = read_report(outcome.stdout, outcome.stderr)
     record.report = report
     record.exit_code = outcome.exit_code
@@ -172,13 +205,14 @@ def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: 
     record.output_truncated = outcome.truncated
     record.excerpt = excerpt(report, outcome.stdout, outcome.stderr)
     record.notes += outcome.notes
+    unstarted = _not_started(outcome, request)
     if outcome.timed_out:
         record.failure = (f"timed out: the agent did not finish within its limit of {spec.timeout:g} s; "
                           "every process it started was killed")
     elif outcome.oom_killed:
         record.failure = f"killed for exceeding the memory limit of {limits.memory_mb} MB"
-    elif outcome.exit_code is None:
-        record.failure = f"the agent could not be started: {_first_line(outcome.stderr) or 'no output'}"
+    elif outcome.exit_code is None or unstarted is not None:
+        record.failure = f"the agent could not be started: {unstarted or _first_line(outcome.stderr) or 'no output'}"
     elif outcome.exit_code != 0:
         said = report.error or _last_line(outcome.stderr) or _last_line(outcome.stdout)
         record.failure = f"the agent exited with code {outcome.exit_code}" + (f": {said}" if said else "")
@@ -195,6 +229,11 @@ def _keep_snapshot(record: StepRecord, left: Path | None, start: Path | None, la
     _remove(partial)
     source = left if left is not None else start
     listed = None
+    if left is not None and not _real_directory(left):
+        # Only possible without isolation (`none`): the agent removed its working directory, or put
+        # a link or a file in its place. It left nothing; a link is never followed into the host.
+        record.notes.append("the agent removed its workspace directory (or replaced it): it left nothing")
+        left = source = None
     if left is not None:
         _make_readable(left)
         try:
@@ -214,6 +253,13 @@ def _keep_snapshot(record: StepRecord, left: Path | None, start: Path | None, la
         record.files = len(listed.entries)
     _remove(target)
     partial.rename(target)
+
+
+def _real_directory(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _make_readable(root: Path) -> None:

@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners.config import CONFIG_FILE, ProblemConfig, load_problem
+from runners.config import CONFIG_FILE, ProblemConfig
+from runners.problem_loader import load_problem
 from runners.errors import UserInputError
 from runners.submission import data_segments
 from runners.workspace import SUBMISSION_IGNORE

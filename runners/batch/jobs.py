@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from runners.batch.cells import Cell
-from runners.config import ProblemConfig, load_problem
+from runners.config import ProblemConfig
+from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.results import ExecutionResult

@@ -71,6 +71,8 @@ class BatchOptions:
     agents: tuple[str, ...] = ()
     only_problems: tuple[str, ...] = ()
     grace: float = DEFAULT_GRACE
+    #: cell id -> why its agent step failed (`batch --agents`): not solved, whatever its tests say.
+    agent_failures: dict[str, str] = field(default_factory=dict)
 
     def environment(self) -> EnvironmentSpec:
         check_sandbox_name(self.sandbox)
@@ -202,7 +204,7 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                 info = executor.cluster()
                 console.print(Text(f"ray: {info.get('nodes')} node(s), resources "
                                    f"{_short_resources(info.get('resources', {}))}", style="dim"))
-            with BatchProgress(console, found.cells, kept_cells, options.policy) as progress, \
+            with BatchProgress(console, found.cells, kept_cells, options.policy, options.agent_failures) as progress, \
                     _Signals(cancel, console):
 
                 def on_start(job: CellJob) -> None:
@@ -233,8 +235,9 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
         if cell.id in done_ids and record is not None and result is not None:
             finished.append((cell, record, result))
             outcome.results[cell.id], outcome.records[cell.id] = result, record
-    store.write_tables(finished, options.policy)
-    matrix = build_matrix(found.cells, outcome.results, found.problems, options.policy, found.missing)
+    store.write_tables(finished, options.policy, options.agent_failures)
+    matrix = build_matrix(found.cells, outcome.results, found.problems, options.policy, found.missing,
+                          options.agent_failures)
     outcome.matrix = matrix
     outcome.seconds = time.monotonic() - began
     console.print(fit(console, matrix_table(matrix)))  # full names, even on a narrow terminal

@@ -4,7 +4,7 @@ finished cell printed above the bars."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.progress import (
@@ -34,9 +34,10 @@ class BatchProgress:
     """Use as a context manager around the executor's run."""
 
     def __init__(self, console: Console, cells: Sequence[Cell], kept: Sequence[Cell],
-                 policy: PassPolicy) -> None:
+                 policy: PassPolicy, agent_failures: Mapping[str, str] | None = None) -> None:
         self.console = console
         self.policy = policy
+        self.agent_failures = agent_failures or {}
         self.progress = Progress(
             TextColumn("[bold]{task.description}", justify="left"),
             BarColumn(bar_width=30),
@@ -80,11 +81,13 @@ class BatchProgress:
         if result.infrastructure_failure:
             state = "infra"
         else:
-            state = "met" if self.policy.check(result) else "not met"
+            state = "met" if self.policy.check(result) and cell.id not in self.agent_failures else "not met"
         self._bump(cell, state, 1, advance=1)
         mark = {"met": Text("✔", style="green"), "not met": Text("✘", style="red"),
                 "infra": Text("!", style="magenta")}[state]
         detail = result.summary if not crashed else f"CRASHED: {result.infrastructure_reason}"
+        if cell.id in self.agent_failures:
+            detail += f" (agent step failed: {self.agent_failures[cell.id]})"
         line = Text.assemble(mark, " ", (cell.id, "bold"), f"  {detail.splitlines()[0][:200]}",
                              (f"  {seconds:.1f} s", "dim"))
         self.progress.console.print(line)

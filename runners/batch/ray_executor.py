@@ -39,7 +39,7 @@ from runners.batch.jobs import (
     ray_resources,
 )
 from runners.batch.store import rmtree_forcibly
-from runners.config import load_problem
+from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
 from runners.results import ExecutionResult

@@ -31,6 +31,7 @@ class Entry:
     scores: list[CheckpointScore] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # no submission directory
     not_run: list[str] = field(default_factory=list)  # found but without a result
+    agent_failed: list[str] = field(default_factory=list)  # its agent step failed (batch --agents)
     policy_met: int = 0
     passed: dict[GroupType, int] = field(default_factory=dict)
     total: dict[GroupType, int] = field(default_factory=dict)
@@ -85,6 +86,7 @@ class Matrix:
             total.scores += entry.scores
             total.missing += [f"{problem}/{c}" for c in entry.missing]
             total.not_run += [f"{problem}/{c}" for c in entry.not_run]
+            total.agent_failed += [f"{problem}/{c}" for c in entry.agent_failed]
             total.policy_met += entry.policy_met
             for group in GROUP_ORDER:
                 total.passed[group] = total.passed.get(group, 0) + entry.passed.get(group, 0)
@@ -98,8 +100,10 @@ class Matrix:
 
 def build_matrix(cells: Sequence[Cell], results: Mapping[str, ExecutionResult],
                  problems: Mapping[str, ProblemConfig], policy: PassPolicy,
-                 missing: Mapping[tuple[str, str], list[str]] | None = None) -> Matrix:
-    """`results` maps cell id -> result for the cells that have one."""
+                 missing: Mapping[tuple[str, str], list[str]] | None = None,
+                 agent_failures: Mapping[str, str] | None = None) -> Matrix:
+    """`results` maps cell id -> result for the cells that have one; `agent_failures` cell id ->
+    why its agent step failed (such a checkpoint is not solved, its pass rates still count)."""
     agents: list[str] = []
     names: list[str] = []
     entries: dict[tuple[str, str], Entry] = {}
@@ -119,8 +123,11 @@ def build_matrix(cells: Sequence[Cell], results: Mapping[str, ExecutionResult],
         if result is None:
             entry.not_run.append(cell.checkpoint)
             continue
-        entry.scores.append(CheckpointScore(cell.checkpoint, result))
-        entry.policy_met += policy.check(result)
+        failed = cell.id in (agent_failures or {})
+        if failed:
+            entry.agent_failed.append(cell.checkpoint)
+        entry.scores.append(CheckpointScore(cell.checkpoint, result, agent_failed=failed))
+        entry.policy_met += policy.check(result) and not failed
         for group in GROUP_ORDER:
             if group in result.total_counts:
                 entry.total[group] = entry.total.get(group, 0) + result.total_counts[group]
@@ -158,6 +165,8 @@ def _notes(entry: Entry) -> list[str]:
         notes.append(f"missing {', '.join(entry.missing)}")
     if entry.not_run:
         notes.append(f"{len(entry.not_run)} not run")
+    if entry.agent_failed:
+        notes.append(f"agent step failed at {', '.join(entry.agent_failed)}")
     return notes
 
 
@@ -211,7 +220,7 @@ def detail_table(matrix: Matrix) -> Table:
 
 
 def entry_notes(matrix: Matrix) -> list[str]:
-    """`agent/problem: infra, missing and not-run checkpoints`, for the rows that have any."""
+    """`agent/problem: infra, missing, not-run and agent-failed checkpoints`, for the rows that have any."""
     return [f"{entry.agent}/{entry.problem}: {'; '.join(notes)}"
             for agent in matrix.agents for problem in matrix.problems
             if (entry := matrix.entry(agent, problem)) and (notes := _notes(entry))]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -162,10 +162,12 @@ class BatchStore:
         return path
 
     def write_tables(self, finished: Sequence[tuple[Cell, CellRecord, ExecutionResult]],
-                     policy: PassPolicy) -> tuple[Path, Path]:
+                     policy: PassPolicy, agent_failures: Mapping[str, str] | None = None) -> tuple[Path, Path]:
         """results.jsonl and results.parquet from the cells' results (the whole batch, resumed
         cells included), one row per test; a cell without tests gets one row with null test fields."""
-        rows = [row for item in finished for row in table_rows(*item, policy=policy)]
+        failures = agent_failures or {}
+        rows = [row for item in finished
+                for row in table_rows(*item, policy=policy, agent_failure=failures.get(item[0].id))]
         jsonl = self.root / JSONL_FILE
         _atomic_write(jsonl, "".join(json.dumps(r, default=_json_default) + "\n" for r in rows))
         parquet = self.root / PARQUET_FILE
@@ -217,6 +219,7 @@ COLUMNS: dict[str, str] = {
     "cell_passed": "int64",
     "policy": "string",
     "policy_met": "bool",
+    "agent_failure": "string",
     "started_at": "timestamp[us, tz=UTC]",
     "result_path": "string",
     "schema_version": "int64",
@@ -224,7 +227,7 @@ COLUMNS: dict[str, str] = {
 
 
 def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
-              policy: PassPolicy) -> list[dict[str, Any]]:
+              policy: PassPolicy, agent_failure: str | None = None) -> list[dict[str, Any]]:
     base = {
         "agent": cell.agent,
         "problem": cell.problem,
@@ -244,7 +247,8 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
         "cell_tests": len(result.tests),
         "cell_passed": sum(t.passed for t in result.tests),
         "policy": policy.value,
-        "policy_met": policy.check(result),
+        "policy_met": policy.check(result) and agent_failure is None,
+        "agent_failure": agent_failure,
         "started_at": result.started_at,
         "result_path": result.artifacts_dir and str(Path(result.artifacts_dir) / RESULT_FILE),
         "schema_version": result.schema_version,

@@ -102,8 +102,11 @@ def build_case(doc: Any, *, adapter: str, case_id: str, group: Any, checkpoint: 
         common = {"id": document.id or case_id, "group": group.name, "group_type": group.type,
                   "checkpoint": checkpoint, "original_group": group.original_group,
                   "original_checkpoint": group.original_checkpoint}
-        case = case_cls.model_validate({**common, **_case_fields(adapter, given)})
+        fields = _case_fields(adapter, given)
         expected = _expected(result_cls, document, {k: common[k] for k in ("id", "group", "group_type")})
+        if "tracked_files" in fields:  # a file the case expects is read back without being listed again
+            fields["tracked_files"] = list(dict.fromkeys([*fields["tracked_files"], *expected.files]))
+        case = case_cls.model_validate({**common, **fields})
     except ValidationError as exc:
         raise CaseFileError(file, case_id, _describe(exc)) from None
     except ValueError as exc:

@@ -238,7 +238,7 @@ def collect_tracked(root: Path, patterns: list[str], max_bytes: int = 8 * 1024 *
     found: dict[str, Any] = {}
     root_real = os.path.realpath(root)
     for pattern in sorted(set(patterns)):
-        cleaned = pattern.lstrip("./")  # SCBench strips leading '.' and '/' characters
+        cleaned = _relative_pattern(pattern)
         if not cleaned:
             continue
         if any(ch in cleaned for ch in "*?["):
@@ -256,6 +256,14 @@ def collect_tracked(root: Path, patterns: list[str], max_bytes: int = 8 * 1024 *
             elif path.is_file():
                 found[path.relative_to(root).as_posix()] = _read_tracked(path, max_bytes)
     return found
+
+
+def _relative_pattern(pattern: str) -> str:
+    """Without leading `./` and `/`. (SCBench strips every leading '.' and '/' character, so
+    `.tally/x` became `tally/x`: a hidden directory could never be tracked.)"""
+    while pattern.startswith(("./", "/")):
+        pattern = pattern[2:] if pattern.startswith("./") else pattern[1:]
+    return "" if pattern == "." else pattern
 
 
 def _read_tracked(path: Path, max_bytes: int) -> Any:

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from .adapters.api import APIAdapter
-from .adapters.base import Adapter, RunSettings
+from .adapters.base import Adapter, RunSettings, fill_static
 from .adapters.browser import BrowserAdapter
 from .adapters.cli import CLIAdapter
 from .casefile import CaseFileError
-from .model import CASE_TYPES, BaseCase, CaseResult
+from .model import CASE_TYPES, BaseCase, CaseResult, CLIResult
 from .problem import ConfigError, ProblemConfig
 from .procs import harden
-from .scoring import score_case
+from .scoring import CaseScore, score_case
 from .scripts import ScriptError, make_loader, make_verifier, short_trace
 from .snapshot import Snapshot
 from .spec import GroupConfig
@@ -33,6 +33,7 @@ KEY_FILE_ENV = "RUNNERS_REPORT_KEY_FILE"
 PREFIX = "RUNNERS_CASES_"
 ADAPTERS: dict[str, type[Adapter]] = {"cli": CLIAdapter, "api": APIAdapter, "browser": BrowserAdapter}
 # The program's own variables: never given to the submission.
+STDERR_LINES = 6  # of an unchecked stderr, in a failing case's message
 PRIVATE = (KEY_FILE_ENV, "PYTHONPATH", "PYTHONSAFEPATH", "PYTHONNOUSERSITE")
 
 
@@ -61,8 +62,15 @@ class Run:
         self.key = key
         self.cases: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
+        self.notes: list[dict[str, Any]] = []  # not fatal: shown with the result
 
     # ---- the run -------------------------------------------------------------------------------
+
+    def script_path(self, file: str | None) -> str | None:
+        """A problem script's name (`loader.py`) as its path, for the error's header."""
+        if file and not os.path.isabs(file) and (self.problem_dir / file).is_file():
+            return str(self.problem_dir / file)
+        return file
 
     def execute(self) -> int:
         try:
@@ -77,13 +85,15 @@ class Run:
             for group in checkpoint.groups.values():
                 self.run_group(group)
         except ProblemError as exc:
-            self.errors.append({"file": exc.file, "case": exc.case, "message": exc.message})
+            self.errors.append({"file": self.script_path(exc.file), "case": exc.case, "message": exc.message})
         except ScriptError as exc:
             self.errors.append({"file": exc.file, "case": None, "message": exc.message})
         except CaseFileError as exc:
             self.errors.append({"file": exc.file, "case": exc.case, "message": exc.message})
         except (ConfigError, OSError) as exc:
             self.errors.append({"file": "config.yaml", "case": None, "message": str(exc)})
+        if not self.errors and not self.cases and self.notes:  # nothing at all to grade: the problem is wrong
+            self.errors += [{"file": self.script_path(n["file"]), "case": None, "message": n["message"]} for n in self.notes]
         self.write_report()
         if self.errors:
             return 2
@@ -97,7 +107,15 @@ class Run:
             raise ProblemError(self.loader_file, None, f"initialize_store() raised {short_trace(exc)}") from None
         self.snapshot.restore()
         with ADAPTERS[kind](self.problem.adapter, self.settings, group) as adapter:
-            cases = iter(self.loader(group=group, store=store))
+            try:
+                produced = self.loader(group=group, store=store)
+                cases = iter(produced)
+            except (CaseFileError, ProblemError):
+                raise
+            except Exception as exc:  # noqa: BLE001
+                what = (f"returned {type(produced).__name__}, not an iterator of (case, expected) pairs"
+                        if "produced" in locals() else f"raised {short_trace(exc)}")
+                raise ProblemError(self.loader_file, None, f"group {group.name!r}: the loader {what}") from None
             last = None
             while True:
                 try:
@@ -107,8 +125,8 @@ class Run:
                 except (CaseFileError, ProblemError):
                     raise
                 except Exception as exc:  # noqa: BLE001
-                    after = f", after case {last!r}" if last else ""
-                    raise ProblemError(self.loader_file, last, f"group {group.name!r}{after}: the loader raised "
+                    after = f", after case {last!r}" if last else " (before its first case)"
+                    raise ProblemError(self.loader_file, None, f"group {group.name!r}{after}: the loader raised "
                                        f"{short_trace(exc)}") from None
                 case, expected = self._check_item(item, kind, group)
                 last = case.id
@@ -121,6 +139,9 @@ class Run:
                     store.update(case, self.last_actual, expected)
                 except Exception as exc:  # noqa: BLE001
                     raise ProblemError(self.loader_file, case.id, f"store.update() raised {short_trace(exc)}") from None
+            if last is None:
+                self.notes.append({"file": self.loader_file, "group": group.name,
+                                   "message": f"group {group.name!r}: the loader gave no case"})
 
     def _check_item(self, item: Any, kind: str, group: GroupConfig) -> tuple[BaseCase, CaseResult | None]:
         case_cls, _ = CASE_TYPES[kind]
@@ -129,7 +150,10 @@ class Run:
                                f"({case_cls.__name__}, expected result) pairs for a {kind} adapter, got {_kind_of(item)}")
         case, expected = item
         if self.settings.static:
-            case = type(case).model_validate(_fill_static(case.model_dump(), self.settings.static))
+            try:
+                case = type(case).model_validate(fill_static(case.model_dump(), self.settings.static))
+            except ValueError as exc:
+                raise ProblemError(self.loader_file, case.id, str(exc)) from None
         return case, expected if isinstance(expected, CaseResult) else None
 
     def run_case(self, adapter: Adapter, group: GroupConfig, case: BaseCase, expected: CaseResult | None) -> None:
@@ -147,14 +171,15 @@ class Run:
             "stdout": actual.output if isinstance(actual.output, str) else None,
             "stderr": actual.stderr if isinstance(actual.stderr, str) else None,
         }
+        score: CaseScore | None = None
         try:
             verdicts = self.verifier(group_name=case.group, case_name=case.id, actual=actual, expected=expected)
             if not isinstance(verdicts, dict):
                 raise TypeError(f"the verifier returned {type(verdicts).__name__}, not a dict of attribute -> result")
             score = score_case(verdicts, actual, expected)
         except Exception as exc:  # noqa: BLE001 - one case errs, not the run
-            entry.update(status="error", message=f"{self.verifier_file} raised on case {group.name}/{case.id}: "
-                         f"{short_trace(exc)}")
+            entry.update(status="error", attributes=[], message=f"{self.verifier_file} raised on case "
+                         f"{group.name}/{case.id}: {short_trace(exc)}")
         else:
             entry.update(score=score.score, attributes=[a.as_dict() for a in score.attributes], diff=score.diff_text())
             if not score.judged:
@@ -164,22 +189,38 @@ class Run:
                 entry.update(status="error", message=f"adapter error: {actual.stderr}")
             else:
                 entry["status"] = "passed" if score.passed else "failed"
-                if not score.passed:
-                    wrong = [a.name for a in score.judged if not a.correct]
-                    entry["message"] = f"{', '.join(wrong)} wrong (score {score.score or 0:.2f})\n{entry['diff'] or ''}".rstrip()
         if entry["status"] != "passed":
-            note = adapter.on_failure(case)
-            if note:
-                entry["message"] = f"{entry.get('message', '')}\n{note}".strip()
+            entry["message"] = self.failure_message(entry, adapter.on_failure(case), actual, score)
         entry["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
         self.cases.append(entry)
         print(f"{entry['status'].upper():6} {entry['id']} ({entry['duration_ms']:.0f} ms)", flush=True)
+
+    @staticmethod
+    def failure_message(entry: dict[str, Any], note: str | None, actual: CaseResult, score: CaseScore | None) -> str:
+        """What the table and the Promptfoo row show of a case that did not pass: the verdict on its
+        first line, then why the adapter got nothing (a dead server, a step that failed), the diff,
+        and the end of the program's stderr when the verifier did not judge it (a crash's trace)."""
+        if "message" in entry:  # an error: the adapter's or the verifier's own words
+            head = [entry["message"]]
+        else:
+            assert score is not None
+            wrong = [a.name for a in score.judged if not a.correct]
+            head = [f"{', '.join(wrong)} wrong (score {score.score or 0:.2f})"]
+        diff = entry.get("diff") if "message" not in entry else None  # an error's diff says nothing
+        judged = {a.name: a.correct for a in score.judged} if score is not None else {}
+        stderr = ""
+        if isinstance(actual, CLIResult) and "stderr" not in judged and isinstance(actual.stderr, str) and actual.stderr.strip():
+            tail = actual.stderr.strip().splitlines()[-STDERR_LINES:]
+            stderr = "stderr (not checked), last lines:\n" + "\n".join(f"  {line}" for line in tail)
+        # a wrong exit code: the program's own words on stderr (a crash's trace) say more than the diff
+        body = [stderr, diff or ""] if judged.get("status_code") is False else [diff or "", stderr]
+        return "\n".join(line for line in [*head, note or "", *body] if line).strip()
 
     # ---- the report ----------------------------------------------------------------------------
 
     def write_report(self) -> None:
         body = {"format": "runners-cases/1", "checkpoint": self.checkpoint_name, "cases": self.cases,
-                "errors": self.errors}
+                "errors": self.errors, "notes": [f"{n['file']}: {n['message']}" for n in self.notes]}
         text = json.dumps(body, ensure_ascii=True, default=str)
         if self.display:  # paths in messages as the user knows them, not the vault's
             text = text.replace(json.dumps(str(self.problem_dir))[1:-1], json.dumps(self.display)[1:-1])
@@ -193,20 +234,6 @@ def _kind_of(item: Any) -> str:
     if isinstance(item, tuple):
         return "(" + ", ".join(type(x).__name__ for x in item) + ")"
     return type(item).__name__
-
-
-def _fill_static(value: Any, static: dict[str, str]) -> Any:
-    if isinstance(value, str) and "{{static:" in value:
-        for name, path in static.items():
-            value = value.replace(f"{{{{static:{name}}}}}", path)
-        if "{{static:" in value:
-            raise ProblemError(None, None, f"unknown static asset in {value!r} (known: {', '.join(static)})")
-        return value
-    if isinstance(value, dict):
-        return {_fill_static(k, static): _fill_static(v, static) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_fill_static(v, static) for v in value)
-    return value
 
 
 def take_key(env: dict[str, str]) -> bytes:

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .deepdiff_text import deepdiff_lines, is_deepdiff
 from .model import RESULT_FIELDS, CaseResult
 
 VALUE_CHARS = 16_000  # per expected/actual value in the report
@@ -111,7 +112,13 @@ def _diff_text(diff: Any) -> str | None:
         return None
     if isinstance(diff, str):
         return diff
-    return json.dumps(to_json(diff), indent=1, ensure_ascii=False, sort_keys=True)
+    diff = to_json(diff)
+    if is_deepdiff(diff):  # SCBench's deepdiff_verify: one line per difference, not the report's JSON
+        return "\n".join(deepdiff_lines(diff))
+    if isinstance(diff, dict) and diff and all(v is None or isinstance(v, (str, int, float, bool)) for v in diff.values()):
+        # {where: what} (jsonschema_verify's {path: message}, a verifier's own): one line each
+        return "\n".join(f"{k}: {v}" for k, v in diff.items())
+    return json.dumps(diff, indent=1, ensure_ascii=False, sort_keys=True)
 
 
 def to_json(value: Any) -> Any:

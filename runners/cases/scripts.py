@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import sysconfig
 import traceback
 from pathlib import Path
 from types import ModuleType
@@ -43,7 +44,7 @@ def import_script(problem_dir: Path, file_name: str) -> ModuleType:
         spec.loader.exec_module(module)
         return module
     except Exception as exc:  # noqa: BLE001 - any failure of a problem script is reported, with its trace
-        raise ScriptError(path, f"importing it raised {type(exc).__name__}: {exc}\n{short_trace(exc)}") from None
+        raise ScriptError(path, f"importing it raised {short_trace(exc)}") from None
 
 
 def make_loader(problem: ProblemConfig, checkpoint: CheckpointConfig) -> tuple[Any, str]:
@@ -59,8 +60,7 @@ def make_loader(problem: ProblemConfig, checkpoint: CheckpointConfig) -> tuple[A
     try:
         return cls(problem=problem, checkpoint=checkpoint, use_placeholders=False), str(script.name)
     except Exception as exc:  # noqa: BLE001
-        raise ScriptError(script, f"{problem.loader_entrypoint}(...) raised {type(exc).__name__}: {exc}\n"
-                          f"{short_trace(exc)}") from None
+        raise ScriptError(script, f"{problem.loader_entrypoint}(...) raised {short_trace(exc)}") from None
 
 
 def make_verifier(problem: ProblemConfig, checkpoint: CheckpointConfig) -> tuple[Any, str]:
@@ -74,13 +74,31 @@ def make_verifier(problem: ProblemConfig, checkpoint: CheckpointConfig) -> tuple
     try:
         return cls(checkpoint), str(script.name)
     except Exception as exc:  # noqa: BLE001
-        raise ScriptError(script, f"Verifier(checkpoint) raised {type(exc).__name__}: {exc}\n{short_trace(exc)}") from None
+        raise ScriptError(script, f"Verifier(checkpoint) raised {short_trace(exc)}") from None
 
 
-def short_trace(exc: BaseException, limit: int = 6) -> str:
-    """The last frames of a traceback, without the case program's own (unless it is all there is:
-    then the failure is the program's)."""
+def short_trace(exc: BaseException, limit: int = 4) -> str:
+    """`Type: message`, then where it happened in the problem's own code (`at file:line in
+    function: source`, innermost last): frames of the standard library, installed packages and
+    the case program are left out, unless there is no other (then the failure is theirs, and the
+    innermost one is shown). A syntax error shows its line and a caret."""
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        where = f"{Path(exc.filename or '?').name}, line {exc.lineno}"
+        text = (exc.text or "").rstrip("\n")
+        indent = len(text) - len(text.lstrip())
+        caret = f"\n    {' ' * max((exc.offset or 1) - 1 - indent, 0)}^" if text.strip() and exc.offset else ""
+        source = f"\n    {text.strip()}{caret}" if text.strip() else ""
+        return f"{type(exc).__name__}: {exc.msg} ({where}){source}"
     every = traceback.extract_tb(exc.__traceback__)
-    frames = [f for f in every if "/runners/cases/" not in f.filename] or every
-    lines = traceback.format_list(frames[-limit:])
-    return "".join(lines).rstrip() + f"\n{type(exc).__name__}: {exc}"
+    frames = [f for f in every if _is_script(f.filename)] or every[-1:]
+    lines = [f"    at {f.filename}:{f.lineno} in {f.name}" + (f": {f.line.strip()}" if f.line else "")
+             for f in frames[-limit:]]
+    return "\n".join([f"{type(exc).__name__}: {exc}", *lines])
+
+
+_LIBRARIES = tuple({str(Path(p)) + "/" for key, p in sysconfig.get_paths().items()
+                    if key in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+def _is_script(filename: str) -> bool:
+    return not (filename.startswith("<") or "/runners/cases/" in filename or filename.startswith(_LIBRARIES))

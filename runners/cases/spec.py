@@ -14,9 +14,12 @@ regression entry are errors, as there. Differences (documented in the README):
 
 from __future__ import annotations
 
+import re
+import shlex
+from pathlib import PurePosixPath
 from collections.abc import Sequence
 from enum import Enum
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, ClassVar, Literal, Protocol
 
 from pydantic import (
     BaseModel,
@@ -103,10 +106,58 @@ class CheckpointCases(BaseModel):
 # ---- adapters -------------------------------------------------------------------------------
 
 
+PLACEHOLDERS = ("python", "node", "submission", "entry_file")  # of `command`; servers add address, port
+SERVER_PLACEHOLDERS = ("address", "port")
+
+
 class AdapterBase(_Strict):
+    placeholders: ClassVar[tuple[str, ...]] = PLACEHOLDERS
+
+    command: str | list[str] | None = Field(
+        None, description="The submission's command: a string (split like a shell) or a list, with "
+        "{python}, {node}, {submission}, {entry_file} (servers: {address}, {port}); default: from the "
+        "entry file's suffix (.py: python, .js/.mjs/.cjs: node, .sh: bash).")
     setup_script: str | None = Field(None, description="Accepted for SCBench, where it is inert; unused.")
     teardown_script: str | None = Field(None, description="Accepted for SCBench, where it is inert; unused.")
     tracked_files: list[str] = Field(default_factory=list, description="Files read back after every case.")
+
+    @field_validator("command")
+    @classmethod
+    def _known_placeholders(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if value is None:
+            return None
+        try:
+            parts = command_parts(value)
+        except ValueError as exc:
+            raise ValueError(f"cannot be split like a shell command ({exc})") from None
+        if not parts or not parts[0].strip():
+            raise ValueError("must name a program (e.g. `node {entry_file}.js`), not be empty")
+        for name in re.findall(r"\{(\w+)\}", " ".join(parts)):
+            if name not in cls.placeholders:
+                raise ValueError(f"unknown placeholder {{{name}}} (known: "
+                                 f"{', '.join('{' + n + '}' for n in cls.placeholders)})")
+        return value
+
+
+def command_parts(command: str | list[str]) -> list[str]:
+    """A `command` as argv: a list as it is, a string split like a shell (ValueError: bad quoting)."""
+    return list(command) if isinstance(command, list) else shlex.split(command)
+
+
+# How an entry file runs when the adapter names no `command` (no suffix: `.py`, as in SCBench).
+INTERPRETERS = {".py": "{python}", ".js": "{node}", ".mjs": "{node}", ".cjs": "{node}", ".sh": "bash"}
+
+
+def default_command(entry_file: str) -> list[str]:
+    """`[interpreter, {submission}/<entry file>]`; ValueError for a suffix with no interpreter."""
+    suffix = PurePosixPath(entry_file).suffix
+    entry = entry_file if suffix else f"{entry_file}.py"
+    interpreter = INTERPRETERS.get(suffix or ".py")
+    if interpreter is None:
+        raise ValueError(f"runners does not know how to run a `{suffix}` entry file: say it in `adapter.command` "
+                         f"(e.g. `command: {{submission}}/{entry}` for an executable, or `command: ruby "
+                         f"{{entry_file}}`); without one, {', '.join(INTERPRETERS)} files run")
+    return [interpreter, f"{{submission}}/{entry}"]
 
 
 class CLIAdapterConfig(AdapterBase):
@@ -115,6 +166,8 @@ class CLIAdapterConfig(AdapterBase):
 
 class ServerAdapterConfig(AdapterBase):
     """A submission that is a server, started once per group on a free loopback port."""
+
+    placeholders: ClassVar[tuple[str, ...]] = (*PLACEHOLDERS, *SERVER_PLACEHOLDERS)
 
     address: str = "127.0.0.1"
     port: int | None = Field(None, gt=0, lt=65536, description="Fixed port (default: a free one per group).")

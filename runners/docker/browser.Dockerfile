@@ -1,9 +1,9 @@
 # The image browser cases run in (case-based problems with `adapter: {type: browser}`, docker
-# sandbox backend): the python image (the case program's toolchain runs on its python3) plus
-# Debian's headless Chromium and a font. No browser is downloaded from anywhere else: Chromium
+# sandbox backend): the cases image (python3 for the case program's toolchain, node for a
+# JavaScript server) plus Debian's headless Chromium and a font. No browser is downloaded from anywhere else: Chromium
 # comes from the distribution's packages (the proxy variables come in as build args).
-# Build it with `python -m runners image build --kind browser` (after the python image).
-ARG BASE_IMAGE=runners-python:latest
+# Build it with `python -m runners image build --kind browser` (after the cases image).
+ARG BASE_IMAGE=runners-cases:latest
 FROM ${BASE_IMAGE}
 
 ARG HTTP_PROXY

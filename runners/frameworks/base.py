@@ -15,7 +15,8 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from runners.config import CheckpointConfig, ProblemConfig, load_problem
+from runners.config import CheckpointConfig, ProblemConfig
+from runners.problem_loader import load_problem
 from runners.context import Invocation, Layout, RunContext, Verdict
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError

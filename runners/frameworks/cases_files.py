@@ -13,7 +13,7 @@ from runners.cases.casefile import CaseFileError
 from runners.cases.loading import CaseFileLoader
 from runners.cases.model import BrowserCase
 from runners.cases.vault import vault_name
-from runners.config import CaseCheckpointConfig, CaseProblemConfig
+from runners.case_config import CaseCheckpointConfig, CaseProblemConfig
 from runners.errors import ConfigError
 
 PACKAGE = Path(__file__).resolve().parent.parent  # runners/

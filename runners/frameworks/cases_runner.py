@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from runners.cases.vault import REPORT, SIGNATURE
-from runners.config import CaseCheckpointConfig, CaseProblemConfig
+from runners.case_config import CaseCheckpointConfig, CaseProblemConfig
 from runners.errors import ConfigError, UserInputError
 from runners.frameworks.base import (
     ExitContract,
@@ -27,17 +27,20 @@ from runners.frameworks.base import (
     RunContext,
     Runner,
     Verdict,
-    entry_file_name,
     shell_command,
 )
+from runners.frameworks.cases_command import submission_command
 from runners.frameworks.cases_files import (
     check_case_files,
+    checkpoint_dir,
+    uses_builtin_loader,
     close_vault,
     copy_into_vault,
     copy_library,
 )
 from runners.frameworks.registry import register_runner
 from runners.parsers.report_file import ReportError, load_json_object, read_report
+from runners.pythons import python_request
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
 from runners.records import ParsedReport, RawRecord
 from runners.sandbox.base import SandboxResult
@@ -81,7 +84,10 @@ class CasesRunner(Runner):
         if ctx.extra_args:
             raise UserInputError(f"framework `cases` takes no extra test arguments (got {' '.join(ctx.extra_args)})")
         checkpoint = problem.checkpoints[ctx.checkpoint.name]
-        check_case_files(problem, checkpoint)
+        if check_case_files(problem, checkpoint) == 0 and uses_builtin_loader(problem):
+            raise ConfigError(checkpoint_dir(problem, checkpoint.name),
+                              f"checkpoint {checkpoint.name!r} has no case file in any of its groups "
+                              f"({', '.join(checkpoint.groups) or 'it has no group'})")
         ctx.workspace.tests.mkdir()
 
     def write_config(self, ctx: RunContext) -> None:
@@ -94,14 +100,11 @@ class CasesRunner(Runner):
     def prepare(self, ctx: RunContext) -> None:
         ctx.prepared = prepare_python(ctx, CASE_TOOLS)
 
-    def entry(self, ctx: RunContext) -> list[str]:
-        entry = entry_file_name(ctx.problem.entry_file, ".py")
-        return [prepared_python(ctx).submission_env.python, f"{ctx.layout.submission}/{entry}"]
-
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = prepared_python(ctx)
         layout = ctx.layout
-        path = f"{prepared.submission_env.bin_dir}:/usr/local/bin:/usr/bin:/bin"
+        command = submission_command(ctx, self.case_problem)
+        path = ":".join(dict.fromkeys([prepared.submission_env.bin_dir, *command.path, "/usr/local/bin", "/usr/bin", "/bin"]))
         static = {name: f"{layout.tests}/assets/{name}" for name in ctx.problem.static_assets}
         env = {
             "PATH": path,
@@ -117,15 +120,21 @@ class CasesRunner(Runner):
             "RUNNERS_CASES_CHECKPOINT": ctx.checkpoint.name,
             "RUNNERS_CASES_REPORTS": layout.reports,
             "RUNNERS_CASES_WORKSPACE": layout.submission,
-            "RUNNERS_CASES_ENTRY": json.dumps(self.entry(ctx)),
+            "RUNNERS_CASES_ENTRY": json.dumps(command.argv),
             "RUNNERS_CASES_PATH": path,
             "RUNNERS_CASES_STATIC": json.dumps(static),
             "RUNNERS_CASES_SELECT": json.dumps(ctx.select),
         }
         argv = [prepared.toolchain.python, "-s", "-B", f"{layout.config}/{LIB_DIR}/runners_cases_main.py"]
-        kind = "browser" if self.case_problem.adapter.type == "browser" else "python"
-        return Invocation(argv=argv, env=env, mounts=prepared.toolchains.mounts(),
-                          image=toolchain_host(ctx.sandbox).image_for(kind), entrypoint=shell_command(self.entry(ctx)))
+        # docker: browser cases need Chromium (and node, for a JavaScript server); another
+        # command than the default Python one may need node, bash, ...: the cases image.
+        kind = "browser" if self.case_problem.adapter.type == "browser" else "python" if command.on_python else "cases"
+        host = toolchain_host(ctx.sandbox)
+        image = host.image_for(kind)
+        request = python_request(ctx.environment.python, ctx.problem)
+        host.check_python_of(image, request.source if request else "the default Python")
+        return Invocation(argv=argv, env=env, mounts=[*prepared.toolchains.mounts(), *command.mounts],
+                          image=image, entrypoint=shell_command(command.argv))
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         reports = ctx.workspace.reports
@@ -147,7 +156,8 @@ class CasesRunner(Runner):
             missing = [s for s in ctx.select if s not in chosen and not any(i.startswith(s + "/") for i in chosen)]
             if missing:
                 raise UserInputError(f"option --select: no case {missing[0]!r} (ids look like group/case)")
-        return Verdict(ParsedReport(records=records, collected=len(records)))
+        notes = [note for note in report.get("notes") or [] if isinstance(note, str)]
+        return Verdict(ParsedReport(records=records, collected=len(records)), errors=notes)
 
     def report_paths(self, ctx: RunContext) -> list[Path]:
         """The report, its signature and the screenshots of failing browser cases."""

@@ -39,6 +39,8 @@ from runners.images.python_dist import (
     with_python_layer,
 )
 
+NODE_KINDS = ("node", "cases")  # kinds whose image gets a Node distribution when the base has none
+
 
 def _sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
@@ -80,7 +82,7 @@ def _assemble_context(kind: ImageKind, context: Path, client, base_image: str,
             shutil.copy(ca, context / "host-ca.crt")
         else:
             (context / "host-ca.crt").write_bytes(b"")
-    elif kind == "node":
+    elif kind in NODE_KINDS:
         target = context / "node-dist"
         if node_dist is None and not base_has_node(client, base_image):
             node_dist = node_distribution(log=log)
@@ -195,9 +197,9 @@ def image_is_current(client, tag: str, kind: ImageKind, base_image: str,
         material["uv"] = _sha256_file(Path(find_uv_bin()))
         material["tools"] = hashlib.sha256(TOOLS_FILE.read_bytes()).hexdigest()
         return label == recipe_key(material)
-    if kind != "node":  # go: the Dockerfile and the base are the whole recipe
+    if kind not in NODE_KINDS:  # go, browser: the Dockerfile and the base are the whole recipe
         return label == recipe_key(material)
-    # node: the distribution's version is only known after `npm pack`; accept any node recipe
+    # node, cases: the distribution's version is only known after `npm pack`; accept any node recipe
     # built on this base with this Dockerfile (rebuild explicitly to pick up a newer node).
     candidates = ["from-base", *(_tree_digest(p) for p in cached_node_dists())]
     if node_dist is not None:

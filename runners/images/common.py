@@ -9,15 +9,17 @@ from typing import Literal
 
 from runners.errors import InfrastructureError
 
-ImageKind = Literal["python", "node", "go", "browser"]
-KINDS: tuple[ImageKind, ...] = ("python", "node", "go", "browser")
-# Kinds built on another kind's image rather than on a base: browser = python + Chromium.
-DERIVED: dict[str, ImageKind] = {"browser": "python"}
+ImageKind = Literal["python", "node", "go", "cases", "browser"]
+KINDS: tuple[ImageKind, ...] = ("python", "node", "go", "cases", "browser")
+# Kinds built on another kind's image rather than on a base: cases = python + node (case-based
+# problems whose submission is not Python), browser = cases + Chromium.
+DERIVED: dict[str, ImageKind] = {"cases": "python", "browser": "cases"}
 
 DOCKER_DIR = Path(__file__).resolve().parent.parent / "docker"
 TOOLS_FILE = Path(__file__).resolve().parent.parent / "toolchains" / "python-tools.txt"
 DEFAULT_TAGS: dict[str, str] = {"python": "runners-python:latest", "node": "runners-node:latest",
-                                "go": "runners-go:latest", "browser": "runners-browser:latest"}
+                                "go": "runners-go:latest", "cases": "runners-cases:latest",
+                                "browser": "runners-browser:latest"}
 # What real users build on (pulled from their registry); CI uses the local debootstrapped base.
 OFFICIAL_BASES: dict[str, str] = {"python": "python:3.12-slim", "node": "node:22-slim",
                                   "go": "golang:1.22-bookworm"}

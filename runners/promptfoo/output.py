@@ -42,13 +42,21 @@ def summarize(metadata: dict[str, Any]) -> str:
             message = _first_line(test.get("failure_message")) or test.get("status", "")
             lines.append(f"- [{test.get('group_type')}] {test.get('name') or test.get('id')}: "
                          f"{_clip(message, MAX_MESSAGE_CHARS)}")
-            diff = (test.get("diff") or "").splitlines()  # a failing case of a case-based problem
+            diff = _case_details(test).splitlines()  # a case of a case-based problem: why, and the diff
             lines += [f"    {_clip(line, MAX_MESSAGE_CHARS)}" for line in diff[:MAX_DIFF_LINES]]
             if len(diff) > MAX_DIFF_LINES:
                 lines.append(f"    ... {len(diff) - MAX_DIFF_LINES} more lines")
         if len(failing) > MAX_FAILURES_SHOWN:
             lines.append(f"... and {len(failing) - MAX_FAILURES_SHOWN} more")
     return "\n".join(lines)
+
+
+def _case_details(test: dict[str, Any]) -> str:
+    """The message of a case after its first line (TestResult.case_details, on the dumped test)."""
+    if test.get("attributes") is None and test.get("diff") is None:
+        return ""
+    lines = (test.get("failure_message") or "").strip().splitlines()
+    return "\n".join(lines[1:]).strip()
 
 
 def _first_line(text: str | None) -> str:

@@ -6,6 +6,7 @@ rlimits, and a supervisor that kills the whole process tree (daemons included) a
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -29,7 +30,7 @@ class NoSandbox(Sandbox):
     def run(self, request: SandboxRequest) -> SandboxResult:
         limits = request.limits
         return run_process(
-            [sys.executable, "-I", str(REAPER), *request.argv],
+            [sys.executable, "-I", str(REAPER), str(os.getpid()), *request.argv],
             cwd=request.cwd,
             env=request.env,
             timeout=request.timeout,

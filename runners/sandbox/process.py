@@ -19,8 +19,10 @@ from typing import IO
 
 from runners.limits import ResourceLimits
 from runners.sandbox.base import SandboxResult
+from runners.sandbox.held_signals import HeldSignals
 
 KILL_GRACE = 3.0
+INTERRUPT_CHECK = 0.5  # seconds between checks for a pending KeyboardInterrupt
 
 
 class CappedBuffer:
@@ -86,6 +88,7 @@ def run_process(
 ) -> SandboxResult:
     """Run `argv` to completion or until `timeout`, then make sure its process group is gone."""
     started = time.monotonic()
+    held = HeldSignals()  # until the process is known: see held_signals.py
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -99,17 +102,22 @@ def run_process(
             pass_fds=tuple(pass_fds),
         )
     except OSError as exc:
+        held.release()
         return SandboxResult(exit_code=None, stderr=f"cannot start {argv[0]}: {exc}", notes=[str(exc)])
+    except BaseException:
+        held.release()
+        raise
     out, err = CappedBuffer(output_cap), CappedBuffer(output_cap)
     assert proc.stdout is not None and proc.stderr is not None
     readers = [
         threading.Thread(target=_pump, args=(proc.stdout, out), daemon=True),
         threading.Thread(target=_pump, args=(proc.stderr, err), daemon=True),
     ]
-    for reader in readers:
-        reader.start()
     timed_out = False
     try:
+        held.release()  # a cancellation that came meanwhile is raised here, where it kills `proc`
+        for reader in readers:
+            reader.start()
         wait_exact(proc, timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
@@ -118,6 +126,10 @@ def run_process(
         _terminate(proc)
         raise
     finally:
+        if proc.returncode is not None and proc.returncode < 0:
+            # The supervisor's parent (`proc`) was killed from outside: it is cleaning up the
+            # tree now, and a SIGKILL to the group would stop it halfway.
+            _await_group(proc.pid, KILL_GRACE)
         _killpg(proc.pid)
     for reader in readers:
         # A process that escaped the group could hold the pipe open; never wait on it forever.
@@ -140,7 +152,11 @@ def run_process(
 
 def wait_exact(proc: subprocess.Popen[bytes], timeout: float) -> int:
     """`proc.wait(timeout)`, but woken the moment the process ends: Popen polls with sleeps of up
-    to 50 ms, which every sandboxed step (probe, prepare, tests) would add to the run."""
+    to 50 ms, which every sandboxed step (probe, prepare, tests) would add to the run.
+
+    The wait is cut into slices of `INTERRUPT_CHECK` seconds: `ray.cancel` raises its
+    KeyboardInterrupt through `_thread.interrupt_main`, which wakes no system call, only the next
+    Python bytecode; a single long poll would keep a cancelled cell running to its timeout."""
     try:
         fd = os.pidfd_open(proc.pid)
     except OSError:  # the process is already reaped, or a kernel without pidfds
@@ -148,8 +164,10 @@ def wait_exact(proc: subprocess.Popen[bytes], timeout: float) -> int:
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
-        if not poller.poll(max(timeout, 0.0) * 1000):
-            raise subprocess.TimeoutExpired(proc.args, timeout)
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while not poller.poll(min(max(deadline - time.monotonic(), 0.0), INTERRUPT_CHECK) * 1000):
+            if time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
     finally:
         os.close(fd)
     return proc.wait()
@@ -167,6 +185,17 @@ def _terminate(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _await_group(pgid: int, grace: float) -> None:
+    """Wait up to `grace` seconds for process group `pgid` to have no process left."""
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except OSError:
+            return
+        time.sleep(0.01)
 
 
 def _killpg(pgid: int) -> None:

@@ -77,6 +77,16 @@ class DockerToolchains(ToolchainHost):
             f"(tagged {repository}:X.Y)"
         )
 
+    def check_python_of(self, image: str | None, why: str) -> None:
+        if image is None or image == self.sandbox.python_image:
+            return
+        mine, theirs = self._info(self.sandbox.python_image), self._info(image)
+        if (mine.python, mine.python_version) != (theirs.python, theirs.python_version):
+            raise UserInputError(
+                f"{why} picks {self.sandbox.python_image} (Python {mine.python_version}), but this problem runs "
+                f"in {image}, which has Python {theirs.python_version or 'none'} (it is built on the default python "
+                "image): run it without that Python choice, or with --sandbox bubblewrap")
+
     def python_version(self, python: str) -> str | None:
         info = self._info(self.sandbox.python_image)
         return info.python_version if python == info.python else None  # another path: not probed

@@ -106,6 +106,10 @@ class ToolchainHost:
         """The container image toolchains of `kind` ("python", "node") run in; None: the host."""
         return None
 
+    def check_python_of(self, image: str | None, why: str) -> None:
+        """UserInputError unless `image` (an image derived from the python one, e.g. for browser
+        cases) has the interpreter the run's Python toolchains were built from. `why`: who chose it."""
+
     def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
         """Where prepared toolchains of `kind` live: (host path, path inside the sandbox)."""
         return host_cache / "host", str(host_cache / "host")

@@ -59,7 +59,9 @@ def test_solve_runs_every_checkpoint_and_prints_the_table(tmp_path, knowledge, e
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--agent", "run {prompt_path}"], "unknown placeholder {prompt_path}"),
+    (["--agent", "run {prompt_path}"], "error: option --agent: unknown placeholder {prompt_path} (known:"),
+    (["--agent", "cat {mounts[data]}"], "error: option --agent: {mounts[data]}: no mount named 'data' (mounts: none)"),
+    (["--agent", "true", "--name", "my agent"], "error: option --name: may only contain letters"),
     (["--agent", "cat {mounts[x]}", "--mount", "x=problems"], "holds the problem directory"),
     (["--agent", "true", "--env", "NOEQUALS"], "option --env: expected NAME=VALUE, got 'NOEQUALS'"),
     (["--agent", "true", "--mount", "x=nowhere"], "field `mounts.x`:"),
@@ -103,3 +105,105 @@ def test_batch_runs_the_agents_file_then_grades_and_a_regrade_agrees(tmp_path):
         redone = ExecutionResult.model_validate_json(
             (tmp_path / "regrade" / "cells" / agent / "calc_cli" / checkpoint / "result.json").read_text())
         assert [(t.id, t.status, t.group_type) for t in redone.tests] == [(t.id, t.status, t.group_type) for t in result.tests]
+
+
+@pytest.mark.parametrize("command", ["solve", "batch"])
+def test_a_missing_specification_is_refused_before_any_agent_runs(tmp_path, command):
+    """A checkpoint without its specification is bad input found up front: not after the agent
+    has already worked (and been paid for) through the checkpoints before it."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from agent_support import answer_problem
+
+    problem = answer_problem(tmp_path / "problems", checkpoints=3)
+    (problem.path / "checkpoint_2.md").unlink()
+    trail = tmp_path / "ran.txt"
+    agent = f"sh -c 'echo {{checkpoint}} >> {trail}'"
+    if command == "solve":
+        out = runners_cli("solve", str(problem.path), "--agent", agent, "--sandbox", "none",
+                          "--output", str(tmp_path / "run"))
+    else:
+        (tmp_path / "agents.yaml").write_text(yaml.safe_dump({"agents": {"a": agent}}))
+        out = runners_cli("batch", "--problems", str(tmp_path / "problems"), "--agents", str(tmp_path / "agents.yaml"),
+                          "--sandbox", "none", "-o", str(tmp_path / "run"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    message = " ".join(out.stderr.split())
+    assert f"{problem.path / 'config.yaml'}: invalid configuration" in message
+    assert "checkpoint `checkpoint_2`: its specification checkpoint_2.md is missing" in message, message
+    assert not trail.exists() and not (tmp_path / "run" / "submissions").exists()
+
+
+def test_solve_says_up_front_which_passed_variables_are_not_set(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from agent_support import answer_problem
+
+    problem = answer_problem(tmp_path / "problems", checkpoints=1)
+    out = runners_cli("solve", str(problem.path), "--agent", "sh -c 'echo forty-two > answer.txt'",
+                      "--pass-env", "RUNNERS_REVIEW_UNSET_KEY", "--sandbox", "none", "-o", str(tmp_path / "run"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    first = out.stdout.splitlines()[0]
+    assert first == "note: agent 'agent': RUNNERS_REVIEW_UNSET_KEY is not set here, so the agent will not see it"
+
+
+def test_batch_counts_a_failed_agent_step_as_not_solved_like_solve_and_promptfoo(tmp_path):
+    """An agent that wrote the right files but then failed (exit 1; or timed out, or reported an
+    error) does not solve the checkpoint: the batch's tables say so, as `solve` and the Promptfoo
+    row do, and keep the tests' pass rates of what it left."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from agent_support import answer_problem
+
+    answer_problem(tmp_path / "problems", checkpoints=2)
+    failing = ("sh -c 'echo forty-two > answer.txt; tr a-z A-Z < answer.txt > upper.txt; "
+               "if [ {checkpoint_number} = 2 ]; then echo quota exceeded >&2; exit 1; fi'")
+    (tmp_path / "agents.yaml").write_text(yaml.safe_dump({"agents": {"quitter": failing}}))
+    output = tmp_path / "run"
+    args = ["batch", "--problems", str(tmp_path / "problems"), "--agents", str(tmp_path / "agents.yaml"),
+            "--sandbox", "none", "-o", str(output)]
+    for attempt in ("first", "resumed"):
+        out = runners_cli(*args)
+        assert out.returncode == 0, out.stdout + out.stderr
+        text = " ".join(out.stdout.split())
+        assert "quitter answer 1/2 1/2 1/2 1/2 100% " in text, (attempt, out.stdout)  # strict isol. core policy
+        assert "quitter/answer: agent step failed at checkpoint_2" in text, out.stdout
+        rows = [json.loads(line) for line in (output / "results.jsonl").read_text().splitlines()]
+        second = [r for r in rows if r["checkpoint"] == "checkpoint_2"]
+        assert second and all(r["passed"] for r in second)  # the tests of what it left passed
+        assert all(not r["policy_met"] and r["agent_failure"] == "the agent exited with code 1: quota exceeded"
+                   for r in second)
+        assert all(r["policy_met"] and r["agent_failure"] is None for r in rows if r["checkpoint"] == "checkpoint_1")
+        assert "agent step failed at checkpoint_2" in (output / "summary.md").read_text()
+    assert "✘ quitter/answer/checkpoint_2" in out.stdout or "0 to run" in out.stdout
+
+
+@pytest.mark.docker
+def test_solve_refuses_an_agent_image_that_is_not_there(tmp_path):
+    """The agent's own image (`image:`, --image) missing is the user's to build or pull: bad input
+    said up front, not an infrastructure failure per checkpoint telling them to build runners' images."""
+    need_sandbox("docker")
+    sys.path.insert(0, str(Path(__file__).parent))
+    from agent_support import answer_problem
+
+    problem = answer_problem(tmp_path / "problems", checkpoints=2)
+    out = runners_cli("solve", str(problem.path), "--agent", "claude -p {prompt}", "--image", "no-such-agent-image:1",
+                      "--sandbox", "docker", "-o", str(tmp_path / "run"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    message = " ".join(out.stderr.split())
+    assert ("error: agent 'agent': its image no-such-agent-image:1 (`image`, --image) is not on this machine: "
+            "build or pull it first") in message, message
+    assert "runners image build" not in message and not (tmp_path / "run" / "agent-steps").exists()
+
+
+@pytest.mark.bubblewrap
+def test_solve_gives_a_case_based_problem_its_checkpoint_spec(tmp_path):
+    """Case-based problems (SCBench's case format) keep each checkpoint's specification as
+    `checkpoint_N/spec.md`, beside the hidden cases: the agent gets that file alone, as
+    `<checkpoint>.md`, and its work is graded by the cases."""
+    need_sandbox("bubblewrap")
+    out = runners_cli("solve", "problems/csv_stats", "--name", "scripted-alpha", "--agent", SCRIPTED,
+                      "--mount", "agent=examples/agents", "--mount", "knowledge=examples/submissions/alpha",
+                      "--sandbox", "bubblewrap", "-o", str(tmp_path / "run"), "--json", str(tmp_path / "all.json"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    for entry in json.loads((tmp_path / "all.json").read_text()):
+        step, result = StepRecord.model_validate(entry["step"]), ExecutionResult.model_validate(entry["result"])
+        assert step.failure is None, step.failure
+        assert step.excerpt.startswith(f"Implemented csv_stats — checkpoint {step.number}: wrote ")
+        assert counts(result) == EXPECTED["csv_stats"]["alpha"][step.checkpoint]

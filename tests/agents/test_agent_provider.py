@@ -77,3 +77,15 @@ def test_a_row_answers_from_the_steps_on_disk(tmp_path):
     assert 'said: "wrote it"' in again["output"]
     run_dir = Path(again["metadata"]["run_dir"])
     assert run_dir == tmp_path / "runs" / "eval-x" and (run_dir / "submissions" / "a" / "answer" / "checkpoint_2").is_dir()
+
+
+def test_a_key_not_set_on_the_host_is_said_in_the_row(tmp_path, monkeypatch):
+    """A real agent without its API key fails with its own words ("invalid API key"); the row
+    also says which `pass_env` name was not set where promptfoo ran."""
+    answer_problem(tmp_path / "problems", checkpoints=1)
+    monkeypatch.delenv("RUNNERS_REVIEW_UNSET_KEY", raising=False)
+    agent = {"name": "a", "command": "sh -c 'echo Invalid API key >&2; exit 1'", "timeout": 30,
+             "pass_env": ["RUNNERS_REVIEW_UNSET_KEY"]}
+    answer = PROVIDER.call_api("", options(tmp_path, agent=agent), context())
+    assert "agent step failed: the agent exited with code 1: Invalid API key" in answer["output"]
+    assert "note: not set on the host, so not passed: RUNNERS_REVIEW_UNSET_KEY" in answer["output"]

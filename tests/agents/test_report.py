@@ -25,8 +25,9 @@ def test_claude_json_result_gives_text_cost_and_every_input_token():
     assert report.final_text == "Implemented the importer; all commands handled."
     assert report.cost_usd == 0.1234
     # input_tokens excludes the cache: the prompt is all three, the cached part the cache reads.
-    assert report.token_usage() == {"prompt": 24200, "completion": 2500, "total": 26700, "cached": 20000,
-                                    "numRequests": 7}
+    assert report.token_usage() == {"prompt": 24200, "completion": 2500, "total": 26700, "numRequests": 7,
+                                    "completionDetails": {"cacheReadInputTokens": 20000,
+                                                          "cacheCreationInputTokens": 3000}}
 
 
 def test_claude_verbose_array_and_stream_json_end_in_the_same_result():
@@ -55,7 +56,8 @@ def test_codex_jsonl_sums_turns_and_keeps_the_last_message():
     assert report.format == "codex-jsonl" and not report.is_error
     assert report.final_text == "Done: tests pass."
     assert report.cost_usd is None  # codex prints no price: unknown, not zero
-    assert report.token_usage() == {"prompt": 6946, "completion": 100, "total": 7046, "cached": 3900, "numRequests": 2}
+    assert report.token_usage() == {"prompt": 6946, "completion": 100, "total": 7046, "numRequests": 2,
+                                    "completionDetails": {"cacheReadInputTokens": 3900}}
 
 
 def test_codex_failed_turn_is_an_error_even_when_it_exits_0():
@@ -73,10 +75,28 @@ def test_gemini_json_tokens_per_model_and_error():
                      "tools": {"totalCalls": 4}}}
     report = read_report(json.dumps(out))
     assert report.format == "gemini-json" and report.final_text == "I added the parser."
-    assert report.token_usage() == {"prompt": 5000, "completion": 600, "total": 5600, "cached": 1000, "numRequests": 3}
+    assert report.token_usage() == {"prompt": 5000, "completion": 600, "total": 5600, "numRequests": 3,
+                                    "completionDetails": {"cacheReadInputTokens": 1000}}
     failed = {"session_id": "s", "error": {"type": "FatalAuthenticationError", "message": "no API key", "code": 41}}
     report = read_report(json.dumps(failed))
     assert report.is_error and report.error == "no API key"
+
+
+def test_json_printed_over_several_lines_after_other_output_is_read():
+    """Gemini CLI prints its JSON indented over many lines, and some versions print a line
+    ("Loaded cached credentials.") on stdout before it; Claude Code may follow a notice."""
+    gemini = {"session_id": "s", "response": "Wrote upper.txt.",
+              "stats": {"models": {"gemini-2.5-flash": {"api": {"totalRequests": 2},
+                                                        "tokens": {"prompt": 700, "candidates": 50, "total": 790,
+                                                                   "cached": 0, "thoughts": 40, "tool": 0}}}}}
+    text = "Loaded cached credentials.\n" + json.dumps(gemini, indent=2) + "\n"
+    report = read_report(text)
+    assert report.format == "gemini-json" and report.final_text == "Wrote upper.txt."
+    assert report.token_usage() == {"prompt": 700, "completion": 90, "total": 790, "numRequests": 2,
+                                    "completionDetails": {"cacheReadInputTokens": 0}}
+    assert excerpt(report, text, "") == "Wrote upper.txt."
+    notice = "npm notice: a new version is available\n" + json.dumps(CLAUDE, indent=2) + "\nbye\n"
+    assert read_report(notice).cost_usd == 0.1234
 
 
 def test_gemini_stream_json_assembles_the_assistant_text():
@@ -87,7 +107,8 @@ def test_gemini_stream_json_assembles_the_assistant_text():
               "stats": {"total_tokens": 900, "input_tokens": 800, "output_tokens": 100, "cached": 0}}]
     report = read_report("\n".join(json.dumps(line) for line in lines))
     assert report.format == "gemini-stream-json" and report.final_text == "Adding tests."
-    assert report.token_usage() == {"prompt": 800, "completion": 100, "total": 900, "cached": 0}
+    assert report.token_usage() == {"prompt": 800, "completion": 100, "total": 900,
+                                    "completionDetails": {"cacheReadInputTokens": 0}}
 
 
 def test_aider_summary_lines_are_summed_and_the_session_cost_kept():
@@ -98,6 +119,7 @@ def test_aider_summary_lines_are_summed_and_the_session_cost_kept():
     report = read_report(text)
     assert report.format == "aider" and report.cost_usd == 0.03
     assert report.prompt_tokens == 15500 and report.completion_tokens == 570 and report.cached_tokens == 8000
+    assert report.cache_write_tokens == 2100
 
 
 def test_plain_text_agent_reports_its_last_lines_and_no_numbers():

@@ -32,15 +32,15 @@ def test_mounts_are_named_in_the_template():
     ("run {mounts[tool]}", "{mounts[tool]}: no mount named 'tool' (mounts: none)"),
     ("run {mounts}", "a mount is written {mounts[NAME]}"),
     ("run {prompt!r}", "placeholder {prompt} takes no format or conversion"),
-    ("run {", "Single '{' encountered"),
+    ("run {", "argument '{': Single '{' encountered"),
     ("run 'unclosed", "cannot be split into arguments"),
     ("", "is empty"),
 ])
 def test_a_bad_template_names_the_field_and_what_to_write(command, message):
     with pytest.raises(ConfigError) as info:
         parse_agent({"name": "a", "command": command}, "agents.yaml")
-    assert "agents.yaml: invalid configuration" in str(info.value) and "command" in str(info.value)
-    assert message in str(info.value)
+    assert "agents.yaml: invalid configuration" in str(info.value)
+    assert f"field `command`: {message}" in str(info.value) and "(top level)" not in str(info.value)
 
 
 @pytest.mark.parametrize("data, message", [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from agent_support import BACKENDS, agent, answer_problem, environment, snapshot_files
@@ -107,11 +108,12 @@ def test_a_starter_directory_seeds_the_first_checkpoint(tmp_path):
 
 ROW = """
 import sys
+import time
 from pathlib import Path
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout
 from runners.agents.spec import parse_agent
-from runners.config import load_problem
+from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.sandbox.none import NoSandbox
 problem_dir, run, checkpoint, log = sys.argv[1:5]
@@ -138,3 +140,89 @@ def test_rows_in_any_order_and_processes_run_each_step_once_in_order(tmp_path):
     assert log.read_text().split() == ["checkpoint_1", "checkpoint_2", "checkpoint_3"]
     trail = (tmp_path / "run" / "submissions" / "a" / "answer" / "checkpoint_3" / "trail.txt").read_text()
     assert trail.split() == ["checkpoint_1", "checkpoint_2", "checkpoint_3"]
+
+
+@pytest.mark.parametrize("leaves", ["nothing", "a link"])
+def test_an_agent_that_removes_its_workspace_leaves_an_empty_snapshot(tmp_path, leaves):
+    """On `none` the agent can remove its own working directory, or put a link to a host
+    directory in its place: the step is still recorded, its snapshot is empty (the link is not
+    followed into the host), and the next checkpoint starts from that."""
+    problem = answer_problem(tmp_path / "problems", checkpoints=2)
+    outside = tmp_path / "host-dir"
+    outside.mkdir()
+    (outside / "host-secret.txt").write_text("not the agent's\n")
+    replace = f"ln -s {outside} \"$w\"" if leaves == "a link" else "true"
+    command = ("sh -c 'if [ {checkpoint_number} = 1 ]; then echo forty-two > answer.txt; w=$(pwd); cd ..; "
+               f"rm -rf \"$w\"; {replace}; echo gone; else ls -a > seen.txt; fi'")
+    layout = RunLayout(tmp_path / "run")
+    first, second = solve(agent(command), problem, layout, environment("none"))
+    assert first.step.excerpt == "gone" and first.step.exit_code == 0
+    assert snapshot_files(layout, first.step) == {}
+    assert any("removed its workspace" in note for note in first.step.notes)
+    assert first.result.summary == "Core 0/1"
+    assert StepRecord.load(layout.step_dir("a", "answer", "checkpoint_1")) == first.step
+    assert second.step.started_from == "checkpoint_1"
+    assert snapshot_files(layout, second.step)["seen.txt"].split() == [".", "..", "seen.txt"]
+    assert (outside / "host-secret.txt").read_text() == "not the agent's\n"
+
+
+def test_a_row_whose_steps_are_done_does_not_wait_for_a_later_step(tmp_path):
+    """While one row runs checkpoint 3's step (holding the chain's lock, possibly for the agent's
+    whole time limit), a row of checkpoint 1, whose step is done, answers at once: it must not
+    wait, nor run out of its own time, behind a step it does not need."""
+    from runners.agents.chain import LOCK_FILE, chain_lock
+
+    problem = answer_problem(tmp_path / "problems", checkpoints=3)
+    layout = RunLayout(tmp_path / "run")
+    spec, env = agent("sh -c 'echo {checkpoint} > trail.txt'"), environment("none")
+    sandbox = agent_sandbox(spec, env)
+    done = ensure_steps(spec, problem, problem.checkpoints["checkpoint_2"], layout, env, sandbox)
+    with chain_lock(layout.chain_dir("a", "answer") / LOCK_FILE, None):  # checkpoint 3's row, running
+        started = time.monotonic()
+        again = ensure_steps(spec, problem, problem.checkpoints["checkpoint_1"], layout, env, sandbox,
+                             deadline=time.monotonic() + 2)
+        assert time.monotonic() - started < 1
+    assert again == done[:1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_agent_program_that_is_not_there_says_so(tmp_path, backend):
+    """A CLI not installed where the agent runs (not on the host's /usr, not in the image) is
+    said plainly, the same on every backend: not as the launcher's words ("bwrap: execvp ...",
+    "timeout: failed to run command ...", which reads like a time-out)."""
+    problem = answer_problem(tmp_path / "problems", checkpoints=1)
+    solved = solve(agent("no-such-agent-cli -p {prompt}"), problem, RunLayout(tmp_path / "run"), environment(backend))
+    step = solved[0].step
+    assert step.failure == ("the agent could not be started: its program 'no-such-agent-cli' was not found where it "
+                            "runs (its PATH: /usr/local/bin:/usr/bin:/bin; install it there, mount it, or give its "
+                            "absolute path)"), step.failure
+    assert not step.timed_out and "timeout" not in step.failure
+
+
+def test_a_resumed_run_reruns_steps_of_other_settings_or_a_harness_failure(tmp_path):
+    """Resuming (`solve`/`batch --agents` with the same output): steps done with the same agent
+    settings are kept; a step run with other settings (the command was fixed, the timeout raised)
+    or one that failed for the harness (not the agent) runs again, and every step after it,
+    since each starts from the one before."""
+    problem = answer_problem(tmp_path / "problems", checkpoints=2)
+    layout, env = RunLayout(tmp_path / "run"), environment("none")
+    first = agent("sh -c 'echo wrong > answer.txt; echo first > who.txt'")
+    done = [s.step for s in solve(first, problem, layout, env)]
+    assert [s.step for s in solve(first, problem, layout, env)] == done  # same settings: kept
+    fixed = agent("sh -c 'echo forty-two > answer.txt; tr a-z A-Z < answer.txt > upper.txt; echo fixed > who.txt'")
+    redone = solve(fixed, problem, layout, env)
+    assert [s.step.command for s in redone] == [fixed.argv, fixed.argv]
+    assert [snapshot_files(layout, s.step)["who.txt"] for s in redone] == ["fixed\n", "fixed\n"]
+    assert all(s.passed(PassPolicy.ALL_CASES) for s in redone)
+    # The harness failed at checkpoint 2 (say docker was down): the next call runs it again.
+    record = redone[1].step.model_copy(update={"failure": "infrastructure failure: engine down", "infrastructure": True})
+    record.save(layout.step_dir("a", "answer", "checkpoint_2"))
+    again = ensure_steps(fixed, problem, problem.checkpoints["checkpoint_2"], layout, env, agent_sandbox(fixed, env))
+    assert again[0] == redone[0].step and again[1].failure is None and again[1].started_at > record.started_at
+    # Checkpoint 1 ran again on its own (a row of checkpoint 1 alone): checkpoint 2 started from
+    # the snapshot before, so it is run again too.
+    record = again[0].model_copy(update={"failure": "infrastructure failure: engine down", "infrastructure": True})
+    record.save(layout.step_dir("a", "answer", "checkpoint_1"))
+    [first_again] = ensure_steps(fixed, problem, problem.checkpoints["checkpoint_1"], layout, env, agent_sandbox(fixed, env))
+    last = ensure_steps(fixed, problem, problem.checkpoints["checkpoint_2"], layout, env, agent_sandbox(fixed, env))
+    assert last[0] == first_again and last[1].started_at > first_again.started_at > again[1].started_at

@@ -22,7 +22,7 @@ from runners.batch.cells import (
 from runners.batch.executors import ray_resources
 from runners.batch.report import build_matrix, matrix_markdown
 from runners.batch.store import COLUMNS, BatchStore, CellRecord
-from runners.config import load_problem
+from runners.problem_loader import load_problem
 from runners.errors import ConfigError, UserInputError
 from runners.policy import PassPolicy
 

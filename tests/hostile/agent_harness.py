@@ -36,7 +36,8 @@ from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import parse_agent
 from runners.agents.solve import agent_sandbox
-from runners.config import ProblemConfig, load_problem
+from runners.config import ProblemConfig
+from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec, default_cache_dir
 from runners.limits import ResourceLimits
 

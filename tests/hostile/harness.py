@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -194,6 +195,17 @@ def processes_marked(token: str) -> list[str]:
             continue
         command = data["cmdline"].replace(b"\0", b" ")[:120].decode(errors="replace")
         found.append(f"pid {entry.name}: {command}")
+    return found
+
+
+def direct_children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found += [int(c) for c in handle.read().split()]
+    except OSError:
+        pass
     return found
 
 
@@ -495,7 +507,8 @@ class World:
     # ---- the crash of the harness itself (§6.25) ----------------------------------------------
 
     def run_harness_crash(self, backend: str) -> Observation:
-        """SIGKILL a harness process mid-run; the next harness start must leave nothing behind."""
+        """SIGKILL a harness process and its direct children mid-run; the next harness start must
+        leave nothing behind."""
         try:
             return self._harness_crash(backend)
         except Exception:  # noqa: BLE001 - the suite's own failure: reported on the case, not raised
@@ -517,6 +530,13 @@ class World:
             time.sleep(0.2)
         time.sleep(1.0)  # let the sandbox settle into its spin
         running = child.poll() is None
+        # Its direct children first, as a Ray worker does when it exits (a force-cancelled task):
+        # nothing of the run may depend on them to clean up.
+        for pid in direct_children(child.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         child.kill()
         stderr = child.communicate(timeout=30)[1].decode(errors="replace")
         if not running:

@@ -27,9 +27,11 @@ from .harness import GRACE, LIMITS, Observation, World, available_backends, cach
 from .problems import REPO
 
 DOC = REPO / "docs" / "SECURITY.md"
-CRASH_ROW = Case("harness-crash", "§6.25", "the harness process is SIGKILLed while a run spins (in a child "
-                 "harness); then a new harness starts and runs the honest submission", {}, frozenset({PASS}),
-                 "bubblewrap: --die-with-parent; `none`: the supervisor's parent-death signal; docker: the next "
+CRASH_ROW = Case("harness-crash", "§6.25", "the harness process and its direct children are SIGKILLed while a "
+                 "run spins (in a child harness; a Ray worker does that to a force-cancelled task); then a new "
+                 "harness starts and runs the honest submission", {}, frozenset({PASS}),
+                 "bubblewrap: --die-with-parent; `none`: the supervisor is a grandchild, and the killed link above "
+                 "it fires its parent-death signal; docker: the next "
                  "start sweeps containers whose owner process is gone (and an in-container `timeout` backstop); "
                  "every backend: the next start removes workspaces whose owner process is gone")
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pf_agents import PROBLEMS, SPECS
+from pf_agents import KNOWLEDGE, PROBLEMS, SPECS
 
 from runners.agents.layout import RunLayout, StepRecord
 from runners.results import ExecutionResult
@@ -68,9 +68,15 @@ def test_the_agent_reports_cost_and_tokens_when_it_prints_them(agent_eval):
             good = rows[("good", problem, checkpoint)]
             words = len(SPECS[problem][f"{checkpoint}.md"].split())
             usage = good["response"]["tokenUsage"]
-            # The scripted agent counts words: the spec's read, the code's written (none at mini's
-            # checkpoint 2, where it had nothing to change).
-            assert usage["prompt"] == words and usage["total"] == usage["prompt"] + usage["completion"]
+            # The scripted agent counts words: the spec's read, its earlier code read back (prompt
+            # cache reads, counted in the prompt as Claude Code's are), the code's written (none at
+            # mini's checkpoint 2, where it had nothing to change).
+            earlier = len(KNOWLEDGE["good"][problem]["checkpoint_1"].split()) if checkpoint == "checkpoint_2" else 0
+            assert usage["prompt"] == words + earlier and usage["total"] == usage["prompt"] + usage["completion"]
+            # Where promptfoo's own Claude Agent SDK provider puts them: `cached` would be read by
+            # promptfoo (and its viewer) as a response replayed from its cache.
+            assert usage.get("cached", 0) == 0  # promptfoo's own field, 0 for a fresh response
+            assert usage["completionDetails"]["cacheReadInputTokens"] == earlier
             assert (usage["completion"] == 0) is ((problem, checkpoint) == ("mini", "checkpoint_2"))
             assert good["response"]["cost"] == 0.0
             assert f"· {usage['total']:,} tokens · $0.0000" in good["response"]["output"]

@@ -177,7 +177,7 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(chromium_ready, agent_
     them) its tokens; the failed step's reason."""
     rows = {(r["provider"]["label"], r["testCase"]["metadata"]["problem"], r["testCase"]["metadata"]["checkpoint"]): r
             for r in agent_eval.results["results"]["results"]}
-    good = rows[("agent-good", "tally", "checkpoint_1")]
+    good = rows[("agent-good", "tally", "checkpoint_2")]  # it read its earlier code back: cache reads
     usage = good["response"]["tokenUsage"]
     expect = ["agent-good", "agent-partial", "Avg Latency:", "mean_pass_rate",
               "tally · checkpoint_1: PASS (policy all-cases)", 'said: "Implemented Tally — checkpoint 1: wrote 1 file(s)',
@@ -186,6 +186,8 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(chromium_ready, agent_
               "tally · checkpoint_2: FAIL (agent step failed)"]
     report = browse(agent_viewer, agent_eval, expect, tmp_path, "promptfoo-agents-viewer.png")
     text = report["bodyText"]
+    assert usage["completionDetails"]["cacheReadInputTokens"] > 0
+    assert "(cached)" not in text  # the viewer's word for a response replayed from promptfoo's cache
     header = text.split("mini · checkpoint_1", 1)[0]
     for label in ("agent-good", "agent-partial"):
         block = header.split(label, 1)[1].split("agent-", 1)[0]

@@ -20,7 +20,7 @@ import yaml
 from support import make_problem, make_submission, need, need_sandbox
 
 from runners import EnvironmentSpec, run_checkpoint
-from runners.config import load_problem
+from runners.problem_loader import load_problem
 from runners.errors import ConfigError, UserInputError
 from runners.pythons import PythonRequest, find_host_python, parse_requirement
 

@@ -3,7 +3,8 @@
 A dict or list body is sent as JSON (with a JSON Content-Type unless the case gives one), bytes
 as they are, anything else as text. The response's status, headers (names lower-cased) and
 body come back: the body parsed as JSON when `response_is_json` (text when it is not JSON),
-else text; a body that is not UTF-8 comes back as `{content_b64, encoding, size, content_type}`.
+else text; a body that is not UTF-8 comes back as `{content_b64, encoding, size, content_type}`, and an
+archive (zip, tar) also with `is_archive` and its download `filename`, its members in `files`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from ..files import collect_tracked
 from ..model import APICase, APIResult, BaseCase
+from .archive import archive_members, download_name
 from .server import ServerAdapter
 
 MAX_BODY = 16 * 1024 * 1024
@@ -28,7 +30,10 @@ class APIAdapter(ServerAdapter):
     last_error: str | None = None  # why the last case's request got no answer
 
     def on_failure(self, case: BaseCase) -> str | None:
-        return f"the request got no answer: {self.last_error}" if self.last_error else None
+        if not self.last_error:
+            return None
+        died_now = f"during case {case.id!r}" in self.exit_note
+        return f"the request got no answer: {self.last_error}{self.output_tail(600) if died_now else ''}"
 
     def run_case(self, case: BaseCase) -> APIResult:
         assert isinstance(case, APICase)
@@ -36,6 +41,10 @@ class APIAdapter(ServerAdapter):
         ids = {"id": case.id, "group": case.group, "group_type": case.group_type, "method": case.method}
         if self.failure:
             return APIResult(**ids, status_code=-1, stderr=self.failure, adapter_error=True)
+        if self.exited():  # it died during an earlier case: nothing answers any more
+            self.last_error = self.exit_note
+            return APIResult(**ids, status_code=-1, stderr=f"{self.exit_note}{self.output_tail()}",
+                             resource_path=f"http://{self.host}:{self.port}{case.path or '/'}")
         target = case.path or "/"
         query = case.get_query_params()
         if query:
@@ -63,16 +72,25 @@ class APIAdapter(ServerAdapter):
             finally:
                 conn.close()
         else:
+            if self.exited(during=case.id):
+                error = f"{error}; {self.exit_note}"
             self.last_error = error
             return APIResult(**ids, status_code=-1, stderr=f"{error}{self.output_tail()}", timed_out=timed_out,
                              retries=attempts + 1, resource_path=url, elapsed=round(time.monotonic() - started, 6),
                              files=collect_tracked(self.settings.workspace, self.tracked(case)))
         output, binary = _decode(raw, got_headers, self.config.response_is_json)
+        files = collect_tracked(self.settings.workspace, self.tracked(case))
+        stderr = None
+        if binary.get("is_archive"):  # its members are files of the result, as in SCBench
+            try:
+                files.update(archive_members(raw[:MAX_BODY], binary["content_type"]))
+            except ValueError as exc:
+                stderr = str(exc)
         return APIResult(
-            **ids, status_code=status, output=output, headers=got_headers, resource_path=url,
-            retries=attempts, timed_out=timed_out, elapsed=round(time.monotonic() - started, 6),
-            files=collect_tracked(self.settings.workspace, self.tracked(case)),
-            binary_response_base64=binary.get("content_b64"), binary_response_size=binary.get("size"))
+            **ids, status_code=status, output=output, headers=got_headers, resource_path=url, stderr=stderr,
+            retries=attempts, timed_out=timed_out, elapsed=round(time.monotonic() - started, 6), files=files,
+            binary_response_base64=binary.get("content_b64"), binary_response_size=binary.get("size"),
+            binary_response_filename=binary.get("filename"))
 
 
 def _query_value(value: Any) -> str:
@@ -99,13 +117,19 @@ def _encode_body(body: Any, headers: dict[str, str]) -> bytes | None:
 
 def _decode(raw: bytes, headers: dict[str, str], as_json: bool) -> tuple[Any, dict[str, Any]]:
     content_type = headers.get("content-type", "")
+    archive = any(kind in content_type.lower() for kind in ARCHIVE_TYPES)
     try:
-        if any(kind in content_type.lower() for kind in ARCHIVE_TYPES):
+        if archive:
             raise UnicodeDecodeError("utf-8", raw, 0, 1, "archive")
         text = raw[:MAX_BODY].decode("utf-8")
     except UnicodeDecodeError:
-        binary = {"content_b64": base64.b64encode(raw[:MAX_BODY]).decode(), "encoding": "base64",
-                  "size": len(raw), "content_type": content_type}
+        binary: dict[str, Any] = {"content_b64": base64.b64encode(raw[:MAX_BODY]).decode(), "encoding": "base64",
+                                  "size": len(raw), "content_type": content_type}
+        if archive:
+            binary["is_archive"] = True
+            name = download_name(headers.get("content-disposition"))
+            if name:
+                binary["filename"] = name
         return binary, binary
     if as_json:
         try:

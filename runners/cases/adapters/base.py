@@ -27,6 +27,22 @@ class RunSettings:
     static: dict[str, str] = field(default_factory=dict)  # asset name -> path in the sandbox
 
 
+def fill_static(value: Any, static: dict[str, str]) -> Any:
+    """`{{static:NAME}}` in every string of `value` (keys too) -> the asset's path in the sandbox;
+    ValueError naming an unknown asset."""
+    if isinstance(value, str) and "{{static:" in value:
+        for name, path in static.items():
+            value = value.replace(f"{{{{static:{name}}}}}", path)
+        if "{{static:" in value:
+            raise ValueError(f"unknown static asset in {value!r} (known: {', '.join(static) or 'none'})")
+        return value
+    if isinstance(value, dict):
+        return {fill_static(k, static): fill_static(v, static) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(fill_static(v, static) for v in value)
+    return value
+
+
 class AdapterError(Exception):
     pass
 

@@ -17,9 +17,10 @@ import time
 from types import TracebackType
 
 from ..procs import Drain, kill_descendants, kill_group
-from .base import Adapter
+from .base import Adapter, fill_static
 
 PROBE_INTERVAL = 0.05
+EXIT_GRACE = 0.5  # after a request got no answer: is the server dying?
 
 
 def free_port(address: str) -> int:
@@ -66,7 +67,28 @@ class ServerAdapter(Adapter):
             entry = [part.replace("{address}", self.host).replace("{port}", str(self.port)) for part in entry]
         else:
             entry += ["--address", self.host, "--port", str(self.port)]
-        return [*entry, *shlex.split(" ".join(self.config.arguments))]
+        # SCBench's API problems pass static assets to their server: `--sde {{static:sde_dir}}`
+        arguments = fill_static(list(self.config.arguments), self.settings.static)
+        return [*entry, *shlex.split(" ".join(arguments))]
+
+    exit_note = ""  # how the server ended, once it has
+
+    def exited(self, during: str | None = None) -> bool:
+        """Whether the server has exited since it became ready (first seen `during` a case, after a
+        request got no answer: said so, giving it a moment to finish dying)."""
+        if self.proc is None:
+            return False
+        if during is not None and not self.exit_note:
+            try:
+                self.proc.wait(timeout=EXIT_GRACE)
+            except subprocess.TimeoutExpired:
+                return False
+        if self.proc.poll() is None:
+            return False
+        if not self.exit_note:
+            when = f" during case {during!r}" if during else " between cases"
+            self.exit_note = f"the server exited with code {self.proc.returncode}{when}"
+        return True
 
     def _wait_ready(self) -> str | None:
         assert self.proc is not None

@@ -177,7 +177,8 @@ def _wait(container: Any, deadline: float) -> bool:
     """Wait for the container to exit; True when the deadline passed first.
 
     `Container.wait(timeout)` is only a request timeout (it raises requests' ConnectionError or
-    ReadTimeout), so it is called in slices and the deadline is enforced here.
+    ReadTimeout), so it is called in slices and the deadline is enforced here. The slices are short
+    because `ray.cancel` raises its KeyboardInterrupt only between them (see `wait_exact`).
     """
     import docker
     import requests
@@ -188,7 +189,7 @@ def _wait(container: Any, deadline: float) -> bool:
             return True
         asked = time.monotonic()
         try:
-            container.wait(timeout=max(0.2, min(remaining, 30.0)))
+            container.wait(timeout=max(0.2, min(remaining, 1.0)))
             return False
         except (requests.exceptions.ConnectionError, requests.exceptions.Timeout):
             if time.monotonic() - asked < 0.1:  # the engine refused at once: do not spin

@@ -1,0 +1,162 @@
+"""Our grade against SCBench's own case-based evaluator, case by case, on problems in SCBench's
+format: a documented cross-check outside the test suite (SCBench's code is not in this repository,
+and CI cannot fetch it). The recorded table is in docs/CASES.md.
+
+    SCBENCH_SRC=/path/to/slop-code-bench SCBENCH_PYTHON=/path/to/python \\
+        uv run --no-sync python bench/scbench_compare.py [--markdown [--all]] [--sandbox bubblewrap]
+
+SCBENCH_SRC: a checkout of SprocketLab/slop-code-bench at 086518d (the parent of 2a9800e, its move to
+pytest); SCBENCH_PYTHON: a Python 3.12 that imports its `src/` (pydantic, PyYAML, structlog, deepdiff,
+jsonschema, httpx, jinja2, pandas, pyarrow, numpy, rich, docker, gitpython). bench/scbench_eval.py
+drives it on each checkpoint with its local-py environment spec.
+
+Every case where the two grades differ must be a known difference of SCBench's evaluator
+(`KNOWN`, each documented in docs/CASES.md); the exit code is 1 when one is not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPAT = ROOT / "tests" / "fixtures" / "scbench_cases"
+OUTSIDE = ROOT / "tests" / "fixtures" / "outside_cases"
+UPSTREAM = "SprocketLab/slop-code-bench 086518dee044299dddb7752fae6a3dc0ece12bc5"
+
+# Why SCBench's grade is not ours, per kind (docs/CASES.md, "Deliberate differences").
+REASONS = {
+    "uv-stderr": "SCBench's local runtime puts `uv run`'s build lines on the program's stderr",
+    "hidden-tracked": "SCBench strips the leading '.' of a tracked pattern: `.tally` is never read",
+}
+# (problem, case id without a regression prefix) -> the reason SCBench grades it otherwise.
+KNOWN = {
+    ("ledger_cli", "missing_input"): "uv-stderr", ("ledger_cli", "bad_amount"): "uv-stderr",
+    ("tally", "missing_input"): "uv-stderr", ("tally", "bad_format"): "uv-stderr",
+    ("tally", "add_fruit"): "hidden-tracked", ("tally", "add_more"): "hidden-tracked",
+    ("tally", "show_list"): "hidden-tracked",
+}
+
+
+@dataclass
+class Cell:
+    problem: Path
+    checkpoint: str
+    submission: str  # a directory, or `partial:<name>` (made by tests/fixtures/outside_cases/partial.py)
+
+
+CELLS = [Cell(COMPAT / p, c, str(COMPAT / p / "checkpoint_2" / "solution"))
+         for p in ("ledger_cli", "counter_api") for c in ("checkpoint_1", "checkpoint_2")]
+CELLS += [Cell(OUTSIDE / p, c, s) for p, s in (("tally", "reference"), ("tally", "partial:tally_partial"),
+                                              ("shelf_api", "reference"), ("shelf_api", "partial:shelf_partial"))
+          for c in ("checkpoint_1", "checkpoint_2")]
+
+
+def submission_dir(cell: Cell, scratch: Path) -> Path:
+    if cell.submission == "reference":
+        return cell.problem / "checkpoint_2" / "solution"
+    if cell.submission.startswith("partial:"):
+        sys.path.insert(0, str(OUTSIDE))
+        import partial  # noqa: PLC0415 - the fixture's own module
+
+        name = cell.submission.split(":", 1)[1]
+        return partial.make(name, scratch / name)
+    return Path(cell.submission)
+
+
+def ours(cell: Cell, submission: Path, sandbox: str) -> dict[str, tuple[bool, float]]:
+    from runners import EnvironmentSpec, run_checkpoint
+
+    result = run_checkpoint(cell.problem, cell.checkpoint, submission, EnvironmentSpec(sandbox=sandbox))
+    if result.infrastructure_failure:
+        raise SystemExit(f"{cell.problem.name} {cell.checkpoint}: {result.infrastructure_reason}")
+    return {t.id: (t.passed, round(t.score or 0.0, 4)) for t in result.tests}
+
+
+def theirs(cell: Cell, submission: Path) -> dict[str, tuple[bool, float]]:
+    python, source = os.environ.get("SCBENCH_PYTHON"), os.environ.get("SCBENCH_SRC")
+    if not (python and source):
+        raise SystemExit("set SCBENCH_SRC and SCBENCH_PYTHON (see the top of bench/scbench_compare.py)")
+    proc = subprocess.run([python, str(ROOT / "bench" / "scbench_eval.py"), str(cell.problem), cell.checkpoint,
+                           str(submission)], capture_output=True, text=True, timeout=1800, check=False,
+                          env={**os.environ, "SCBENCH_SRC": source})
+    if proc.returncode != 0:
+        raise SystemExit(f"SCBench's evaluator failed on {cell.problem.name} {cell.checkpoint}:\n{proc.stderr[-3000:]}")
+    cases = json.loads(proc.stdout.strip().splitlines()[-1])["cases"]
+    return {case: (grade["passed"], round(grade["score"], 4)) for case, grade in cases.items()}
+
+
+def _grade(value: tuple[bool, float] | None) -> str:
+    return "missing" if value is None else f"{'pass' if value[0] else 'fail'} {value[1]:.4g}"
+
+
+def compare(cells: list[Cell], sandbox: str) -> tuple[list[list[str]], int]:
+    rows, unexplained = [], 0
+    with tempfile.TemporaryDirectory(prefix="scbench-compare-") as tmp:
+        for cell in cells:
+            submission = submission_dir(cell, Path(tmp))
+            mine, upstream = ours(cell, submission, sandbox), theirs(cell, submission)
+            label = "reference" if cell.submission == "reference" or "solution" in cell.submission else cell.submission
+            for case in sorted(mine.keys() | upstream.keys()):
+                same = mine.get(case) == upstream.get(case)
+                reason = KNOWN.get((cell.problem.name, case.split("/", 1)[1])) if not same else None
+                unexplained += not same and reason is None
+                note = "" if same else REASONS[reason] if reason else "UNEXPLAINED"
+                rows.append([cell.problem.name, cell.checkpoint, label, case, _grade(mine.get(case)),
+                             _grade(upstream.get(case)), "=" if same else "≠", note])
+    return rows, unexplained
+
+
+def _summary(rows: list[list[str]]) -> list[list[str]]:
+    cells: dict[tuple[str, str, str], list[list[str]]] = {}
+    for row in rows:
+        cells.setdefault((row[0], row[1], row[2]), []).append(row)
+    return [[*key, str(len(group)), str(sum(r[6] == "=" for r in group)), str(sum(r[6] != "=" for r in group))]
+            for key, group in cells.items()]
+
+
+def _markdown(header: list[str], rows: list[list[str]]) -> None:
+    print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench/scbench_compare.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sandbox", default="bubblewrap", help="our side's sandbox (default bubblewrap)")
+    parser.add_argument("--markdown", action="store_true",
+                        help="markdown: a summary per checkpoint and the cases graded otherwise (as in docs/CASES.md)")
+    parser.add_argument("--all", action="store_true", help="with --markdown: every case, not only those graded otherwise")
+    args = parser.parse_args(argv)
+    rows, unexplained = compare(CELLS, args.sandbox)
+    header = ["problem", "checkpoint", "submission", "case", "runners", "SCBench", "", "why they differ"]
+    if args.markdown:
+        print(f"SCBench: {UPSTREAM}; runners: --sandbox {args.sandbox}\n")
+        _markdown(["problem", "checkpoint", "submission", "cases", "same grade", "graded otherwise"], _summary(rows))
+        print()
+        _markdown(header, [row for row in rows if args.all or row[6] != "="])
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"runners vs SCBench's evaluator ({UPSTREAM})", title_justify="left")
+        for name in header:
+            table.add_column(name)
+        for row in rows:
+            table.add_row(*row)
+        Console(width=200).print(table)
+    same = sum(row[6] == "=" for row in rows)
+    print(f"\n{len(rows)} cases: {same} the same grade, {len(rows) - same - unexplained} known differences, "
+          f"{unexplained} unexplained")
+    return 1 if unexplained else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""Loading a problem's `config.yaml` into its model: a test-suite or repository problem
+(`runners.config`) or a case-based one (`runners.case_config`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from runners.config import CONFIG_FILE, ProblemConfig
+from runners.errors import ConfigError
+from runners.validation import load_yaml_mapping, validate_model
+
+
+def is_case_config(data: dict[str, Any]) -> bool:
+    """`framework: cases`, or (SCBench's case-based problems, which name no framework) an `adapter`."""
+    return data.get("framework", "cases" if "adapter" in data else None) == "cases"
+
+
+def load_problem(problem_dir: Path | str) -> ProblemConfig:
+    """Load and check `problem_dir/config.yaml`; raises `ConfigError` with readable reasons."""
+    problem_dir = Path(problem_dir).resolve()
+    if not problem_dir.is_dir():
+        raise ConfigError(problem_dir, "problem directory not found")
+    config_file = problem_dir / CONFIG_FILE
+    data = load_yaml_mapping(config_file)
+    model: type[ProblemConfig] = ProblemConfig
+    if is_case_config(data):  # the case models only when needed: ~20 ms of every other command's start
+        from runners.case_config import CaseProblemConfig
+
+        model = CaseProblemConfig
+    problem = validate_model(model, data, config_file)
+    problem._path = problem_dir
+    _check_files(problem, config_file)
+    return problem
+
+
+def _check_files(problem: ProblemConfig, config_file: Path) -> None:
+    problems = problem.missing_files()
+    for name, path in problem.asset_paths().items():
+        if not path.exists():
+            problems.append(f"field `static_assets.{name}.path`: {path} does not exist")
+        elif problem.path not in path.resolve().parents and path.resolve() != problem.path:
+            problems.append(f"field `static_assets.{name}.path`: must stay inside the problem directory")
+    if problems:
+        raise ConfigError(config_file, problems)
