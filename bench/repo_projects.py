@@ -29,6 +29,10 @@ class Project:
     settings: dict[str, Any] = field(default_factory=dict)  # more config.yaml fields
     toolchain: dict[str, str] = field(default_factory=dict)  # JS: the test toolchain's packages
     native_python: tuple[str, ...] = ()  # pytest: what the project's CI installs besides pytest
+    native_extras: tuple[str, ...] = ()  # pytest: the extras its CI installs the project with
+    # JS: the package manager the project installs itself with (pnpm, yarn-berry, yarn, npm): the
+    # framework's own run then uses the project's full install, not the problem's toolchain.
+    native_install: str = ""
     # JS: the project's own build (a toolchain bin and its arguments, and its environment), run in
     # the checkout before the suite, as its CI does: the submission is the built repository.
     build: tuple[str, ...] = ()
@@ -102,6 +106,62 @@ PROJECTS: tuple[Project, ...] = (
         covers="TypeScript through its .babelrc under jest 29, snapshots, setupFilesAfterEnv from "
                "jest.config.js, the macro's peer dependency (babel-plugin-macros) resolved from the "
                "repository's code, its .prettierrc (snapshot formatting) trusted",
+    ),
+)
+# Added by the outside review of issue 15: each stresses what the README promises, set up from
+# the README alone (see bench/RESULTS.md section 10 for what each needed).
+PROJECTS += (
+    Project(
+        name="humanize", repo="python-humanize/humanize", commit="c3a124cdeb272d7f63bc0aa66f79c6fbafd2fc6d",
+        license="MIT", framework="pytest",
+        # Its pytest settings are in pyproject.toml ([tool.pytest]: filterwarnings = error, addopts,
+        # testpaths): the problem trusts that file, read from the problem, never laid.
+        overlay=("tests/**/*", "pyproject.toml"),
+        checkpoint={"tests": ["tests/"]},
+        native=(),  # plain `pytest`: its pyproject.toml's [tool.pytest]
+        breaks=("src/humanize/number.py", "if not 0 <= value < 10:", "if not 0 <= value < 9:"),
+        settings={"python": ">=3.10", "repository": {
+            "config": "pyproject.toml", "extras": ["tests"],
+            # the extra's plugins give the `benchmark` fixture (plugin autoloading is off)
+            "plugins": ["pytest_benchmark.plugin", "pytest_codspeed.plugin"]}},
+        native_extras=("tests",),
+        covers="a src/ layout built by hatchling + hatch-vcs (its editable build asks for `editables`), pytest "
+               "settings in pyproject.toml's [tool.pytest] (filterwarnings = error) trusted from the problem's copy, "
+               "its `tests` extra with two plugins named in `repository.plugins`, 69 tests skipped without .mo files",
+    ),
+    Project(
+        name="mlly", repo="unjs/mlly", commit="beece9be0a98bd170bfef6a4dca4cc84eb84cf74",
+        license="MIT", framework="vitest",
+        # Fixtures include symbolic links and packages under test/fixture/package/node_modules.
+        overlay=("test/**/*", "tsconfig.json"),
+        checkpoint={"tests": ["test/"]},
+        native=("run",),
+        breaks=("src/utils.ts", ".replace(/%../g, replacement);", ".replace(/%./g, replacement);"),
+        # src/ imports a devDependency the build bundles (import-meta-resolve): the problem pins it.
+        toolchain={"vitest": "4.1.6", "typescript": "5.9.3", "@types/node": "25.8.0", "import-meta-resolve": "4.2.0"},
+        native_install="pnpm",
+        covers="ES-module-only TypeScript with four runtime dependencies from its pnpm lock (pnpm 10.33), fixture "
+               "symbolic links and fixture packages in nested node_modules, a test importing a runtime dependency "
+               "(ufo); the framework's own run on pnpm's full install",
+    ),
+    Project(
+        name="jest_extended", repo="jest-community/jest-extended", commit="aef46108bec538d29542cb19ebc2f90e069052b8",
+        license="MIT", framework="jest",
+        # Its jest configuration is package.json#jest (ts-jest preset and transform with
+        # tsconfig.test.json, moduleNameMapper for `src/...`, snapshot serializers and format,
+        # watch plugins): trusted from the problem's copy of package.json, never laid.
+        overlay=("test/**/*", "tsconfig.json", "tsconfig.test.json", "package.json"),
+        checkpoint={"tests": ["test/"]},
+        native=("--color=true", "--ci"),  # its `test` script
+        breaks=("src/matchers/toBeEven.ts", "actual % 2 === 0)", "actual % 4 === 0)"),
+        # its snapshots record colours (`jest --color=true`): the problem's env turns them on
+        settings={"env": {"FORCE_COLOR": "1"}, "repository": {"config": "package.json"}},
+        toolchain={"jest": "30.4.2", "ts-jest": "29.4.12", "typescript": "5.9.3", "jest-serializer-ansi-escapes": "5.0.0",
+                   "@jest/expect-utils": "30.4.1", "@types/jest": "30.0.0"},
+        native_install="yarn-berry",
+        covers="jest with ts-jest configured in package.json#jest, 76 snapshot files recorded in colour, a Yarn 4 "
+               "lock (its runtime dependency jest-diff), tsconfig paths through moduleNameMapper, 155 test files; "
+               "the framework's own run on Yarn's full install",
     ),
 )
 BY_NAME = {project.name: project for project in PROJECTS}

@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "RESULTS.md"
 SANDBOXES = ("bubblewrap", "docker")
 STATUSES = ("passed", "failed", "skipped", "error")
+REPO_IN_SANDBOX = "/workspace"  # where the harness's sandboxes see the repository
 
 
 @dataclass
@@ -123,8 +124,12 @@ def build_problem(project: Project, repo: Path, dest: Path, lock_cache: Path) ->
     overlay = problem / "overlay"
     for pattern in project.overlay:
         for path in sorted(repo.glob(pattern)):
-            if path.is_file():
-                target = overlay / path.relative_to(repo)
+            target = overlay / path.relative_to(repo)
+            if path.is_symlink() and path.is_file():  # a fixture link stays a link (copied as it is)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if not target.is_symlink():
+                    os.symlink(os.readlink(path), target)
+            elif path.is_file():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, target)
     config = {"name": project.name, "version": 1, "tags": ["real-project"],
@@ -177,20 +182,29 @@ def native(project: Project, problem: Path, repo: Path, work: Path) -> Side:
         run([python, "-m", "pytest", "-p", "no:cacheprovider", "--json-report", f"--json-report-file={report}",
              *project.native], repo, env)
         return _pytest_side(report)
-    modules = js_toolchain(problem, work / "toolchain")
-    link = repo / "node_modules"
-    if not link.exists():
-        link.symlink_to(modules)
+    if project.native_install:  # the project's own full install, in a copy of the checkout
+        from bench.repo_native import full_install
+
+        root = full_install(project.native_install, repo, work / f"native-install-{repo.name}", node(), npm())
+        modules, link = root / "node_modules", None
+    else:  # the problem's toolchain as the checkout's node_modules
+        root, modules = repo, js_toolchain(problem, work / "toolchain")
+        link = repo / "node_modules"
+        if not link.exists():
+            link.symlink_to(modules)
     if project.framework == "vitest":
         run([node(), str(modules / "vitest" / "vitest.mjs"), *project.native, "--reporter=json",
-             f"--outputFile={report}"], repo)
+             f"--outputFile={report}"], root)
         from runners.parsers.vitest_json import parse_vitest_json as parse
     else:
-        run([node(), str(modules / "jest" / "bin" / "jest.js"), *project.native, "--json", f"--outputFile={report}"], repo)
+        run([node(), str(modules / "jest" / "bin" / "jest.js"), *project.native, "--json", f"--outputFile={report}"], root)
         from runners.parsers.jest_json import parse_jest_json as parse
     data = json.loads(report.read_text(encoding="utf-8"))
-    link.unlink()
-    records = parse(data, root=str(repo)).records
+    if link is not None:
+        link.unlink()
+    records = parse(data, root=str(root)).records
+    for record in records:  # a test named after a fixture's absolute path (mlly): the same test
+        record.id = record.id.replace(str(root), REPO_IN_SANDBOX)
     summary = {"passed": data["numPassedTests"], "failed": data["numFailedTests"],
                "skipped": data["numPendingTests"] + data.get("numTodoTests", 0), "total": data["numTotalTests"]}
     return Side({r.id: r.status for r in records}, summary, _messages(records))
@@ -220,8 +234,9 @@ def native_venv(project: Project, repo: Path, venv: Path) -> str:
         run(["uv", "venv", "--quiet", "--python", sys.executable, str(venv)], ROOT)
         run(["uv", "pip", "install", "--quiet", "--python", str(python), *pins, *project.native_python], ROOT)
     env = {**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0"}
+    extras = f"[{','.join(project.native_extras)}]" if project.native_extras else ""
     run(["uv", "pip", "install", "--quiet", "--reinstall-package", project.name, "--python", str(python),
-         "-e", str(repo)], ROOT, env)
+         "-e", f"{repo}{extras}"], ROOT, env)
     return str(python)
 
 

@@ -40,7 +40,7 @@ def app() -> None:
     """Run hidden checkpoint test suites against agent submissions, in a sandbox."""
 
 
-# True while the collector is off for the start-up (see runners/__main__.py and main()).
+# True while the collector is off for the start-up (see runners/entry.py and main()).
 startup_gc_paused = False
 
 

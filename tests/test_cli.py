@@ -209,3 +209,14 @@ def test_the_quick_exit_keeps_exit_hooks_output_and_code(tmp_path, args, code):
     assert out.returncode == code, out.stderr
     assert marker.read_text() == "ran"  # temporary directories, Ray, logging: all exit hooks
     assert ("Usage: runners" in out.stdout) if code == 0 else ("problem directory not found" in out.stderr)
+
+
+def test_the_runners_script_is_the_same_entry_point(tmp_path):
+    """The console script (`uv run runners`) starts and ends like `python -m runners`."""
+    script = Path(sys.executable).parent / "runners"
+    assert script.is_file(), "the environment has no `runners` script: run scripts/setup.sh"
+    assert "runners.entry" in script.read_text()
+    for args, code in ((["--help"], 0), (["run", "/nonexistent", "-c", "checkpoint_1", "-s", "."], 2)):
+        out = subprocess.run([str(script), *args], capture_output=True, text=True, cwd=tmp_path)
+        assert out.returncode == code, out.stderr
+        assert ("Usage: runners" in out.stdout) if code == 0 else ("problem directory not found" in out.stderr)

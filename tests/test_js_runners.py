@@ -197,6 +197,23 @@ def test_a_broken_npm_file_in_the_problem_is_a_config_error_naming_it(name, text
     assert str(problem / name) in str(info.value) and expected in str(info.value)
 
 
+def test_a_problem_lock_out_of_date_is_a_config_error_naming_the_field(tmp_path):
+    """npm ci would refuse it; its fallback (for locks missing other platforms' optional packages)
+    would resolve the added package anew, unpinned."""
+    problem = make_problem(tmp_path, {"checkpoint_1.test.ts": VITEST_CASES}, conftest=None,
+                           framework="vitest", entry_file="main.mjs")
+    _copy_toolchain(problem, "text_layout")
+    package = json.loads((problem / "package.json").read_text())
+    package["devDependencies"]["left-pad"] = "1.3.0"
+    (problem / "package.json").write_text(json.dumps(package))
+    sub = make_submission(tmp_path, {"main.mjs": GOOD_MJS})
+    with pytest.raises(ConfigError) as info:
+        run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
+    assert str(problem / "package-lock.json") in str(info.value)
+    assert "out of date: package.json field `devDependencies.left-pad` is '1.3.0', the lock has no entry" \
+        in str(info.value)
+
+
 def _line(source: str, needle: str, nth: int = 1) -> int:
     """1-based line of the nth line of `source` (as make_problem writes it) containing `needle`."""
     hits = [n for n, text in enumerate(source.lstrip("\n").splitlines(), 1) if needle in text]

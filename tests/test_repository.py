@@ -93,6 +93,29 @@ def test_patterns_must_stay_inside_the_repository(tmp_path, pattern):
     assert "expected a path or glob relative to the repository root, without '..'" in error_of(problem)
 
 
+@pytest.mark.parametrize("framework, name, text, expected", [
+    ("jest", "package.json", '{"name": "x"}', "overlay/package.json: field `jest`: expected an object (the jest "
+     "configuration `repository.config` trusts)"),
+    ("pytest", "pyproject.toml", "[project]\nname = 'x'\n", "overlay/pyproject.toml: table `[tool.pytest.ini_options]` "
+     "(or `[tool.pytest]`) is missing"),
+    ("pytest", "pyproject.toml", "[tool.pytest.ini_options\n", "overlay/pyproject.toml: cannot be read (TOMLDecodeError"),
+    ("pytest", "setup.cfg", "[metadata]\nname = x\n", "overlay/setup.cfg: section `[tool:pytest]` is missing"),
+])
+def test_a_trusted_manifest_without_the_framework_s_section_is_refused(tmp_path, framework, name, text, expected):
+    tests = {"jest": ("test/a.test.js", "test/"), "pytest": ("tests/test_a.py", "tests/")}[framework]
+    problem = repo_problem(tmp_path, {tests[0]: "", name: text}, {"checkpoint_1": {"version": 1, "tests": [tests[1]]}},
+                           framework=framework, repository={"config": name})
+    assert expected in error_of(problem)
+
+
+def test_a_trusted_manifest_is_read_never_laid(tmp_path):
+    problem = repo_problem(tmp_path, {"tests/test_a.py": "", "setup.cfg": "[tool:pytest]\nxfail_strict = true\n"},
+                           {"checkpoint_1": {"version": 1, "tests": ["tests/"]}})
+    loaded = load_problem(problem)
+    assert overlay.trusted_config(loaded) == "setup.cfg"  # found on its own, as before
+    assert overlay.laid_files(loaded, loaded.checkpoints["checkpoint_1"]) == ["tests/test_a.py"]
+
+
 @pytest.mark.parametrize("target", ["/etc/passwd", "../../config.yaml", "missing.txt", "."])
 def test_an_overlay_symlink_out_of_the_overlay_is_refused(tmp_path, target):
     problem = repo_problem(tmp_path, {"tests/test_a.py": ""}, {"checkpoint_1": {"version": 1, "tests": ["tests/"]}})

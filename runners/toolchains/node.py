@@ -60,6 +60,7 @@ class NodeToolchains:
         contents = {name: (problem.path / name).read_text(encoding="utf-8") for name in PACKAGE_FILES}
         for name, text in contents.items():
             _check_package_file(problem.path / name, text)
+        _check_in_sync(problem.path, contents)
         material = {"node": self.identity, **contents}
 
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
@@ -122,3 +123,27 @@ def _check_package_file(path: Path, text: str) -> None:
         for field in ("dependencies", "devDependencies"):
             if field in data and not isinstance(data[field], dict):
                 raise ConfigError(path, f"field `{field}`: expected an object of package: version")
+
+
+def _check_in_sync(folder: Path, contents: dict[str, str]) -> None:
+    """The lock records what package.json asked for when it was made (`packages[""]`, lockfile v2+):
+    one that differs is out of date, which `npm ci` refuses (and the fallback would resolve anew)."""
+    package, lock = json.loads(contents["package.json"]), json.loads(contents["package-lock.json"])
+    root = lock.get("packages", {}).get("") if isinstance(lock.get("packages"), dict) else None
+    if not isinstance(root, dict):
+        return  # a lockfile v1 records no root: npm ci checks it
+    for field in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
+        wanted, locked = package.get(field) or {}, root.get(field) or {}
+        if not isinstance(wanted, dict) or not isinstance(locked, dict):
+            continue
+        for name in sorted(set(wanted) | set(locked)):
+            if wanted.get(name) != locked.get(name):
+                raise ConfigError(folder / "package-lock.json",
+                                  f"out of date: package.json field `{field}.{name}` is {_spec(wanted.get(name))}, "
+                                  f"the lock has {_spec(locked.get(name))}; run `npm install --package-lock-only` "
+                                  "next to config.yaml")
+
+
+def _spec(value: object) -> str:
+    return "no entry" if value is None else repr(value)
+
