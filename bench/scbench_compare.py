@@ -26,11 +26,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from runners.errors import RunnersError
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPAT = ROOT / "tests" / "fixtures" / "scbench_cases"
@@ -41,6 +44,7 @@ UPSTREAM = "SprocketLab/slop-code-bench 086518dee044299dddb7752fae6a3dc0ece12bc5
 REASONS = {
     "uv-stderr": "SCBench's local runtime puts `uv run`'s build lines on the program's stderr",
     "hidden-tracked": "SCBench strips the leading '.' of a tracked pattern: `.tally` is never read",
+    "uv-init-flake": "SCBench's local runtime: a workspace named `tmp…_` fails `uv init` (ModuleNotFoundError)",
 }
 # (problem, case id without a regression prefix) -> the reason SCBench grades it otherwise.
 KNOWN = {
@@ -96,24 +100,38 @@ def external_cells(problems: Path, only: list[str]) -> list[Cell]:
             if (ck / "solution").is_dir()]
 
 
+def _plain_environment() -> dict[str, str]:
+    """Ours without `uv run`'s VIRTUAL_ENV: SCBench's local runtime passes the environment on to its own
+    `uv run`, which would warn about it on every program's stderr."""
+    return {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+
+
 def theirs(cell: Cell, submission: Path, cache: Path | None = None) -> dict[str, tuple[bool, float]]:
     saved = cache / f"{cell.problem.name}-{cell.checkpoint}.json" if cache else None
     if saved and saved.is_file() and "partial:" not in cell.submission:
-        cases = json.loads(saved.read_text())["cases"]
-        return {case: (grade["passed"], round(grade["score"], 4)) for case, grade in cases.items()}
+        return _grades(cell, json.loads(saved.read_text())["cases"])
     python, source = os.environ.get("SCBENCH_PYTHON"), os.environ.get("SCBENCH_SRC")
     if not (python and source):
         raise SystemExit("set SCBENCH_SRC and SCBENCH_PYTHON (see the top of bench/scbench_compare.py)")
     proc = subprocess.run([python, str(ROOT / "bench" / "scbench_eval.py"), str(cell.problem), cell.checkpoint,
                            str(submission)], capture_output=True, text=True, timeout=3600, check=False,
-                          env={**os.environ, "SCBENCH_SRC": source})
+                          env={**_plain_environment(), "SCBENCH_SRC": source})
     if proc.returncode != 0:
         raise SystemExit(f"SCBench's evaluator failed on {cell.problem.name} {cell.checkpoint}:\n{proc.stderr[-3000:]}")
     last = proc.stdout.strip().splitlines()[-1]
     if saved and "partial:" not in cell.submission:
         saved.parent.mkdir(parents=True, exist_ok=True)
         saved.write_text(last)
-    cases = json.loads(last)["cases"]
+    return _grades(cell, json.loads(last)["cases"])
+
+
+# SCBench's local runtime flake (docs/CASES.md, quirk 16): a workspace `tmpXXXXXXX_` fails `uv init`.
+FLAKE = re.compile(r"/tmp/tmp\w*_/.*\n(?:.*\n)*ModuleNotFoundError")
+FLAKY: set[tuple[str, str]] = set()
+
+
+def _grades(cell: Cell, cases: dict[str, dict]) -> dict[str, tuple[bool, float]]:
+    FLAKY.update((cell.problem.name, case) for case, grade in cases.items() if FLAKE.search(grade.get("stderr") or ""))
     return {case: (grade["passed"], round(grade["score"], 4)) for case, grade in cases.items()}
 
 
@@ -126,11 +144,20 @@ def compare(cells: list[Cell], sandbox: str, cache: Path | None = None) -> tuple
     with tempfile.TemporaryDirectory(prefix="scbench-compare-") as tmp:
         for cell in cells:
             submission = submission_dir(cell, Path(tmp))
-            mine, upstream = ours(cell, submission, sandbox), theirs(cell, submission, cache)
+            try:
+                mine = ours(cell, submission, sandbox)
+            except (SystemExit, RunnersError) as exc:  # e.g. SCBench's data missing from its git history
+                rows.append([cell.problem.name, cell.checkpoint, "reference", "(checkpoint)", "cannot run", "-", "≠",
+                             str(exc).splitlines()[0][:160]])
+                unexplained += 1
+                continue
+            upstream = theirs(cell, submission, cache)
             label = "reference" if cell.submission == "reference" or "solution" in cell.submission else cell.submission
             for case in sorted(mine.keys() | upstream.keys()):
                 same = mine.get(case) == upstream.get(case)
                 reason = KNOWN.get((cell.problem.name, case.split("/", 1)[1])) if not same else None
+                if not same and (cell.problem.name, case) in FLAKY:
+                    reason = "uv-init-flake"
                 unexplained += not same and reason is None
                 note = "" if same else REASONS[reason] if reason else "UNEXPLAINED"
                 rows.append([cell.problem.name, cell.checkpoint, label, case, _grade(mine.get(case)),
