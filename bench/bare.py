@@ -35,8 +35,8 @@ class BareSuite:
     """Prepared copies of one cell's suite for the `none` (host) toolchain."""
 
     def __init__(self, settings: Settings, cell: Cell) -> None:
-        from runners.problem_loader import load_problem
         from runners.frameworks.registry import runner_class
+        from runners.problem_loader import load_problem
         from runners.sandbox.registry import resolve_sandbox
 
         self.settings = settings

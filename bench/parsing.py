@@ -311,13 +311,13 @@ def _rss_mb() -> float:
 
 def child(op: str, root: Path) -> dict[str, Any]:
     from runners.categorize import categorize
-    from runners.problem_loader import load_problem
     from runners.engine import _result
     from runners.environment import EnvironmentSpec
     from runners.frameworks.base import Layout, RunContext
     from runners.frameworks.pytest_runner import JSON_REPORT, PytestRunner
     from runners.parsers.pytest_json import parse_pytest_json
     from runners.parsers.report_file import read_report
+    from runners.problem_loader import load_problem
     from runners.results import ExecutionResult
     from runners.sandbox.base import SandboxResult
     from runners.sandbox.none import NoSandbox

@@ -31,8 +31,8 @@ from typing import Any
 
 def generate_tests(config: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     from runners.config import CONFIG_FILE
-    from runners.problem_loader import load_problem
     from runners.errors import UserInputError
+    from runners.problem_loader import load_problem
 
     config = dict(config or {})
     unknown = sorted(set(config) - {"problems", "only", "checkpoints"})

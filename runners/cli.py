@@ -242,8 +242,8 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
              max_submission_files: int | None, max_submission_depth: int | None) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
-    from runners.problem_loader import load_problem
     from runners.metrics import CheckpointScore
+    from runners.problem_loader import load_problem
     from runners.render import evaluation_summary, evaluation_table, fit
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,

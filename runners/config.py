@@ -26,7 +26,7 @@ from runners.errors import ConfigError
 from runners.limits import ResourceLimits
 from runners.pythons import is_path, parse_requirement
 from runners.results import GroupType
-from runners.validation import load_yaml_mapping, validate_model
+
 
 CONFIG_FILE = "config.yaml"
 OVERLAY_DIR = "overlay"

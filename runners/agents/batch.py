@@ -22,9 +22,9 @@ from runners.agents.render import steps_table, unset_notes
 from runners.agents.solve import agent_sandbox, guard
 from runners.agents.spec import AgentSpec, load_agents_file
 from runners.config import CONFIG_FILE, ProblemConfig
-from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
+from runners.problem_loader import load_problem
 from runners.render import fit
 
 

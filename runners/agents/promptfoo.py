@@ -30,9 +30,9 @@ from pydantic import Field, StrictStr
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec, parse_agent
 from runners.config import CheckpointConfig, ProblemConfig
-from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
+from runners.problem_loader import load_problem
 from runners.promptfoo.call import PREFIX, log_traceback
 from runners.promptfoo.config import (
     DEFAULT_POLICY,

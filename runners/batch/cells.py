@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runners.config import CONFIG_FILE, ProblemConfig
-from runners.problem_loader import load_problem
 from runners.errors import UserInputError
+from runners.problem_loader import load_problem
 from runners.submission import data_segments
 from runners.workspace import SUBMISSION_IGNORE
 

@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 from runners.batch.cells import Cell
 from runners.config import ProblemConfig
-from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
+from runners.problem_loader import load_problem
 from runners.results import ExecutionResult
 from runners.results import failure_result as failure_result_of
 

@@ -39,9 +39,9 @@ from runners.batch.jobs import (
     ray_resources,
 )
 from runners.batch.store import rmtree_forcibly
-from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
+from runners.problem_loader import load_problem
 from runners.results import ExecutionResult
 from runners.submission import inventory
 from runners.workspace import SUBMISSION_IGNORE

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from runners.config import CheckpointConfig, ProblemConfig
-from runners.problem_loader import load_problem
 from runners.context import Invocation, Layout, RunContext, Verdict
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
+from runners.problem_loader import load_problem
 from runners.sandbox.base import Sandbox, SandboxResult
 from runners.scan.core import Protected
 from runners.trust import ExitContract

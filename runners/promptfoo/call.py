@@ -14,9 +14,9 @@ import traceback
 from typing import Any
 
 from runners.config import ProblemConfig
-from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
+from runners.problem_loader import load_problem
 from runners.promptfoo.config import TIMEOUT_MARGIN_S, BadInput, Cell, resolve_cell
 from runners.results import ExecutionResult, failure_result
 

@@ -34,12 +34,12 @@ from support import make_problem, write_files
 
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
-from runners.agents.spec import parse_agent
 from runners.agents.solve import agent_sandbox
+from runners.agents.spec import parse_agent
 from runners.config import ProblemConfig
-from runners.problem_loader import load_problem
 from runners.environment import EnvironmentSpec, default_cache_dir
 from runners.limits import ResourceLimits
+from runners.problem_loader import load_problem
 
 from .agent_cases import FAILED, OK, PRELUDE, TIMED_OUT, AgentCase
 from .harness import (

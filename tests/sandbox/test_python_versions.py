@@ -20,8 +20,8 @@ import yaml
 from support import make_problem, make_submission, need, need_sandbox
 
 from runners import EnvironmentSpec, run_checkpoint
-from runners.problem_loader import load_problem
 from runners.errors import ConfigError, UserInputError
+from runners.problem_loader import load_problem
 from runners.pythons import PythonRequest, find_host_python, parse_requirement
 
 ROOT = Path(__file__).resolve().parents[2]
