@@ -19,7 +19,9 @@ import statistics
 from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
+from rich.table import Table
 
+from runners.render import _column
 from runners.results import GROUP_ORDER, ExecutionResult
 
 _LABEL = re.compile(r"^(?P<agent>.+)@r(?P<repeat>\d+)$")
@@ -106,3 +108,59 @@ def group_repeats(rows: Iterable[tuple[str, str, str, int, ExecutionResult, bool
         orders[(agent, problem, checkpoint)] = order
     return [repeat_stats(*key, runs, order=orders[key])
             for key, runs in sorted(found.items(), key=lambda item: (item[0][0], item[0][1], orders[item[0]]))]
+
+
+def repeats_table(stats: Sequence[RepeatStats]) -> Table:
+    """Per agent, problem and checkpoint: how many repeats passed, pass@k, and each group's mean
+    pass rate ± its spread over the repeats."""
+    table = Table(title="repeats · pass@k (unbiased) and mean ± spread over the repeats", title_justify="left")
+    for header in ("Agent", "Problem", "Checkpoint"):
+        _column(table, header)
+    _column(table, "Passed", justify="right")
+    ks = sorted({k for s in stats for k in s.pass_at})
+    for k in ks:
+        _column(table, f"pass@{k}", justify="right")
+    groups = [g.value for g in GROUP_ORDER if any(g.value in s.groups for s in stats)]
+    for group in groups:
+        _column(table, group, justify="right")
+    _column(table, "All tests", justify="right")
+    for s in stats:
+        table.add_row(s.agent, s.problem, s.checkpoint, f"{s.passed}/{s.n}",
+                      *[f"{s.pass_at[k]:.2f}" if k in s.pass_at else "-" for k in ks],
+                      *[s.groups[g].text() if g in s.groups else "-" for g in groups], s.tests.text())
+    return table
+
+
+def repeats_markdown(stats: Sequence[RepeatStats]) -> str:
+    """The same as a Markdown section (summary.md)."""
+    if not stats:
+        return ""
+    ks = sorted({k for s in stats for k in s.pass_at})
+    groups = [g.value for g in GROUP_ORDER if any(g.value in s.groups for s in stats)]
+    head = ["agent", "problem", "checkpoint", "passed", *[f"pass@{k}" for k in ks], *groups, "all tests"]
+    lines = ["## Repeats", "", ("pass@k (unbiased estimator) over the repeats, and each group's pass rate as "
+             "mean ± sample standard deviation over the repeats."), "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for s in stats:
+        cells = [s.agent, s.problem, s.checkpoint, f"{s.passed}/{s.n}",
+                 *[f"{s.pass_at[k]:.2f}" if k in s.pass_at else "-" for k in ks],
+                 *[s.groups[g].text() if g in s.groups else "-" for g in groups], s.tests.text()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def repeat_rows(stats: Sequence[RepeatStats]) -> list[dict[str, object]]:
+    """One flat row per agent, problem and checkpoint (repeats.jsonl / repeats.parquet)."""
+    rows = []
+    for s in stats:
+        row: dict[str, object] = {"agent": s.agent, "problem": s.problem, "checkpoint": s.checkpoint,
+                                  "checkpoint_order": s.order, "repeats": s.n, "passed": s.passed,
+                                  "pass_at": [s.pass_at[k] for k in sorted(s.pass_at)],
+                                  "pass_at_1": s.pass_at.get(1), "pass_at_n": s.pass_at.get(s.n)}
+        for group in GROUP_ORDER:
+            spread = s.groups.get(group.value, Spread())
+            key = group.value.lower()
+            row[f"{key}_mean"], row[f"{key}_std"] = spread.mean, spread.std
+        row["tests_mean"], row["tests_std"] = s.tests.mean, s.tests.std
+        rows.append(row)
+    return rows

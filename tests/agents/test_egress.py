@@ -146,9 +146,9 @@ def test_the_whole_network_and_none_still_work_as_before(tmp_path):
     with serving(banner="host-service") as server:
         for network, expected in ((True, "host-service"), (False, "error")):
             layout = RunLayout(tmp_path / f"run-{network}")
-            command = ["{python}", "-c", "import urllib.request, sys\ntry:\n open('answer.txt','w').write("
+            command = ["{python}", "-c", ("import urllib.request, sys\ntry:\n open('answer.txt','w').write("
                        f"urllib.request.urlopen('http://127.0.0.1:{server.port}/', timeout=5).read().decode())\n"
-                       "except OSError: open('answer.txt','w').write('error')"]
+                       "except OSError: open('answer.txt','w').write('error')")]
             step = solve(agent(command, network=network), problem, layout, environment("bubblewrap"))[0].step
             assert snapshot_files(layout, step)["answer.txt"] == expected
             assert step.network_mode == ("host" if network else "none") and step.egress is None
