@@ -97,11 +97,14 @@ def repeat_stats(agent: str, problem: str, checkpoint: str, outcomes: Iterable[t
 
 def group_repeats(rows: Iterable[tuple[str, str, str, int, ExecutionResult, bool]]) -> list[RepeatStats]:
     """RepeatStats per (agent, problem, checkpoint) of rows (label, problem, checkpoint, order,
-    result, passed) whose labels are repeats (`agent@r<k>`); plain agents are left out."""
+    result, passed) whose labels are repeats (`agent@r<k>`; a plain `agent` beside its `agent@r<k>`
+    is its repeat 1, as Promptfoo's first repetition is); agents without repeats are left out."""
+    rows = list(rows)
+    repeated = {split_label(label)[0] for label, *_ in rows if _LABEL.match(label)}
     found: dict[tuple[str, str, str], list[tuple[ExecutionResult, bool]]] = {}
     orders: dict[tuple[str, str, str], int] = {}
     for label, problem, checkpoint, order, result, passed in rows:
-        if _LABEL.match(label) is None:
+        if split_label(label)[0] not in repeated:
             continue
         agent, _ = split_label(label)
         found.setdefault((agent, problem, checkpoint), []).append((result, passed))

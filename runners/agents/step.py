@@ -231,7 +231,7 @@ def _request(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     if spec.network is True and not sandbox.isolated:
         record.notes.append("network: `none` cannot take it away, so the agent always had it")
     env = {**base_env(), "HOME": paths.home, "TMPDIR": paths.tmp, "RUNNERS_PROBLEM": problem.path.name,
-           "RUNNERS_CHECKPOINT": checkpoint.name, "RUNNERS_CHECKPOINT_NUMBER": str(number),
+           "RUNNERS_CHECKPOINT": checkpoint.name, "RUNNERS_CHECKPOINT_NUMBER": str(number), "RUNNERS_REPEAT": str(record.repeat),
            "RUNNERS_PROMPT_FILE": prompt_file, "RUNNERS_WORKSPACE": paths.workspace, **passed, **spec.env}
     return SandboxRequest(argv=argv, cwd=paths.workspace, env=env, mounts=mounts, network=spec.network is True,
                           limits=limits, timeout=spec.timeout, image=spec.image,
