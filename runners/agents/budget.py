@@ -4,12 +4,14 @@
       step: {tokens: 200000, cost_usd: 1.0, seconds: 600}    # each checkpoint's step
       run: {tokens: 1000000, cost_usd: 5.0, seconds: 3600}    # all the checkpoints of one problem
 
-While a step runs, its spending is watched as it happens: tokens from the harness's proxy when
-it carries the model traffic (`network.routes`), else from what the CLI prints as it goes (Claude
-Code's stream-json, Codex's `--json`, Gemini CLI's stream-json); cost from what the CLI reports.
-A cap reached stops the step (every process killed); the work left so far is kept and graded, and
-the step fails with the reason. A run cap spent before a checkpoint skips its step (its snapshot is
-what the previous one left). Time caps shorten the step's clock (`timeout` still holds).
+While a step runs, its tokens are watched as they are spent: from the harness's proxy when it
+carries the model traffic (`network.routes`), else from what the CLI prints as it goes (Claude
+Code's stream-json, Codex's `--json`). A cap reached stops the step (every process killed); the
+work left so far is kept and graded, and the step fails with the reason. Cost, and the tokens of a
+CLI that reports them only when it ends, are known after the step: over a step cap they are
+noted, and they count towards the run's caps. A run cap spent before a checkpoint skips its step
+(its snapshot is what the previous one left). Time caps shorten the step's clock (`timeout` still
+holds).
 """
 
 from __future__ import annotations
@@ -92,15 +94,6 @@ class BudgetWatch:
                 self._trip(f"stopped at {count:,} tokens ({source}): the {whose} token cap of {cap:,} was reached")
                 return
 
-    def cost(self, usd: float, source: str) -> None:
-        if self.budget is None:
-            return
-        for cap, before, whose in ((self.budget.step.cost_usd, 0.0, "step's"),
-                                   (self.budget.run.cost_usd, self.spent.cost_usd, "run's")):
-            if cap is not None and before + usd >= cap:
-                self._trip(f"stopped at ${usd:.4f} ({source}): the {whose} cost cap of ${cap:g} was reached")
-                return
-
     def _trip(self, why: str) -> None:
         with self._lock:
             if self.reason is None:
@@ -109,9 +102,9 @@ class BudgetWatch:
 
 
 class StreamTally:
-    """Reads an agent's stdout as it comes (JSON lines) and reports running totals to a watch:
-    Claude Code stream-json (`assistant` messages' usage, once per message id; the `result`'s
-    cost), Codex `--json` (`turn.completed` usage), Gemini CLI stream-json (`result` stats)."""
+    """Reads an agent's stdout as it comes (JSON lines) and reports running token totals to a
+    watch: Claude Code stream-json (`assistant` messages' usage, once per message id) and Codex
+    `--json` (`turn.completed` usage)."""
 
     def __init__(self, watch: BudgetWatch, metered_by_proxy: bool) -> None:
         self.watch = watch
@@ -149,13 +142,8 @@ class StreamTally:
             usage = _dict(event.get("usage"))
             self.turns += sum(_int(usage.get(k)) for k in ("input_tokens", "output_tokens", "reasoning_output_tokens"))
             self._tokens(self.turns)
-        elif kind == "result":
-            cost = event.get("total_cost_usd")
-            if isinstance(cost, (int, float)):
-                self.watch.cost(float(cost), "as the agent reported it")
-            stats = _dict(event.get("stats"))
-            if "total_tokens" in stats:
-                self._tokens(_int(stats.get("total_tokens")))
+        # A `result` event is the agent's last word: nothing left to stop. Its figures (the cost
+        # above all: no CLI we know reports one as it goes) count towards the run's caps.
 
     def _tokens(self, total: int) -> None:
         if self.count_tokens:

@@ -75,8 +75,10 @@ def apply_rlimits(limits: ResourceLimits) -> None:
 
 
 def _pump(stream: IO[bytes], buffer: CappedBuffer) -> None:
+    # read1: what has come, as it comes (a reader of the stream, e.g. a budget, sees it live).
+    read = getattr(stream, "read1", stream.read)
     try:
-        while chunk := stream.read(65536):
+        while chunk := read(65536):
             buffer.feed(chunk)
     except (OSError, ValueError):
         pass
