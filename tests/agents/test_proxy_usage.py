@@ -8,7 +8,7 @@ import json
 import threading
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -63,7 +63,7 @@ ANSWERS = [
 
 
 class Replay(BaseHTTPRequestHandler):
-    answers = {name: (kind, body) for name, kind, body, _ in ANSWERS}
+    answers: ClassVar[dict[str, tuple[str, bytes]]] = {name: (kind, body) for name, kind, body, _ in ANSWERS}
 
     def log_message(self, *args: Any) -> None:
         pass
