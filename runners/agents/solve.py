@@ -18,6 +18,8 @@ from runners.agents.spec import AgentSpec, refuse_exposure
 from runners.agents.step import spec_file
 from runners.api import run_checkpoint
 from runners.config import CheckpointConfig, ProblemConfig
+from runners.egress.netns import require_root
+from runners.egress.policy import NetworkPolicy
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
@@ -43,6 +45,8 @@ def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
     """The sandbox the agent runs in: its own choice, else the grader's (`auto` picks one). An
     agent image of the user's that is not on this machine is bad input, said before any step."""
     sandbox = resolve_sandbox(spec.sandbox or environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+    if isinstance(spec.network, NetworkPolicy) and sandbox.isolated:
+        require_root(sandbox.name)  # said before any step, not at the first one
     if spec.image and sandbox.name == "docker":
         import docker
 

@@ -140,6 +140,7 @@ def test_tokens_the_agent_claims_are_checked_against_the_proxy(tmp_path, backend
     assert step.tokens == 264 + 60  # the harness's own count is the step's
 
 
+@pytest.mark.bubblewrap
 def test_the_whole_network_and_none_still_work_as_before(tmp_path):
     """`network: true` keeps the host's network (here: a server on the host's loopback)."""
     problem = answer_problem(tmp_path / "problems", checkpoints=1)
@@ -183,3 +184,22 @@ def test_the_proxy_is_not_reachable_from_the_host_side(tmp_path):
             assert probe.connect_ex(("127.0.0.1", PROXY_PORT)) != 0
     finally:
         proxy.close()
+
+
+@pytest.mark.bubblewrap
+def test_an_allow_list_without_root_is_refused_before_any_step(tmp_path):
+    """Run as an unprivileged user (uid 65534): the harness cannot enter a namespace, and says so."""
+    import os
+    import sys
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to drop to another user")
+    script = ("from runners.agents.spec import parse_agent\n"
+              "from runners.agents.solve import agent_sandbox\n"
+              "from runners.environment import EnvironmentSpec\n"
+              "spec = parse_agent({'name': 'a', 'command': 'true', 'network': {'allow': ['x.org']}}, 'w')\n"
+              "agent_sandbox(spec, EnvironmentSpec(sandbox='bubblewrap'))\n")
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", script],
+                          capture_output=True, text=True, cwd="/", timeout=120, check=False)
+    assert proc.returncode != 0
+    assert "UserInputError: a network allow-list" in proc.stderr and "needs the harness to run as root" in proc.stderr
