@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from runners.egress.netns import new_netns, require_root, setns
+from runners.errors import InfrastructureError
 from runners.probe_memo import file_identity, kernel_identity, remembered
 from runners.processes import owner_alive
 from runners.sandbox import seccomp
@@ -225,6 +226,9 @@ def _egress_netns(request: SandboxRequest) -> int | None:
     netns = new_netns()
     try:
         request.egress.attach(netns)
+    except OSError as exc:
+        os.close(netns)
+        raise InfrastructureError(f"cannot open the egress proxy in the sandbox's network namespace: {exc}") from None
     except BaseException:
         os.close(netns)
         raise
