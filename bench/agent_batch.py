@@ -24,8 +24,10 @@ TITLE = "11. Agents with repeats: 3 agents × every example problem × 3 repeats
 SANDBOX = "bubblewrap"
 AGENT = ROOT / "examples" / "agents"
 KNOWLEDGE = ROOT / "examples" / "submissions"
-COMMAND = ("{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem {problem} "
-           "--checkpoint {checkpoint} --prompt {prompt_file} --format claude-json")
+COMMAND = (
+    "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem {problem} "
+    "--checkpoint {checkpoint} --prompt {prompt_file} --format claude-json"
+)
 
 
 def _problems() -> list[str]:
@@ -61,19 +63,50 @@ def run(settings: Settings) -> Section:
         problems = [p for p in problems if p in ("inventory_cli", "unit_conv")] or problems[:2]
     scratch = settings.tmp("agent-batch")
     agents_file = scratch / "agents.yaml"
-    agents_file.write_text(yaml.safe_dump({"agents": {
-        f"scripted-{k}": {"command": COMMAND, "repeat": repeats, "timeout": 300,
-                          "mounts": {"agent": str(AGENT), "knowledge": str(KNOWLEDGE / k)}} for k in knowledge}}))
+    agents_file.write_text(
+        yaml.safe_dump(
+            {
+                "agents": {
+                    f"scripted-{k}": {
+                        "command": COMMAND,
+                        "repeat": repeats,
+                        "timeout": 300,
+                        "mounts": {"agent": str(AGENT), "knowledge": str(KNOWLEDGE / k)},
+                    }
+                    for k in knowledge
+                }
+            }
+        )
+    )
     variants = [("-j 2", []), ("Ray (private local Ray, -j 2 in flight)", ["--executor", "ray"])]
     try:
         for label, extra in variants:
             if extra and not _ray_installed():
-                section.notes.append(f"{label}: not measured, ray is not installed (uv sync --extra ray)")
+                section.notes.append(
+                    f"{label}: not measured, ray is not installed (uv sync --extra ray)"
+                )
                 continue
             out = scratch / f"out-{len(extra)}"
-            argv = [PYTHON, "-m", "runners", "batch", "--problems", str(ROOT / "problems"), "--agents",
-                    str(agents_file), "--sandbox", SANDBOX, "-j", "2", "--output", str(out), "--pass-policy", "any",
-                    *extra, *settings.cache_args()]
+            argv = [
+                PYTHON,
+                "-m",
+                "runners",
+                "batch",
+                "--problems",
+                str(ROOT / "problems"),
+                "--agents",
+                str(agents_file),
+                "--sandbox",
+                SANDBOX,
+                "-j",
+                "2",
+                "--output",
+                str(out),
+                "--pass-policy",
+                "any",
+                *extra,
+                *settings.cache_args(),
+            ]
             for problem in problems:
                 argv += ["--problem", problem]
             settings.log(f"  agent_batch: {label}")
@@ -84,17 +117,28 @@ def run(settings: Settings) -> Section:
             failed = [s for s in steps if s.get("failure")]
             agent_seconds = sum(s.get("duration", 0.0) for s in steps)
             wall = proc.sample.wall
-            section.add(Row(f"{label}: cells graded per second", [len(cells) / wall], unit="cells/s",
-                            note=f"{len(steps)} agent steps and {len(cells)} graded cells in {wall:.1f} s "
-                                 f"({len(steps) / wall:.3f} steps/s; the agents' own time adds up to "
-                                 f"{agent_seconds:.1f} s; {len(failed)} failed steps)"))
+            section.add(
+                Row(
+                    f"{label}: cells graded per second",
+                    [len(cells) / wall],
+                    unit="cells/s",
+                    note=f"{len(steps)} agent steps and {len(cells)} graded cells in {wall:.1f} s "
+                    f"({len(steps) / wall:.3f} steps/s; the agents' own time adds up to "
+                    f"{agent_seconds:.1f} s; {len(failed)} failed steps)",
+                )
+            )
             again = run_timed(argv, cwd=ROOT, timeout=7200)
             again.check((0,), f"runners batch --agents again ({label})")
             rerun = [json.loads(p.read_text()) for p in (out / "agent-steps").rglob("step.json")]
             if rerun != steps:
                 raise RuntimeError(f"{label}: the second batch ran agent steps again")
-            section.add(Row(f"{label}: the same batch again (every run stored)", [again.sample.wall],
-                            note=f"no agent step run, {len(cells)} cells kept: hashing and the tables"))
+            section.add(
+                Row(
+                    f"{label}: the same batch again (every run stored)",
+                    [again.sample.wall],
+                    note=f"no agent step run, {len(cells)} cells kept: hashing and the tables",
+                )
+            )
             rmtree_forcibly(out)
     finally:
         rmtree_forcibly(scratch)
@@ -102,7 +146,8 @@ def run(settings: Settings) -> Section:
         f"{len(knowledge)} scripted agents × {len(problems)} problems ({', '.join(problems)}) × {repeats} repeats, "
         f"`--sandbox {SANDBOX}`, one round per variant on a fresh output directory, on {os.cpu_count()} cores. "
         "The agent steps run first (chains -j 2 at a time, in the driver), then the grading (the local pool's "
-        "2 workers, or Ray tasks); Ray's row includes starting a private Ray (~10 s).")
+        "2 workers, or Ray tasks); Ray's row includes starting a private Ray (~10 s)."
+    )
     return section
 
 

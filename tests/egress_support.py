@@ -11,19 +11,34 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 # Each answer's usage, per API: what the stand-in serves and what the harness must count.
-ANTHROPIC_USAGE = {"input_tokens": 120, "output_tokens": 30, "cache_creation_input_tokens": 5,
-                   "cache_read_input_tokens": 7}
+ANTHROPIC_USAGE = {
+    "input_tokens": 120,
+    "output_tokens": 30,
+    "cache_creation_input_tokens": 5,
+    "cache_read_input_tokens": 7,
+}
 
 
 def anthropic_events(text: str) -> list[dict[str, Any]]:
     return [
-        {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
-                                              "usage": {**ANTHROPIC_USAGE, "output_tokens": 1}}},
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "usage": {**ANTHROPIC_USAGE, "output_tokens": 1},
+            },
+        },
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
         {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-         "usage": {"output_tokens": ANTHROPIC_USAGE["output_tokens"]}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": ANTHROPIC_USAGE["output_tokens"]},
+        },
         {"type": "message_stop"},
     ]
 
@@ -37,8 +52,14 @@ class _ModelHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
-        self.server.seen.append({"path": self.path, "host": self.headers.get("host"), "body": body,
-                                 "accept-encoding": self.headers.get("accept-encoding")})
+        self.server.seen.append(
+            {
+                "path": self.path,
+                "host": self.headers.get("host"),
+                "body": body,
+                "accept-encoding": self.headers.get("accept-encoding"),
+            }
+        )
         if body.get("stream"):
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
@@ -50,8 +71,15 @@ class _ModelHandler(BaseHTTPRequestHandler):
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
             return
-        answer = json.dumps({"id": "msg_1", "type": "message", "role": "assistant",
-                             "content": [{"type": "text", "text": "hello"}], "usage": ANTHROPIC_USAGE}).encode()
+        answer = json.dumps(
+            {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "hello"}],
+                "usage": ANTHROPIC_USAGE,
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(answer)))

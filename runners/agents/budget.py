@@ -36,7 +36,9 @@ class AgentBudget(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     step: Caps = Field(default_factory=Caps, description="each checkpoint's step")
-    run: Caps = Field(default_factory=Caps, description="all the checkpoints of one problem, together")
+    run: Caps = Field(
+        default_factory=Caps, description="all the checkpoints of one problem, together"
+    )
 
 
 @dataclass
@@ -62,7 +64,9 @@ def exhausted(budget: AgentBudget | None, spent: Spent) -> str | None:
     return None
 
 
-def step_seconds(budget: AgentBudget | None, spent: Spent, timeout: float) -> tuple[float, str | None]:
+def step_seconds(
+    budget: AgentBudget | None, spent: Spent, timeout: float
+) -> tuple[float, str | None]:
     """The step's clock, and what set it when a time cap is shorter than `timeout`."""
     if budget is None:
         return timeout, None
@@ -70,7 +74,9 @@ def step_seconds(budget: AgentBudget | None, spent: Spent, timeout: float) -> tu
     if budget.step.seconds is not None:
         limits.append((budget.step.seconds, f"the step's time cap of {budget.step.seconds:g} s"))
     if budget.run.seconds is not None:
-        limits.append((budget.run.seconds - spent.seconds, f"the run's time cap of {budget.run.seconds:g} s"))
+        limits.append(
+            (budget.run.seconds - spent.seconds, f"the run's time cap of {budget.run.seconds:g} s")
+        )
     seconds, why = min(limits, key=lambda item: item[0])
     return max(seconds, 1.0), why
 
@@ -88,10 +94,14 @@ class BudgetWatch:
     def tokens(self, count: int, source: str) -> None:
         if self.budget is None:
             return
-        for cap, before, whose in ((self.budget.step.tokens, 0, "step's"),
-                                   (self.budget.run.tokens, self.spent.tokens, "run's")):
+        for cap, before, whose in (
+            (self.budget.step.tokens, 0, "step's"),
+            (self.budget.run.tokens, self.spent.tokens, "run's"),
+        ):
             if cap is not None and before + count >= cap:
-                self._trip(f"stopped at {count:,} tokens ({source}): the {whose} token cap of {cap:,} was reached")
+                self._trip(
+                    f"stopped at {count:,} tokens ({source}): the {whose} token cap of {cap:,} was reached"
+                )
                 return
 
     def _trip(self, why: str) -> None:
@@ -135,12 +145,21 @@ class StreamTally:
             message = event["message"]
             usage = _dict(message.get("usage"))
             self.messages[str(message.get("id") or len(self.messages))] = sum(
-                _int(usage.get(k)) for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens",
-                                             "cache_read_input_tokens"))
+                _int(usage.get(k))
+                for k in (
+                    "input_tokens",
+                    "output_tokens",
+                    "cache_creation_input_tokens",
+                    "cache_read_input_tokens",
+                )
+            )
             self._tokens(sum(self.messages.values()))
         elif kind == "turn.completed":
             usage = _dict(event.get("usage"))
-            self.turns += sum(_int(usage.get(k)) for k in ("input_tokens", "output_tokens", "reasoning_output_tokens"))
+            self.turns += sum(
+                _int(usage.get(k))
+                for k in ("input_tokens", "output_tokens", "reasoning_output_tokens")
+            )
             self._tokens(self.turns)
         # A `result` event is the agent's last word: nothing left to stop. Its figures (the cost
         # above all: no CLI we know reports one as it goes) count towards the run's caps.

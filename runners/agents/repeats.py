@@ -55,7 +55,9 @@ class Spread(BaseModel):
     def of(cls, values: Sequence[float]) -> Spread:
         if not values:
             return cls()
-        return cls(mean=statistics.fmean(values), std=statistics.stdev(values) if len(values) > 1 else None)
+        return cls(
+            mean=statistics.fmean(values), std=statistics.stdev(values) if len(values) > 1 else None
+        )
 
     def text(self, percent: bool = True) -> str:
         if self.mean is None:
@@ -73,29 +75,52 @@ class RepeatStats(BaseModel):
     checkpoint: str
     order: int = 0
     n: int
-    passed: int = Field(description="repeats that met the pass policy (a failed agent step never does)")
+    passed: int = Field(
+        description="repeats that met the pass policy (a failed agent step never does)"
+    )
     pass_at: dict[int, float] = Field(description="k -> pass@k, for k = 1..n")
-    groups: dict[str, Spread] = Field(description="group -> mean and spread of its pass rate over the repeats")
+    groups: dict[str, Spread] = Field(
+        description="group -> mean and spread of its pass rate over the repeats"
+    )
     tests: Spread = Field(description="all tests' pass rate over the repeats")
 
 
-def repeat_stats(agent: str, problem: str, checkpoint: str, outcomes: Iterable[tuple[ExecutionResult, bool]],
-                 order: int = 0) -> RepeatStats:
+def repeat_stats(
+    agent: str,
+    problem: str,
+    checkpoint: str,
+    outcomes: Iterable[tuple[ExecutionResult, bool]],
+    order: int = 0,
+) -> RepeatStats:
     """The statistics of `outcomes`: each repeat's result and whether it met the policy."""
     runs = list(outcomes)
     n, c = len(runs), sum(passed for _, passed in runs)
     groups = {}
     for group in GROUP_ORDER:
-        rates = [r.pass_counts.get(group, 0) / r.total_counts[group] for r, _ in runs if r.total_counts.get(group)]
+        rates = [
+            r.pass_counts.get(group, 0) / r.total_counts[group]
+            for r, _ in runs
+            if r.total_counts.get(group)
+        ]
         if rates:
             groups[group.value] = Spread.of(rates)
     rates = [sum(t.passed for t in r.tests) / len(r.tests) for r, _ in runs if r.tests]
-    return RepeatStats(agent=agent, problem=problem, checkpoint=checkpoint, order=order, n=n, passed=c,
-                       pass_at={k: pass_at_k(n, c, k) for k in range(1, n + 1)}, groups=groups,
-                       tests=Spread.of(rates))
+    return RepeatStats(
+        agent=agent,
+        problem=problem,
+        checkpoint=checkpoint,
+        order=order,
+        n=n,
+        passed=c,
+        pass_at={k: pass_at_k(n, c, k) for k in range(1, n + 1)},
+        groups=groups,
+        tests=Spread.of(rates),
+    )
 
 
-def group_repeats(rows: Iterable[tuple[str, str, str, int, ExecutionResult, bool]]) -> list[RepeatStats]:
+def group_repeats(
+    rows: Iterable[tuple[str, str, str, int, ExecutionResult, bool]],
+) -> list[RepeatStats]:
     """RepeatStats per (agent, problem, checkpoint) of rows (label, problem, checkpoint, order,
     result, passed) whose labels are repeats (`agent@r<k>`; a plain `agent` beside its `agent@r<k>`
     is its repeat 1, as Promptfoo's first repetition is); agents without repeats are left out."""
@@ -109,14 +134,20 @@ def group_repeats(rows: Iterable[tuple[str, str, str, int, ExecutionResult, bool
         agent, _ = split_label(label)
         found.setdefault((agent, problem, checkpoint), []).append((result, passed))
         orders[(agent, problem, checkpoint)] = order
-    return [repeat_stats(*key, runs, order=orders[key])
-            for key, runs in sorted(found.items(), key=lambda item: (item[0][0], item[0][1], orders[item[0]]))]
+    return [
+        repeat_stats(*key, runs, order=orders[key])
+        for key, runs in sorted(
+            found.items(), key=lambda item: (item[0][0], item[0][1], orders[item[0]])
+        )
+    ]
 
 
 def repeats_table(stats: Sequence[RepeatStats]) -> Table:
     """Per agent, problem and checkpoint: how many repeats passed, pass@k, and each group's mean
     pass rate ± its spread over the repeats."""
-    table = Table(title="repeats · pass@k (unbiased) and mean ± spread over the repeats", title_justify="left")
+    table = Table(
+        title="repeats · pass@k (unbiased) and mean ± spread over the repeats", title_justify="left"
+    )
     for header in ("Agent", "Problem", "Checkpoint"):
         _column(table, header)
     _column(table, "Passed", justify="right")
@@ -128,9 +159,15 @@ def repeats_table(stats: Sequence[RepeatStats]) -> Table:
         _column(table, group, justify="right")
     _column(table, "All tests", justify="right")
     for s in stats:
-        table.add_row(s.agent, s.problem, s.checkpoint, f"{s.passed}/{s.n}",
-                      *[f"{s.pass_at[k]:.2f}" if k in s.pass_at else "-" for k in ks],
-                      *[s.groups[g].text() if g in s.groups else "-" for g in groups], s.tests.text())
+        table.add_row(
+            s.agent,
+            s.problem,
+            s.checkpoint,
+            f"{s.passed}/{s.n}",
+            *[f"{s.pass_at[k]:.2f}" if k in s.pass_at else "-" for k in ks],
+            *[s.groups[g].text() if g in s.groups else "-" for g in groups],
+            s.tests.text(),
+        )
     return table
 
 
@@ -140,14 +177,36 @@ def repeats_markdown(stats: Sequence[RepeatStats]) -> str:
         return ""
     ks = sorted({k for s in stats for k in s.pass_at})
     groups = [g.value for g in GROUP_ORDER if any(g.value in s.groups for s in stats)]
-    head = ["agent", "problem", "checkpoint", "passed", *[f"pass@{k}" for k in ks], *groups, "all tests"]
-    lines = ["## Repeats", "", ("pass@k (unbiased estimator) over the repeats, and each group's pass rate as "
-             "mean ± sample standard deviation over the repeats."), "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    head = [
+        "agent",
+        "problem",
+        "checkpoint",
+        "passed",
+        *[f"pass@{k}" for k in ks],
+        *groups,
+        "all tests",
+    ]
+    lines = [
+        "## Repeats",
+        "",
+        (
+            "pass@k (unbiased estimator) over the repeats, and each group's pass rate as "
+            "mean ± sample standard deviation over the repeats."
+        ),
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     for s in stats:
-        cells = [s.agent, s.problem, s.checkpoint, f"{s.passed}/{s.n}",
-                 *[f"{s.pass_at[k]:.2f}" if k in s.pass_at else "-" for k in ks],
-                 *[s.groups[g].text() if g in s.groups else "-" for g in groups], s.tests.text()]
+        cells = [
+            s.agent,
+            s.problem,
+            s.checkpoint,
+            f"{s.passed}/{s.n}",
+            *[f"{s.pass_at[k]:.2f}" if k in s.pass_at else "-" for k in ks],
+            *[s.groups[g].text() if g in s.groups else "-" for g in groups],
+            s.tests.text(),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -156,10 +215,17 @@ def repeat_rows(stats: Sequence[RepeatStats]) -> list[dict[str, object]]:
     """One flat row per agent, problem and checkpoint (repeats.jsonl / repeats.parquet)."""
     rows = []
     for s in stats:
-        row: dict[str, object] = {"agent": s.agent, "problem": s.problem, "checkpoint": s.checkpoint,
-                                  "checkpoint_order": s.order, "repeats": s.n, "passed": s.passed,
-                                  "pass_at": [s.pass_at[k] for k in sorted(s.pass_at)],
-                                  "pass_at_1": s.pass_at.get(1), "pass_at_n": s.pass_at.get(s.n)}
+        row: dict[str, object] = {
+            "agent": s.agent,
+            "problem": s.problem,
+            "checkpoint": s.checkpoint,
+            "checkpoint_order": s.order,
+            "repeats": s.n,
+            "passed": s.passed,
+            "pass_at": [s.pass_at[k] for k in sorted(s.pass_at)],
+            "pass_at_1": s.pass_at.get(1),
+            "pass_at_n": s.pass_at.get(s.n),
+        }
         for group in GROUP_ORDER:
             spread = s.groups.get(group.value, Spread())
             key = group.value.lower()

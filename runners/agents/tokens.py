@@ -18,7 +18,9 @@ class TokenCheck(BaseModel):
     counted_prompt: int = Field(description="prompt tokens the proxy counted (cache included)")
     counted_completion: int
     counted_requests: int
-    claimed_prompt: int | None = Field(None, description="what the agent said (None: it said nothing)")
+    claimed_prompt: int | None = Field(
+        None, description="what the agent said (None: it said nothing)"
+    )
     claimed_completion: int | None = None
     matches: bool | None = Field(None, description="None when the agent claimed nothing to compare")
     detail: str = ""
@@ -29,22 +31,39 @@ def check_tokens(egress: EgressRecord | None, report: AgentReport) -> TokenCheck
     if egress is None or egress.routed.requests == 0:
         return None
     counted = egress.routed
-    check = TokenCheck(counted_prompt=counted.prompt_tokens, counted_completion=counted.completion_tokens,
-                       counted_requests=counted.requests, claimed_prompt=report.prompt_tokens,
-                       claimed_completion=report.completion_tokens)
-    pairs = [(name, mine, theirs) for name, mine, theirs in
-             (("prompt", counted.prompt_tokens, report.prompt_tokens),
-              ("completion", counted.completion_tokens, report.completion_tokens)) if theirs is not None]
+    check = TokenCheck(
+        counted_prompt=counted.prompt_tokens,
+        counted_completion=counted.completion_tokens,
+        counted_requests=counted.requests,
+        claimed_prompt=report.prompt_tokens,
+        claimed_completion=report.completion_tokens,
+    )
+    pairs = [
+        (name, mine, theirs)
+        for name, mine, theirs in (
+            ("prompt", counted.prompt_tokens, report.prompt_tokens),
+            ("completion", counted.completion_tokens, report.completion_tokens),
+        )
+        if theirs is not None
+    ]
     if not pairs:
-        check.detail = (f"the agent reported no tokens; the proxy counted {counted.total_tokens:,} "
-                        f"in {counted.requests} request(s)")
+        check.detail = (
+            f"the agent reported no tokens; the proxy counted {counted.total_tokens:,} "
+            f"in {counted.requests} request(s)"
+        )
         return check
-    wrong = [f"{name}: the agent said {theirs:,}, the proxy counted {mine:,}" for name, mine, theirs in pairs
-             if mine != theirs]
+    wrong = [
+        f"{name}: the agent said {theirs:,}, the proxy counted {mine:,}"
+        for name, mine, theirs in pairs
+        if mine != theirs
+    ]
     check.matches = not wrong
-    check.detail = ("; ".join(wrong) + f" ({counted.requests} request(s) through the proxy)" if wrong
-                    else f"the agent's figures match the proxy's ({counted.total_tokens:,} tokens, "
-                         f"{counted.requests} request(s))")
+    check.detail = (
+        "; ".join(wrong) + f" ({counted.requests} request(s) through the proxy)"
+        if wrong
+        else f"the agent's figures match the proxy's ({counted.total_tokens:,} tokens, "
+        f"{counted.requests} request(s))"
+    )
     if egress.unmetered:
         check.detail += f"; {egress.unmetered} response(s) had no readable usage"
     return check

@@ -33,9 +33,11 @@ def _libc() -> ctypes.CDLL:
 
 def require_root(backend: str) -> None:
     if os.geteuid() != 0:
-        raise UserInputError(f"a network allow-list (`network: {{allow: ..., routes: ...}}`) on {backend} needs the "
-                             "harness to run as root: it opens the proxy inside the sandbox's network namespace; "
-                             "run as root, or give `network: true` (the whole network) or `false`")
+        raise UserInputError(
+            f"a network allow-list (`network: {{allow: ..., routes: ...}}`) on {backend} needs the "
+            "harness to run as root: it opens the proxy inside the sandbox's network namespace; "
+            "run as root, or give `network: true` (the whole network) or `false`"
+        )
 
 
 def setns(fd: int) -> None:
@@ -69,7 +71,9 @@ def new_netns() -> int:
     def make() -> int:
         if _libc().unshare(CLONE_NEWNET) != 0:
             err = ctypes.get_errno()
-            raise InfrastructureError(f"cannot create a network namespace for the proxy: {os.strerror(err)}")
+            raise InfrastructureError(
+                f"cannot create a network namespace for the proxy: {os.strerror(err)}"
+            )
         _loopback_up()
         return os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
 
@@ -97,5 +101,7 @@ def in_netns(fd: int | None, work: Callable[[], T]) -> T:
 
 def _loopback_up() -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        flags = struct.unpack(_IFREQ, fcntl.ioctl(sock, _SIOCGIFFLAGS, struct.pack(_IFREQ, b"lo", 0)))[1]
+        flags = struct.unpack(
+            _IFREQ, fcntl.ioctl(sock, _SIOCGIFFLAGS, struct.pack(_IFREQ, b"lo", 0))
+        )[1]
         fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack(_IFREQ, b"lo", flags | _IFF_UP))

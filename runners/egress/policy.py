@@ -27,7 +27,9 @@ KNOWN_APIS = {
     "openai": "https://api.openai.com/v1",
     "gemini": "https://generativelanguage.googleapis.com",
 }
-_HOST = re.compile(r"^(\*\.)?([A-Za-z0-9_]([A-Za-z0-9_-]{0,62})?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})?)*\.?$")
+_HOST = re.compile(
+    r"^(\*\.)?([A-Za-z0-9_]([A-Za-z0-9_-]{0,62})?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})?)*\.?$"
+)
 _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -77,10 +79,13 @@ def parse_endpoint(text: str) -> Endpoint:
         upstream = parse_upstream(KNOWN_APIS[text])
         return Endpoint(upstream.host, upstream.port)
     if "://" in text or "/" in text:
-        raise ValueError(f"{text!r}: give host[:port] (no scheme, no path), or one of "
-                         f"{', '.join(KNOWN_APIS)}")
+        raise ValueError(
+            f"{text!r}: give host[:port] (no scheme, no path), or one of {', '.join(KNOWN_APIS)}"
+        )
     host, port = text, 443
-    found = re.match(r"^\[(?P<v6>[^\]]+)\](?::(?P<port>\d+))?$|^(?P<host>[^:]+)(?::(?P<p>\d+))?$", text)
+    found = re.match(
+        r"^\[(?P<v6>[^\]]+)\](?::(?P<port>\d+))?$|^(?P<host>[^:]+)(?::(?P<p>\d+))?$", text
+    )
     if found is None:
         raise ValueError(f"{text!r}: expected host[:port] (an IPv6 address in brackets)")
     host = found["v6"] or found["host"]
@@ -98,10 +103,13 @@ def parse_upstream(text: str) -> Upstream:
     url = KNOWN_APIS.get(text, text)
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{text!r}: expected an http:// or https:// base URL, or one of {', '.join(KNOWN_APIS)}")
+        raise ValueError(
+            f"{text!r}: expected an http:// or https:// base URL, or one of {', '.join(KNOWN_APIS)}"
+        )
     if parts.query or parts.fragment or parts.username or parts.password:
-        raise ValueError(f"{text!r}: a base URL without query, fragment or credentials "
-                         "(pass keys by `pass_env`)")
+        raise ValueError(
+            f"{text!r}: a base URL without query, fragment or credentials (pass keys by `pass_env`)"
+        )
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as exc:
@@ -117,7 +125,11 @@ def _check_host(host: str, text: str) -> None:
     except ValueError:
         pass
     if not _HOST.match(host):
-        raise ValueError(f"{text!r}: not a host name" if host == text else f"{text!r}: {host!r} is not a host name")
+        raise ValueError(
+            f"{text!r}: not a host name"
+            if host == text
+            else f"{text!r}: {host!r} is not a host name"
+        )
 
 
 def _bracketed(host: str) -> str:
@@ -129,10 +141,16 @@ class NetworkPolicy(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    allow: list[str] = Field(default_factory=list, description="host[:port] the agent may reach "
-                             "(HTTPS through CONNECT, plain HTTP forwarded), or a known API's name")
-    routes: dict[str, str] = Field(default_factory=dict, description="VARIABLE: upstream base URL; "
-                                   "the variable is set to the harness's plain-HTTP front for it")
+    allow: list[str] = Field(
+        default_factory=list,
+        description="host[:port] the agent may reach "
+        "(HTTPS through CONNECT, plain HTTP forwarded), or a known API's name",
+    )
+    routes: dict[str, str] = Field(
+        default_factory=dict,
+        description="VARIABLE: upstream base URL; "
+        "the variable is set to the harness's plain-HTTP front for it",
+    )
 
     @field_validator("allow")
     @classmethod
@@ -146,15 +164,19 @@ class NetworkPolicy(BaseModel):
     def _routes(cls, routes: dict[str, str]) -> dict[str, str]:
         for name, url in routes.items():
             if not _VARIABLE.match(name):
-                raise ValueError(f"{name!r} is not a variable name (the route sets it to the proxy's address)")
+                raise ValueError(
+                    f"{name!r} is not a variable name (the route sets it to the proxy's address)"
+                )
             parse_upstream(url)
         return routes
 
     @model_validator(mode="after")
     def _something(self) -> NetworkPolicy:
         if not self.allow and not self.routes:
-            raise ValueError("an allow-list with neither `allow` nor `routes` reaches nothing; "
-                             "write `network: false` for that")
+            raise ValueError(
+                "an allow-list with neither `allow` nor `routes` reaches nothing; "
+                "write `network: false` for that"
+            )
         return self
 
     def endpoints(self) -> list[Endpoint]:

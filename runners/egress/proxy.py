@@ -35,17 +35,32 @@ PROXY_PORT = 3128
 ROUTE_PORT = 4100  # the first route's; the next ones follow
 CONNECT_TIMEOUT = 30.0
 IDLE_TIMEOUT = 900.0  # a model may think for minutes before its first byte
-_HOP = {b"connection", b"keep-alive", b"proxy-connection", b"proxy-authorization", b"proxy-authenticate",
-        b"te", b"trailer", b"transfer-encoding", b"upgrade", b"expect", b"host"}
+_HOP = {
+    b"connection",
+    b"keep-alive",
+    b"proxy-connection",
+    b"proxy-authorization",
+    b"proxy-authenticate",
+    b"te",
+    b"trailer",
+    b"transfer-encoding",
+    b"upgrade",
+    b"expect",
+    b"host",
+}
 
 
 class EgressRecord(BaseModel):
     """What the proxy let through and refused during one step, and the model traffic it counted."""
 
     policy: str = Field("", description="what was allowed")
-    allowed: dict[str, int] = Field(default_factory=dict, description="target -> connections let through")
+    allowed: dict[str, int] = Field(
+        default_factory=dict, description="target -> connections let through"
+    )
     refused: dict[str, int] = Field(default_factory=dict, description="target -> attempts refused")
-    routed: Usage = Field(default_factory=Usage, description="tokens counted in the routes' responses")
+    routed: Usage = Field(
+        default_factory=Usage, description="tokens counted in the routes' responses"
+    )
     unmetered: int = Field(0, description="route responses whose usage could not be read")
 
 
@@ -55,11 +70,16 @@ class EgressProxy:
     every connection. `on_usage(total)` is called after each counted response; `stop_routes(why)`
     makes later route requests fail with 429 (a budget reached)."""
 
-    def __init__(self, policy: NetworkPolicy, on_usage: Callable[[Usage], None] | None = None) -> None:
+    def __init__(
+        self, policy: NetworkPolicy, on_usage: Callable[[Usage], None] | None = None
+    ) -> None:
         self.policy = policy
         self.upstreams = policy.upstreams()
         self.on_usage = on_usage
-        self.ports = {"": PROXY_PORT, **{name: ROUTE_PORT + i for i, name in enumerate(self.upstreams)}}
+        self.ports = {
+            "": PROXY_PORT,
+            **{name: ROUTE_PORT + i for i, name in enumerate(self.upstreams)},
+        }
         self._listeners: dict[socket.socket, str] = {}
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
@@ -89,15 +109,28 @@ class EgressProxy:
 
         self._listeners = in_netns(netns, listen)
         self.ports = {name: sock.getsockname()[1] for sock, name in self._listeners.items()}
-        self._acceptor = threading.Thread(target=self._accept_loop, name="runners-egress", daemon=True)
+        self._acceptor = threading.Thread(
+            target=self._accept_loop, name="runners-egress", daemon=True
+        )
         self._acceptor.start()
 
     def env(self) -> dict[str, str]:
         """The agent's variables: the proxy for every client library, and one per route."""
         proxy = f"http://127.0.0.1:{self.ports['']}"
-        env = {name: proxy for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
-                                         "ALL_PROXY", "all_proxy")}
-        env.update(NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost", RUNNERS_PROXY=proxy)
+        env = {
+            name: proxy
+            for name in (
+                "HTTPS_PROXY",
+                "https_proxy",
+                "HTTP_PROXY",
+                "http_proxy",
+                "ALL_PROXY",
+                "all_proxy",
+            )
+        }
+        env.update(
+            NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost", RUNNERS_PROXY=proxy
+        )
         env.update({name: f"http://127.0.0.1:{self.ports[name]}" for name in self.upstreams})
         return env
 
@@ -121,9 +154,13 @@ class EgressProxy:
 
     def record(self) -> EgressRecord:
         with self._lock:
-            return EgressRecord(policy=self.policy.describe(), allowed=dict(self._allowed),
-                                refused=dict(self._refused), routed=self._usage.model_copy(),
-                                unmetered=self._unmetered)
+            return EgressRecord(
+                policy=self.policy.describe(),
+                allowed=dict(self._allowed),
+                refused=dict(self._refused),
+                routed=self._usage.model_copy(),
+                unmetered=self._unmetered,
+            )
 
     # ---- serving ---------------------------------------------------------------------------------
 
@@ -141,8 +178,12 @@ class EgressProxy:
                 name = self._listeners[listener]
                 with self._lock:
                     self._open.add(client)
-                threading.Thread(target=self._serve, args=(client, name), daemon=True,
-                                 name=f"runners-egress-{name or 'proxy'}").start()
+                threading.Thread(
+                    target=self._serve,
+                    args=(client, name),
+                    daemon=True,
+                    name=f"runners-egress-{name or 'proxy'}",
+                ).start()
 
     def _serve(self, client: socket.socket, route: str) -> None:
         client.settimeout(IDLE_TIMEOUT)
@@ -181,7 +222,11 @@ class EgressProxy:
             _answer(conn, client, 502, f"runners egress proxy: cannot reach {target}: {exc}")
             return
         self._count(self._allowed, f"CONNECT {target}")
-        _send(conn, client, h11.Response(status_code=200, headers=[], reason=b"Connection established"))
+        _send(
+            conn,
+            client,
+            h11.Response(status_code=200, headers=[], reason=b"Connection established"),
+        )
         trailing, _ = conn.trailing_data
         with self._lock:
             self._open.add(upstream)
@@ -196,8 +241,13 @@ class EgressProxy:
         target = request.target.decode("ascii", "replace")
         parts = urlsplit(target)
         if parts.scheme != "http" or not parts.hostname:
-            self._refuse(conn, client, f"{request.method.decode()} {target}", status=400,
-                         why="this is the egress proxy: send CONNECT host:port, or an absolute http:// URL")
+            self._refuse(
+                conn,
+                client,
+                f"{request.method.decode()} {target}",
+                status=400,
+                why="this is the egress proxy: send CONNECT host:port, or an absolute http:// URL",
+            )
             return
         port = parts.port or 80
         if not self.policy.allows(parts.hostname, port):
@@ -205,9 +255,13 @@ class EgressProxy:
             return
         self._count(self._allowed, f"{request.method.decode()} http://{parts.hostname}:{port}")
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        self._exchange(conn, client, request, Upstream("http", parts.hostname, port, ""), path, meter=False)
+        self._exchange(
+            conn, client, request, Upstream("http", parts.hostname, port, ""), path, meter=False
+        )
 
-    def _route(self, conn: h11.Connection, client: socket.socket, request: h11.Request, route: str) -> None:
+    def _route(
+        self, conn: h11.Connection, client: socket.socket, request: h11.Request, route: str
+    ) -> None:
         upstream = self.upstreams[route]
         with self._lock:
             stopped = self._stopped_why
@@ -218,13 +272,22 @@ class EgressProxy:
             return
         self._count(self._allowed, f"route {route} -> {upstream.url}")
         target = request.target.decode("ascii", "replace")
-        if target.startswith(("http://", "https://")):  # absolute-form, from a client told to use a proxy
+        if target.startswith(
+            ("http://", "https://")
+        ):  # absolute-form, from a client told to use a proxy
             parts = urlsplit(target)
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self._exchange(conn, client, request, upstream, upstream.path + target, meter=True)
 
-    def _exchange(self, conn: h11.Connection, client: socket.socket, request: h11.Request, upstream: Upstream,
-                  path: str, meter: bool) -> None:
+    def _exchange(
+        self,
+        conn: h11.Connection,
+        client: socket.socket,
+        request: h11.Request,
+        upstream: Upstream,
+        path: str,
+        meter: bool,
+    ) -> None:
         """Forward one request to `upstream` and its response back, reading its usage on the way."""
         try:
             raw = socket.create_connection((upstream.host, upstream.port), timeout=CONNECT_TIMEOUT)
@@ -239,13 +302,28 @@ class EgressProxy:
         with self._lock:
             self._open.add(sock)
         try:
-            headers = [(k, v) for k, v in request.headers if k.lower() not in _HOP and k.lower() != b"accept-encoding"]
-            framing = [(k, v) for k, v in request.headers if k.lower() in (b"content-length", b"transfer-encoding")]
+            headers = [
+                (k, v)
+                for k, v in request.headers
+                if k.lower() not in _HOP and k.lower() != b"accept-encoding"
+            ]
+            framing = [
+                (k, v)
+                for k, v in request.headers
+                if k.lower() in (b"content-length", b"transfer-encoding")
+            ]
             headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
-            headers += [(b"host", upstream.host_header.encode()), (b"connection", b"close"),
-                        (b"accept-encoding", b"identity"), *framing]
+            headers += [
+                (b"host", upstream.host_header.encode()),
+                (b"connection", b"close"),
+                (b"accept-encoding", b"identity"),
+                *framing,
+            ]
             out = h11.Connection(h11.CLIENT)
-            sock.sendall(out.send(h11.Request(method=request.method, target=path.encode(), headers=headers)) or b"")
+            sock.sendall(
+                out.send(h11.Request(method=request.method, target=path.encode(), headers=headers))
+                or b""
+            )
             while True:
                 event = _next(conn, client)
                 if isinstance(event, h11.Data):
@@ -259,11 +337,23 @@ class EgressProxy:
             while isinstance(response, h11.InformationalResponse):
                 response = _next(out, sock)
             if not isinstance(response, h11.Response):
-                _answer(conn, client, 502, "runners egress proxy: the upstream closed without answering")
+                _answer(
+                    conn, client, 502, "runners egress proxy: the upstream closed without answering"
+                )
                 return
             kept = [(k, v) for k, v in response.headers if k.lower() not in _HOP]
-            reader = StreamMeter(dict(response.headers).get(b"content-type", b"").decode("latin-1")) if meter else None
-            _send(conn, client, h11.Response(status_code=response.status_code, headers=kept, reason=response.reason))
+            reader = (
+                StreamMeter(dict(response.headers).get(b"content-type", b"").decode("latin-1"))
+                if meter
+                else None
+            )
+            _send(
+                conn,
+                client,
+                h11.Response(
+                    status_code=response.status_code, headers=kept, reason=response.reason
+                ),
+            )
             while True:
                 event = _next(out, sock)
                 if isinstance(event, h11.Data):
@@ -292,12 +382,23 @@ class EgressProxy:
         if self.on_usage is not None:
             self.on_usage(total)
 
-    def _refuse(self, conn: h11.Connection, client: socket.socket, what: str, status: int = 403,
-                why: str | None = None) -> None:
+    def _refuse(
+        self,
+        conn: h11.Connection,
+        client: socket.socket,
+        what: str,
+        status: int = 403,
+        why: str | None = None,
+    ) -> None:
         self._count(self._refused, what)
         _drain(conn, client)
-        _answer(conn, client, status, f"runners egress proxy: {why or 'not on the allow-list'}: {what} "
-                                      f"(allowed: {self.policy.describe()})")
+        _answer(
+            conn,
+            client,
+            status,
+            f"runners egress proxy: {why or 'not on the allow-list'}: {what} "
+            f"(allowed: {self.policy.describe()})",
+        )
 
     def _count(self, counter: Counter[str], what: str) -> None:
         with self._lock:
@@ -312,7 +413,9 @@ class EgressProxy:
             pass
 
 
-def _next(conn: h11.Connection, sock: socket.socket) -> h11.Event | type[h11.NEED_DATA | h11.PAUSED]:
+def _next(
+    conn: h11.Connection, sock: socket.socket
+) -> h11.Event | type[h11.NEED_DATA | h11.PAUSED]:
     while True:
         event = conn.next_event()
         if event is not h11.NEED_DATA:
@@ -335,9 +438,18 @@ def _send(conn: h11.Connection, sock: socket.socket, event: h11.Event) -> None:
 
 def _answer(conn: h11.Connection, sock: socket.socket, status: int, text: str) -> None:
     body = (text + "\n").encode()
-    _send(conn, sock, h11.Response(status_code=status, headers=[(b"content-type", b"text/plain; charset=utf-8"),
-                                                                 (b"content-length", str(len(body)).encode()),
-                                                                 (b"connection", b"close")]))
+    _send(
+        conn,
+        sock,
+        h11.Response(
+            status_code=status,
+            headers=[
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        ),
+    )
     _send(conn, sock, h11.Data(data=body))
     _send(conn, sock, h11.EndOfMessage())
 

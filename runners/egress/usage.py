@@ -63,26 +63,47 @@ def from_object(body: dict[str, Any]) -> Usage | None:
             return None
     if "prompt_tokens" in usage or "completion_tokens" in usage:  # Chat Completions
         cached = _int(_dict(usage.get("prompt_tokens_details")).get("cached_tokens"))
-        return Usage(requests=1, prompt_tokens=_int(usage.get("prompt_tokens")),
-                     completion_tokens=_int(usage.get("completion_tokens")), cached_tokens=cached)
-    if "input_tokens_details" in usage or "output_tokens_details" in usage or "total_tokens" in usage:
+        return Usage(
+            requests=1,
+            prompt_tokens=_int(usage.get("prompt_tokens")),
+            completion_tokens=_int(usage.get("completion_tokens")),
+            cached_tokens=cached,
+        )
+    if (
+        "input_tokens_details" in usage
+        or "output_tokens_details" in usage
+        or "total_tokens" in usage
+    ):
         cached = _int(_dict(usage.get("input_tokens_details")).get("cached_tokens"))  # Responses
-        return Usage(requests=1, prompt_tokens=_int(usage.get("input_tokens")),
-                     completion_tokens=_int(usage.get("output_tokens")), cached_tokens=cached)
+        return Usage(
+            requests=1,
+            prompt_tokens=_int(usage.get("input_tokens")),
+            completion_tokens=_int(usage.get("output_tokens")),
+            cached_tokens=cached,
+        )
     return _anthropic(usage)
 
 
 def _anthropic(usage: dict[str, Any]) -> Usage:
     write = _int(usage.get("cache_creation_input_tokens"))
     read = _int(usage.get("cache_read_input_tokens"))
-    return Usage(requests=1, prompt_tokens=_int(usage.get("input_tokens")) + write + read,
-                 completion_tokens=_int(usage.get("output_tokens")), cached_tokens=read, cache_write_tokens=write)
+    return Usage(
+        requests=1,
+        prompt_tokens=_int(usage.get("input_tokens")) + write + read,
+        completion_tokens=_int(usage.get("output_tokens")),
+        cached_tokens=read,
+        cache_write_tokens=write,
+    )
 
 
 def _gemini(meta: dict[str, Any]) -> Usage:
-    return Usage(requests=1, prompt_tokens=_int(meta.get("promptTokenCount")),
-                 completion_tokens=_int(meta.get("candidatesTokenCount")) + _int(meta.get("thoughtsTokenCount")),
-                 cached_tokens=_int(meta.get("cachedContentTokenCount")))
+    return Usage(
+        requests=1,
+        prompt_tokens=_int(meta.get("promptTokenCount")),
+        completion_tokens=_int(meta.get("candidatesTokenCount"))
+        + _int(meta.get("thoughtsTokenCount")),
+        cached_tokens=_int(meta.get("cachedContentTokenCount")),
+    )
 
 
 class StreamMeter:
