@@ -53,7 +53,26 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a broken result must fail the row, readably
         return _fail(f"cannot apply pass policy {policy!r} to the result: {type(exc).__name__}: {exc}")
 
+    runs = metadata.get("repeat_runs")
+    if isinstance(runs, list) and runs:
+        return with_repeats(runs, policy, grade(metadata, policy, passed))
     return with_agent_step(metadata, grade(metadata, policy, passed))
+
+
+def with_repeats(runs: list[Any], policy: str, first: dict[str, Any]) -> dict[str, Any]:
+    """A row of an agent with `repeat: N`: it passes when every repeat met the policy (its agent
+    step included); its score is the share that did (pass@1); the named scores stay the first
+    repeat's groups, and `pass@1`/`pass@N` are added."""
+    verdicts = [bool((run.get("policies") or {}).get(policy)) and not run.get("agent_failure")
+                for run in runs if isinstance(run, dict)]
+    n, c = len(verdicts), sum(verdicts)
+    named = dict(first.get("namedScores") or {})
+    named["pass@1"] = c / n if n else 0.0
+    named[f"pass@{n}"] = 1.0 if n - c < n else 0.0  # at least one of the n repeats passed
+    failed = [f"{run.get('agent')}: {run.get('agent_failure') or run.get('summary')}"
+              for run, ok in zip(runs, verdicts) if not ok]
+    reason = f"{c}/{n} repeats met policy {policy}" + (f"; not: {'; '.join(failed)}" if failed else "")
+    return {"pass": c == n and n > 0, "score": c / n if n else 0.0, "reason": reason, "namedScores": named}
 
 
 def with_agent_step(metadata: dict[str, Any], graded: dict[str, Any]) -> dict[str, Any]:

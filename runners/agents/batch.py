@@ -19,7 +19,7 @@ from rich.text import Text
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.render import steps_table, unset_notes
-from runners.agents.solve import agent_sandbox, guard
+from runners.agents.solve import agent_sandbox, guard, repeats_of
 from runners.agents.spec import AgentSpec, load_agents_file
 from runners.config import CONFIG_FILE, ProblemConfig
 from runners.environment import EnvironmentSpec
@@ -51,14 +51,15 @@ def run_agents(agents_file: Path, problems_root: Path, output: Path, environment
     keep = _select([d.name for d in dirs], problems, "--problem")
     loaded = [load_problem(d) for d in dirs if d.name in keep]
     layout = RunLayout(Path(output).resolve())
-    chains = [(spec, problem) for spec in specs for problem in loaded]
+    chains = [(each, problem) for spec in specs for each in repeats_of(spec) for problem in loaded]
     for spec, problem in chains:
         guard(spec, problem, layout, environment, f"{agents_file}: agent {spec.name!r}")
         if overwrite:
             for path in (layout.chain_dir(spec.name, problem.path.name),
                          layout.submissions / spec.name / problem.path.name):
                 shutil.rmtree(path, ignore_errors=True)
-    sandboxes = {spec.name: agent_sandbox(spec, environment) for spec in specs}
+    by_name = {spec.name: agent_sandbox(spec, environment) for spec in specs}
+    sandboxes = {each.name: by_name[spec.name] for spec in specs for each in repeats_of(spec)}
     lock = threading.Lock()
 
     def announce(record: StepRecord) -> None:
@@ -75,8 +76,11 @@ def run_agents(agents_file: Path, problems_root: Path, output: Path, environment
     for spec in specs:
         for note in unset_notes(spec):
             console.print(note)
+    repeats = sum(spec.repeat for spec in specs)
     console.print(Text.assemble((f"{len(chains)} agent chains", "bold"),
-                                f" ({len(specs)} agents × {len(loaded)} problems), {jobs} at a time"))
+                                f" ({len(specs)} agents × {len(loaded)} problems"
+                                + (f", {repeats} runs with the repeats" if repeats > len(specs) else "")
+                                + f"), {jobs} at a time"))
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
         records = [record for found in pool.map(chain, chains) for record in found]
     console.print(fit(console, steps_table(records)))

@@ -18,8 +18,10 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
+from runners.agents.budget import Spent
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec
 from runners.agents.step import STARTER_DIR, run_step
@@ -95,13 +97,17 @@ def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfi
     records: list[StepRecord] = []
     with chain_lock(layout.chain_dir(spec.name, name) / LOCK_FILE, deadline):
         start, started_from = _starter(problem)
+        spent = Spent()  # by the earlier steps of the run: its budget
         for number, (checkpoint, record) in enumerate(zip(wanted, current_steps(layout, spec, name, wanted)), start=1):
             if record is None:
                 record = run_step(spec, problem, checkpoint, number, start, started_from, layout,
-                                  environment, sandbox)
+                                  environment, sandbox, spent=replace(spent))
                 if on_step is not None:
                     on_step(record)
             records.append(record)
+            spent.tokens += record.tokens or 0
+            spent.cost_usd += record.report.cost_usd or 0.0
+            spent.seconds += record.duration
             start = layout.snapshot(spec.name, name, checkpoint.name)
             started_from = checkpoint.name
     return records

@@ -36,9 +36,32 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
     return pairs
 
 
+def _network(whole: bool, allow: tuple[str, ...], route: tuple[str, ...]) -> Any:
+    """--network, or an allow-list from --allow and --route."""
+    from runners.errors import UserInputError
+
+    if not allow and not route:
+        return whole
+    if whole:
+        raise UserInputError("option --network: not with --allow/--route (the whole network, or an allow-list)")
+    return {"allow": list(allow), "routes": _pairs(route, "--route")}
+
+
+def _budget(values: tuple[str, ...]) -> dict[str, dict[str, str]] | None:
+    from runners.errors import UserInputError
+
+    caps: dict[str, dict[str, str]] = {}
+    for key, value in _pairs(values, "--budget").items():
+        scope, _, cap = key.partition(".")
+        if scope not in ("step", "run") or not cap:
+            raise UserInputError(f"option --budget: {key!r}: expected step.CAP or run.CAP (tokens, cost_usd, seconds)")
+        caps.setdefault(scope, {})[cap] = value
+    return caps or None
+
+
 _PathType = click.Path(path_type=Path)
 #: The option of each agent setting, for error messages.
-OPTIONS = {"command": "--agent", "mounts": "--mount", "timeout": "--agent-timeout"}
+OPTIONS = {"command": "--agent", "mounts": "--mount", "timeout": "--agent-timeout", "network": "--allow/--route"}
 
 
 def register(app: click.Group, console: Callable[..., Console], environment: Callable[..., Any],
@@ -57,6 +80,14 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     @click.option("--agent-timeout", type=click.FloatRange(min=1), default=1800.0, show_default=True,
                   help="Seconds per checkpoint for the agent.")
     @click.option("--network/--no-network", default=False, help="Let the agent reach the network (off by default).")
+    @click.option("--allow", multiple=True, help="HOST[:PORT] (or anthropic, openai, gemini): the agent may reach "
+                  "only these (and --route's), through the harness's proxy (repeatable).")
+    @click.option("--route", multiple=True, help="VARIABLE=BASE_URL: the agent's VARIABLE points at the harness's "
+                  "proxy, which forwards to BASE_URL and counts its tokens (repeatable).")
+    @click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True,
+                  help="Independent runs of the problem (pass@k over them).")
+    @click.option("--budget", multiple=True, help="A cap: step.tokens=N, step.cost_usd=X, step.seconds=S, run.tokens=N, "
+                  "run.cost_usd=X, run.seconds=S (repeatable).")
     @click.option("--image", default=None, help="docker: the image the agent runs in.")
     @click.option("--home", type=_PathType, default=None, help="A directory copied into the agent's private home first.")
     @click.option("--sandbox", default="auto", show_default=True, help=" | ".join(["auto", *BUILTINS]))
@@ -69,7 +100,8 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     @click.option("--json", "json_file", type=_PathType, default=None,
                   help="Write every checkpoint's step and result as JSON.")
     def solve(problem_dir: Path, agent: str, name: str, pass_env: tuple[str, ...], env: tuple[str, ...],
-              mount: tuple[str, ...], agent_timeout: float, network: bool, image: str | None, home: Path | None,
+              mount: tuple[str, ...], agent_timeout: float, network: bool, allow: tuple[str, ...],
+              route: tuple[str, ...], repeat: int, budget: tuple[str, ...], image: str | None, home: Path | None,
               sandbox: str, pass_policy: str, output: Path | None, wall_timeout: float | None,
               cache_dir: Path | None, python: str | None, json_file: Path | None) -> None:
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
@@ -78,8 +110,9 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
 
         spec = parse_agent_options({"name": name, "command": agent, "pass_env": list(pass_env),
                                     "env": _pairs(env, "--env"), "mounts": _pairs(mount, "--mount"),
-                                    "timeout": agent_timeout, "network": network, "image": image,
-                                    "home": str(home) if home else None}, OPTIONS)
+                                    "timeout": agent_timeout, "network": _network(network, allow, route),
+                                    "image": image, "home": str(home) if home else None, "repeat": repeat,
+                                    "budget": _budget(budget)}, OPTIONS)
         spec = spec.resolved(Path.cwd(), "option --mount/--home")
         settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python)
         started()
@@ -93,8 +126,8 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     from rich.text import Text
 
     from runners.agents.layout import RunLayout
-    from runners.agents.render import solve_table, unset_notes
-    from runners.agents.solve import SolvedCheckpoint, solve
+    from runners.agents.render import repeats_table, solve_table, unset_notes
+    from runners.agents.solve import SolvedCheckpoint, solve, solved_repeats
     from runners.problem_loader import load_problem
     from runners.render import fit
 
@@ -104,7 +137,8 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
 
     def graded(done: SolvedCheckpoint) -> None:
         verdict = "passed" if done.passed(policy) else "not passed"
-        out.print(Text.assemble((f"{done.step.checkpoint}", "bold"),
+        out.print(Text.assemble((f"{done.step.agent} · {done.step.checkpoint}" if spec.repeat > 1
+                                 else done.step.checkpoint, "bold"),
                                 f": agent {done.step.failure or 'done'} in {done.step.duration:.1f} s; "
                                 f"{done.result.summary} ({verdict})"))
 
@@ -113,9 +147,14 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     solved = solve(spec, problem, layout, settings, on_graded=graded)
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)
-        json_file.write_text(json.dumps([{"step": d.step.model_dump(mode="json"), "result": d.result.model_dump(mode="json")}
-                                         for d in solved], indent=2) + "\n", encoding="utf-8")
+        rows: Any = [{"step": d.step.model_dump(mode="json"), "result": d.result.model_dump(mode="json")} for d in solved]
+        if spec.repeat > 1:
+            rows = {"checkpoints": rows, "repeats": [s.model_dump(mode="json") for s in solved_repeats(solved, problem, policy)]}
+        json_file.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     out.print(fit(out, solve_table(spec.name, problem.name, solved, policy)))
+    stats = solved_repeats(solved, problem, policy)
+    if stats:
+        out.print(fit(out, repeats_table(stats)))
     passed = sum(d.passed(policy) for d in solved)
     out.print(Text(f"checkpoints passed: {passed}/{len(solved)}", style="bold green" if passed == len(solved) else "bold"))
     out.print(Text(f"snapshots: {layout.submissions} · transcripts: {layout.root / 'agent-steps'} · "

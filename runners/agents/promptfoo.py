@@ -9,12 +9,18 @@ done yet by another row), then the grade of the snapshot the step left.
           problems: problems
           sandbox: auto                             # the agent's and the grader's (agent.sandbox overrides)
           pass_policy: all-cases
-          output: .runners/agent-runs               # <output>/<eval id>/{submissions,agent-steps,grades}/
+          output: .runners/agent-runs               # <output>/<agent>-<config hash>/{submissions,agent-steps,grades}/
           timeout: 3600000                          # promptfoo's per-call limit (ms): a row may run several steps
 
 The answer: `output` (verdict, what the agent said, the counts), `metadata` (the ExecutionResult
 plus `agent_step`, the StepRecord), `latencyMs` (the agent's own time), `cost` and `tokenUsage`
 when the agent reported them. Nothing raises to promptfoo.
+
+Runs are stored by the agent's settings (`<output>/<agent>-<AgentSpec.key>/`), so a second
+`promptfoo eval` with the same agent finds its steps done and only grades; a changed agent runs
+anew in a directory of its own. Repeats: promptfoo's `--repeat` gives repetition i its own agent
+runs (`<agent>@r<i+1>`); `agent.repeat: N` runs N repeats in each row, which answers with pass@k
+over them (the row passes when every repeat met the policy; its score is the share that did).
 """
 
 from __future__ import annotations
@@ -44,7 +50,6 @@ from runners.promptfoo.config import (
     _env_timeout_ms,
     _mapping,
     _path,
-    _run_tag,
 )
 from runners.results import failure_result
 
@@ -62,6 +67,7 @@ class AgentProviderConfig(GradingConfig):
 @dataclass(frozen=True)
 class AgentCell:
     spec: AgentSpec
+    runs: list[AgentSpec]  # the row's repeats, each named for its repeat
     problem: ProblemConfig
     checkpoint: CheckpointConfig
     layout: RunLayout
@@ -99,9 +105,19 @@ def resolve(options: Any, context: Any) -> AgentCell:
                        f"{cap:g} s for a row, which must be over the agent's `timeout` ({spec.timeout:g} s "
                        f"per checkpoint) and at least `overall_timeout`; a row may run several agent steps: "
                        f"raise `timeout`")
-    layout = RunLayout(_path(base, config.output) / _run_tag(vars_, context))
-    return AgentCell(spec, problem, problem.checkpoints[checkpoint], layout, environment, config.pass_policy,
-                     overall)
+    layout = RunLayout(_path(base, config.output) / f"{spec.name}-{spec.key}")
+    return AgentCell(spec, _row_repeats(spec, vars_, context), problem, problem.checkpoints[checkpoint], layout,
+                     environment, config.pass_policy, overall)
+
+
+def _row_repeats(spec: AgentSpec, vars_: dict[str, Any], context: dict[str, Any]) -> list[AgentSpec]:
+    """The agent runs of this row: promptfoo's repetition i holds repeats i*N+1 .. i*N+N of the
+    agent's N; the only run of an agent without repeats keeps its own name."""
+    index = vars_.get("__repeatIndex", context.get("repeatIndex")) or 0
+    index = index if isinstance(index, int) and index > 0 else 0
+    numbers = [index * spec.repeat + k for k in range(1, spec.repeat + 1)]
+    labelled = spec.repeat > 1 or index > 0
+    return [spec.model_copy(update={"name": f"{spec.name}@r{n}" if labelled else spec.name}) for n in numbers]
 
 
 def call(options: Any, context: Any) -> dict[str, Any]:
@@ -124,15 +140,17 @@ def call(options: Any, context: Any) -> dict[str, Any]:
                             started_from="", failure=outcome, infrastructure=True)
         from runners.agents.solve import SolvedCheckpoint
 
-        outcome = SolvedCheckpoint(record, failure_result(cell.problem, cell.checkpoint, cell.problem.framework,
-                                                          record.sandbox, outcome))
-    from runners.agents.rows import response
+        outcome = [SolvedCheckpoint(record, failure_result(cell.problem, cell.checkpoint, cell.problem.framework,
+                                                           record.sandbox, outcome))]
+    from runners.agents.rows import repeats_response, response
 
-    return response(outcome, cell.spec.name, cell.policy, cell.layout.root)
+    if len(outcome) == 1:
+        return response(outcome[0], cell.spec.name, cell.policy, cell.layout.root)
+    return repeats_response(outcome, cell.spec.name, cell.policy, cell.layout.root)
 
 
 def _bounded(cell: AgentCell) -> Any:
-    """The SolvedCheckpoint, a UserInputError, or an infrastructure failure's reason (a str), by
+    """The SolvedCheckpoints (one per repeat), a UserInputError, or an infrastructure failure's reason (a str), by
     the row's overall cap: the work goes on in a daemon thread (the sandboxes' own clocks end it),
     and a later row finds its steps done."""
     from runners.agents.chain import ensure_steps
@@ -144,10 +162,13 @@ def _bounded(cell: AgentCell) -> Any:
     def work() -> None:
         try:
             sandbox = agent_sandbox(cell.spec, cell.environment)
-            record = ensure_steps(cell.spec, cell.problem, cell.checkpoint, cell.layout, cell.environment, sandbox,
-                                  deadline=deadline)[-1]
-            box["result"] = SolvedCheckpoint(record, grade_step(cell.problem, cell.checkpoint, record, cell.layout,
-                                                                cell.environment))
+            solved = []
+            for run in cell.runs:
+                record = ensure_steps(run, cell.problem, cell.checkpoint, cell.layout, cell.environment, sandbox,
+                                      deadline=deadline)[-1]
+                solved.append(SolvedCheckpoint(record, grade_step(cell.problem, cell.checkpoint, record, cell.layout,
+                                                                  cell.environment)))
+            box["result"] = solved
         except UserInputError as exc:
             box["result"] = exc
         except InfrastructureError as exc:

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from runners.agents.layout import StepRecord
+from runners.agents.repeats import repeats_table as repeats_table  # the tables of agent runs, together
 from runners.agents.solve import SolvedCheckpoint
 from runners.agents.spec import AgentSpec
 from runners.policy import PassPolicy
@@ -29,6 +30,8 @@ def unset_notes(spec: AgentSpec) -> list[Text]:
 def step_status(step: StepRecord) -> Text:
     if step.infrastructure:
         return Text("infra", style="magenta")
+    if step.budget_stop is not None:
+        return Text("budget", style="red")
     if step.timed_out:
         return Text("timed out", style="red")
     if step.exit_code is None:
@@ -37,8 +40,11 @@ def step_status(step: StepRecord) -> Text:
 
 
 def usage_cells(step: StepRecord) -> list[str]:
-    usage = step.report.token_usage()
-    return [f"{usage['total']:,}" if usage else "-",
+    """Tokens (the proxy's count when it carried the model traffic; `!` when the agent's own figures
+    differ from it) and cost."""
+    tokens = step.tokens
+    mark = " !" if step.token_mismatch else ""
+    return [f"{tokens:,}{mark}" if tokens is not None else "-",
             f"${step.report.cost_usd:.4f}" if step.report.cost_usd is not None else "-"]
 
 
@@ -51,6 +57,9 @@ def said(step: StepRecord) -> Text:
 
 def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], policy: PassPolicy) -> Table:
     table = Table(title=f"{agent} on {problem} · per checkpoint", title_justify="left")
+    repeats = len({done.step.agent for done in solved}) > 1
+    if repeats:
+        _column(table, "Repeat", justify="right")
     _column(table, "Checkpoint")
     _column(table, "Agent")
     _column(table, "Time", justify="right")
@@ -63,6 +72,8 @@ def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], po
     for done in solved:
         step, result = done.step, done.result
         cells: list[Text | str] = [step.checkpoint, step_status(step), f"{step.duration:.1f} s", *usage_cells(step)]
+        if repeats:
+            cells.insert(0, str(step.repeat))
         for group in GROUP_ORDER:
             total = result.total_counts.get(group, 0)
             cells.append(f"{result.pass_counts.get(group, 0)}/{total}" if total else "-")

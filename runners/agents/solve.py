@@ -13,10 +13,13 @@ from dataclasses import dataclass
 
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
+from runners.agents.repeats import RepeatStats, group_repeats, repeat_label
 from runners.agents.spec import AgentSpec, refuse_exposure
 from runners.agents.step import spec_file
 from runners.api import run_checkpoint
 from runners.config import CheckpointConfig, ProblemConfig
+from runners.egress.netns import require_root
+from runners.egress.policy import NetworkPolicy
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
@@ -42,6 +45,8 @@ def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
     """The sandbox the agent runs in: its own choice, else the grader's (`auto` picks one). An
     agent image of the user's that is not on this machine is bad input, said before any step."""
     sandbox = resolve_sandbox(spec.sandbox or environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+    if isinstance(spec.network, NetworkPolicy) and sandbox.isolated:
+        require_root(sandbox.name)  # said before any step, not at the first one
     if spec.image and sandbox.name == "docker":
         import docker
 
@@ -78,17 +83,31 @@ def grade_step(problem: ProblemConfig, checkpoint: CheckpointConfig, record: Ste
                           output_dir=layout.grade_dir(record.agent, record.problem, checkpoint.name))
 
 
+def repeats_of(spec: AgentSpec) -> list[AgentSpec]:
+    """The agent once per repeat, each named for its repeat (`alpha@r2`) when there are several."""
+    return [spec.model_copy(update={"name": repeat_label(spec.name, k, spec.repeat)})
+            for k in range(1, spec.repeat + 1)]
+
+
 def solve(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
           on_step: Callable[[StepRecord], None] | None = None,
           on_graded: Callable[[SolvedCheckpoint], None] | None = None) -> list[SolvedCheckpoint]:
-    """Every checkpoint of `problem`, in order: the agent's step, then its grade."""
+    """Every checkpoint of `problem`, in order: the agent's step, then its grade; once per repeat."""
     guard(spec, problem, layout, environment, f"agent {spec.name!r}")
     sandbox = agent_sandbox(spec, environment)
     solved = []
-    for checkpoint in problem.ordered_checkpoints():
-        record = ensure_steps(spec, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
-        done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
-        solved.append(done)
-        if on_graded is not None:
-            on_graded(done)
+    for each in repeats_of(spec):
+        for checkpoint in problem.ordered_checkpoints():
+            record = ensure_steps(each, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
+            done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
+            solved.append(done)
+            if on_graded is not None:
+                on_graded(done)
     return solved
+
+
+def solved_repeats(solved: list[SolvedCheckpoint], problem: ProblemConfig, policy: PassPolicy) -> list[RepeatStats]:
+    """pass@k and the spread of each checkpoint over the repeats (empty without repeats)."""
+    orders = {c.name: i for i, c in enumerate(problem.ordered_checkpoints(), start=1)}
+    return group_repeats((d.step.agent, d.step.problem, d.step.checkpoint, orders.get(d.step.checkpoint, 0),
+                          d.result, d.passed(policy)) for d in solved)

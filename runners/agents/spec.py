@@ -22,9 +22,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from runners.agents.budget import AgentBudget
 from runners.agents.command import TemplateError, fields_used, split_command
+from runners.egress.policy import NetworkPolicy
 from runners.errors import ConfigError, UserInputError
 from runners.limits import ResourceLimits
 from runners.validation import describe_validation_error, load_yaml_mapping
@@ -48,11 +50,15 @@ class AgentSpec(BaseModel):
     pass_env: list[str] = Field(default_factory=list, description="host variables passed by name")
     env: dict[str, str] = Field(default_factory=dict, description="variables with literal values")
     timeout: float = Field(DEFAULT_TIMEOUT, gt=0, description="seconds per checkpoint")
-    network: bool = Field(False, description="whether the agent may reach the network")
+    network: bool | NetworkPolicy = Field(False, description="false: no network; true: the host's; "
+                                          "{allow: [host:port], routes: {VAR: URL}}: only those, through "
+                                          "the harness's proxy (runners.egress)")
     home: str | None = Field(None, description="a host directory copied into the agent's home first")
     image: str | None = Field(None, description="docker: the image the agent runs in")
     sandbox: str | None = Field(None, description="the agent's sandbox (default: the grader's)")
     limits: ResourceLimits | None = Field(None, description="memory, processes, output... of a step")
+    repeat: int = Field(1, ge=1, le=100, description="independent runs of each problem (pass@k)")
+    budget: AgentBudget | None = Field(None, description="caps on tokens, cost and time, per step and per run")
 
     @field_validator("name")
     @classmethod
@@ -68,6 +74,27 @@ class AgentSpec(BaseModel):
         if bad:
             raise ValueError(f"not variable names: {', '.join(map(repr, bad))}")
         return names
+
+    @field_validator("network", mode="before")
+    @classmethod
+    def _network(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            from pydantic import ValidationError
+
+            try:
+                return NetworkPolicy.model_validate(value)
+            except ValidationError as exc:
+                said = []
+                for item in exc.errors(include_url=False):
+                    where = ".".join(map(str, item["loc"]))
+                    what = ("unknown key (allowed: allow, routes)" if item["type"] == "extra_forbidden"
+                            else item["msg"].removeprefix("Value error, "))
+                    said.append(f"`{where}`: {what}" if where else what)
+                raise ValueError("; ".join(said)) from None
+        if not isinstance(value, (bool, NetworkPolicy)):
+            raise ValueError("expected true, false, or an allow-list {allow: [host:port, ...], "
+                             "routes: {VARIABLE: base URL}}")
+        return value
 
     @field_validator("mounts")
     @classmethod
@@ -99,17 +126,28 @@ class AgentSpec(BaseModel):
             raise ValueError(str(exc)) from None
         return command
 
+    @model_validator(mode="after")
+    def _routes_are_not_env(self) -> AgentSpec:
+        if isinstance(self.network, NetworkPolicy):
+            clash = sorted(set(self.network.routes) & (set(self.env) | set(self.pass_env)))
+            if clash:
+                raise ValueError(f"field `network.routes`: {', '.join(clash)} also in `env`/`pass_env`: "
+                                 "a route sets the variable itself (to the proxy's front)")
+        return self
+
     @property
     def argv(self) -> list[str]:
         return split_command(self.command)
 
     @property
     def key(self) -> str:
-        """A hash of what the agent runs with (all but its name; `pass_env` by name): a step done
-        with another key is stale."""
+        """A hash of what the agent runs with (all but its name and its number of repeats;
+        `pass_env` by name): a step done with another key is stale."""
         import hashlib
 
-        return hashlib.sha256(self.model_dump_json(exclude={"name"}).encode()).hexdigest()[:16]
+        # Settings added later are left out while unset: runs stored before them stay current.
+        exclude = {"name", "repeat"} | ({"budget"} if self.budget is None else set())
+        return hashlib.sha256(self.model_dump_json(exclude=exclude).encode()).hexdigest()[:16]
 
     def uses(self, field: str) -> bool:
         return field in fields_used(self.argv, set(self.mounts))

@@ -22,12 +22,18 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from runners.agents.budget import BudgetWatch, Spent, StreamTally, exhausted, step_seconds
 from runners.agents.command import expand
 from runners.agents.layout import RunLayout, StepRecord
+from runners.agents.repeats import split_label
 from runners.agents.report import excerpt, read_report
 from runners.agents.spec import AgentSpec
+from runners.agents.tokens import check_tokens
 from runners.case_config import CaseCheckpointConfig
 from runners.config import CheckpointConfig, ProblemConfig
+from runners.egress.policy import NetworkPolicy, network_mode
+from runners.egress.proxy import EgressProxy
+from runners.egress.usage import Usage
 from runners.environment import EnvironmentSpec
 from runners.errors import ConfigError, InfrastructureError, UserInputError
 from runners.limits import ResourceLimits
@@ -80,16 +86,29 @@ def step_limits(spec: AgentSpec, environment: EnvironmentSpec) -> ResourceLimits
 
 def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConfig, number: int,
              start: Path | None, started_from: str, layout: RunLayout, environment: EnvironmentSpec,
-             sandbox: Sandbox) -> StepRecord:
+             sandbox: Sandbox, spent: Spent | None = None) -> StepRecord:
     """Run the step, keep its snapshot and transcript in `layout`, and return its record.
-    `start` is the directory the workspace is copied from (None: an empty workspace)."""
+    `start` is the directory the workspace is copied from (None: an empty workspace); `spent` is
+    what the run's earlier steps spent (for the run's budget)."""
+    spent = spent or Spent()
     limits = step_limits(spec, environment)
     prompt = spec_file(problem, checkpoint)
     record = StepRecord(agent=spec.name, problem=problem.path.name, checkpoint=checkpoint.name, number=number,
-                        command=spec.argv, agent_key=spec.key, sandbox=sandbox.name, network=spec.network,
-                        started_from=started_from, started_at=time.time())
+                        command=spec.argv, agent_key=spec.key, repeat=split_label(spec.name)[1],
+                        sandbox=sandbox.name, network=spec.network is not False,
+                        network_mode=network_mode(spec.network), started_from=started_from, started_at=time.time())
     if not sandbox.isolated:
         record.flags.append("unsandboxed")
+    skipped = exhausted(spec.budget, spent)
+    if skipped is not None:
+        record.failure, record.budget_stop = f"budget: {skipped}; the step did not run", skipped
+        record.notes.append("the snapshot is the workspace the step would have started from")
+        _keep_snapshot(record, None, start, layout, limits)
+        return _save(record, layout, None)
+    seconds, clock = step_seconds(spec.budget, spent, spec.timeout)
+    limits = limits.model_copy(update={"wall_timeout": seconds})
+    watch = BudgetWatch(spec.budget, spent)
+    proxy = _proxy(spec, watch)
     listed = inventory(start, limits) if start is not None else None
     # On disk, not in memory: an agent installs packages and builds, which would count against its
     # memory limit (RUNNERS_WORKSPACE_DIR still chooses).
@@ -105,21 +124,83 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
         if spec.home:
             shutil.copytree(spec.home, workspace.home, symlinks=True, dirs_exist_ok=True)
         request = _request(spec, problem, checkpoint, number, workspace, sandbox, environment, limits, record)
+        request = _watched(request, spec, sandbox, proxy, watch, seconds, record)
         outcome = sandbox.run(request)
+        if proxy is not None:
+            record.egress = proxy.close()
         record.duration = round(outcome.duration, 3)
-        _judge(record, outcome, spec, limits, request)
+        _judge(record, outcome, spec, limits, request, seconds, clock, watch)
         _keep_snapshot(record, workspace.submission, start, layout, limits)
     except InfrastructureError as exc:
         record.failure, record.infrastructure = f"infrastructure failure: {exc}", True
         _keep_snapshot(record, None, start, layout, limits)
     finally:
+        if proxy is not None:
+            proxy.close()
         workspace.cleanup()
-    step_dir = layout.step_dir(spec.name, record.problem, checkpoint.name)
+    _account(record, spec)
+    return _save(record, layout, outcome)
+
+
+def _save(record: StepRecord, layout: RunLayout, outcome: SandboxResult | None) -> StepRecord:
+    step_dir = layout.step_dir(record.agent, record.problem, record.checkpoint)
     step_dir.mkdir(parents=True, exist_ok=True)
     (step_dir / "stdout.txt").write_text(outcome.stdout if outcome else "", encoding="utf-8")
     (step_dir / "stderr.txt").write_text(outcome.stderr if outcome else "", encoding="utf-8")
     record.save(step_dir)
     return record
+
+
+def _proxy(spec: AgentSpec, watch: BudgetWatch) -> EgressProxy | None:
+    """The step's egress proxy (an allow-list only); what it counts feeds the token caps."""
+    if not isinstance(spec.network, NetworkPolicy):
+        return None
+    proxy: EgressProxy | None = None
+
+    def counted(total: Usage) -> None:
+        watch.tokens(total.total_tokens, "counted by the proxy")
+        if watch.stop.is_set() and proxy is not None:
+            proxy.stop_routes(f"budget: {watch.reason}")
+
+    proxy = EgressProxy(spec.network, on_usage=counted)
+    return proxy
+
+
+def _watched(request: SandboxRequest, spec: AgentSpec, sandbox: Sandbox, proxy: EgressProxy | None,
+             watch: BudgetWatch, seconds: float, record: StepRecord) -> SandboxRequest:
+    """The request with the allow-list's proxy, and the budget's clock, stop and output reader."""
+    update: dict[str, object] = {"timeout": seconds}
+    if proxy is not None:
+        if not sandbox.isolated:
+            proxy.attach(None)  # on the host's loopback: it still counts the routes' traffic
+            record.notes.append("network: `none` cannot enforce the allow-list (the agent had the host's "
+                                "network); the proxy's routes still counted the model traffic")
+        else:
+            update["egress"] = proxy
+        update["env"] = {**request.env, **proxy.env()}
+    if spec.budget is not None:
+        tally = StreamTally(watch, metered_by_proxy=proxy is not None and bool(proxy.upstreams))
+        update.update(stop=watch.stop, on_stdout=tally.feed)
+    return request.model_copy(update=update)
+
+
+def _account(record: StepRecord, spec: AgentSpec) -> None:
+    """The proxy's count against the agent's claims; a cap the step went over without being
+    stopped (its figures came only at the end)."""
+    record.token_check = check_tokens(record.egress, record.report)
+    if record.token_mismatch and record.token_check is not None:
+        record.flags.append("token-mismatch")
+        record.notes.append(f"tokens: {record.token_check.detail}")
+    caps = spec.budget.step if spec.budget is not None else None
+    if caps is None or record.budget_stop is not None:
+        return
+    tokens, cost = record.tokens, record.report.cost_usd
+    if caps.tokens is not None and tokens is not None and tokens > caps.tokens:
+        record.notes.append(f"budget: the step used {tokens:,} tokens, over its cap of {caps.tokens:,} "
+                            "(known only when it ended)")
+    if caps.cost_usd is not None and cost is not None and cost > caps.cost_usd:
+        record.notes.append(f"budget: the step cost ${cost:.4f}, over its cap of ${caps.cost_usd:g} "
+                            "(known only when it ended)")
 
 
 def _request(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConfig, number: int,
@@ -147,12 +228,12 @@ def _request(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     missing = [name for name in spec.pass_env if name not in os.environ]
     if missing:
         record.notes.append(f"not set on the host, so not passed: {', '.join(missing)}")
-    if spec.network and not sandbox.isolated:
+    if spec.network is True and not sandbox.isolated:
         record.notes.append("network: `none` cannot take it away, so the agent always had it")
     env = {**base_env(), "HOME": paths.home, "TMPDIR": paths.tmp, "RUNNERS_PROBLEM": problem.path.name,
-           "RUNNERS_CHECKPOINT": checkpoint.name, "RUNNERS_CHECKPOINT_NUMBER": str(number),
+           "RUNNERS_CHECKPOINT": checkpoint.name, "RUNNERS_CHECKPOINT_NUMBER": str(number), "RUNNERS_REPEAT": str(record.repeat),
            "RUNNERS_PROMPT_FILE": prompt_file, "RUNNERS_WORKSPACE": paths.workspace, **passed, **spec.env}
-    return SandboxRequest(argv=argv, cwd=paths.workspace, env=env, mounts=mounts, network=spec.network,
+    return SandboxRequest(argv=argv, cwd=paths.workspace, env=env, mounts=mounts, network=spec.network is True,
                           limits=limits, timeout=spec.timeout, image=spec.image,
                           run_id=f"agent-{spec.name}-{problem.path.name}-{checkpoint.name}-{uuid.uuid4().hex[:8]}",
                           purpose="agent")
@@ -197,7 +278,7 @@ def _not_started(outcome: SandboxResult, request: SandboxRequest) -> str | None:
 
 
 def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: ResourceLimits,
-           request: SandboxRequest) -> None:
+           request: SandboxRequest, seconds: float, clock: str | None, watch: BudgetWatch) -> None:
     report = read_report(outcome.stdout, outcome.stderr)
     record.report = report
     record.exit_code = outcome.exit_code
@@ -206,7 +287,14 @@ def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: 
     record.excerpt = excerpt(report, outcome.stdout, outcome.stderr)
     record.notes += outcome.notes
     unstarted = _not_started(outcome, request)
-    if outcome.timed_out:
+    if outcome.stopped and watch.reason is not None:
+        record.budget_stop = watch.reason
+        record.failure = f"budget: {watch.reason}; every process it started was killed"
+    elif outcome.timed_out and clock is not None:
+        record.budget_stop = f"{clock} ran out"
+        record.failure = (f"budget: the agent did not finish within {seconds:g} s ({clock}); every process "
+                          "it started was killed")
+    elif outcome.timed_out:
         record.failure = (f"timed out: the agent did not finish within its limit of {spec.timeout:g} s; "
                           "every process it started was killed")
     elif outcome.oom_killed:

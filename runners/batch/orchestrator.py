@@ -18,6 +18,7 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.text import Text
 
+from runners.agents.repeats import group_repeats, repeat_rows, repeats_markdown, repeats_table
 from runners.batch.cells import Cell, Discovery, content_hashes, discover
 from runners.batch.jobs import (
     BAD_INPUT,
@@ -236,6 +237,10 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
             finished.append((cell, record, result))
             outcome.results[cell.id], outcome.records[cell.id] = result, record
     store.write_tables(finished, options.policy, options.agent_failures)
+    stats = group_repeats((cell.agent, cell.problem, cell.checkpoint, cell.order, result,
+                           options.policy.check(result) and cell.id not in options.agent_failures)
+                          for cell, _, result in finished)
+    store.write_repeats(repeat_rows(stats))
     matrix = build_matrix(found.cells, outcome.results, found.problems, options.policy, found.missing,
                           options.agent_failures)
     outcome.matrix = matrix
@@ -244,6 +249,8 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
     console.print(fit(console, detail_table(matrix)))
     for line in entry_notes(matrix):
         console.print(Text(f"  {line}", style="yellow"))
+    if stats:
+        console.print(fit(console, repeats_table(stats)))
     meta = _meta(options, outcome, started_at, executor.name)
     notes = list(found.notes)
     if outcome.cancelled:
@@ -251,7 +258,7 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                      f"{', '.join(outcome.cancelled[:20])}{' ...' if len(outcome.cancelled) > 20 else ''}")
     for cid in outcome.infra:
         notes.append(f"{cid}: infrastructure failure: {outcome.results[cid].infrastructure_reason}")
-    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes))
+    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes) + ("\n" + repeats_markdown(stats) if stats else ""))
     store.write_batch_info({**meta, "cells": [c.id for c in found.cells], "ran": outcome.ran,
                             "kept": outcome.kept, "cancelled": outcome.cancelled,
                             "infrastructure_failures": outcome.infra, "notes": notes})

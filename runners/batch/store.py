@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runners.agents.repeats import split_label
 from runners.artifacts import RESULT_FILE
 from runners.batch.cells import Cell
 from runners.policy import PassPolicy
@@ -36,6 +37,8 @@ CELL_FILE = "cell.json"
 BATCH_FILE = "batch.json"
 JSONL_FILE = "results.jsonl"
 PARQUET_FILE = "results.parquet"
+REPEATS_JSONL_FILE = "repeats.jsonl"
+REPEATS_PARQUET_FILE = "repeats.parquet"
 SUMMARY_FILE = "summary.md"
 CELLS_DIR = "cells"
 RECORD_VERSION = 1
@@ -175,6 +178,24 @@ class BatchStore:
         return jsonl, parquet
 
 
+    def write_repeats(self, rows: Sequence[dict[str, Any]]) -> tuple[Path, Path] | None:
+        """repeats.jsonl and repeats.parquet: pass@k and the spread per agent, problem and
+        checkpoint (`runners.agents.repeats.repeat_rows`); none when no agent has repeats."""
+        jsonl, parquet = self.root / REPEATS_JSONL_FILE, self.root / REPEATS_PARQUET_FILE
+        if not rows:
+            for path in (jsonl, parquet):
+                path.unlink(missing_ok=True)
+            return None
+        _atomic_write(jsonl, "".join(json.dumps(r) + "\n" for r in rows))
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        tmp = parquet.with_name(f".{parquet.name}.tmp-{os.getpid()}")
+        pq.write_table(pa.Table.from_pylist(list(rows)), tmp, compression="zstd")
+        os.replace(tmp, parquet)
+        return jsonl, parquet
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
@@ -186,6 +207,8 @@ def _json_default(value: Any) -> Any:
 #: Column name -> pyarrow type name; the order is the column order of both files.
 COLUMNS: dict[str, str] = {
     "agent": "string",
+    "agent_name": "string",  # the agent without its repeat (`alpha` of `alpha@r2`)
+    "repeat": "int32",  # which repeat (1 when the agent has none)
     "problem": "string",
     "checkpoint": "string",
     "checkpoint_order": "int32",
@@ -228,8 +251,11 @@ COLUMNS: dict[str, str] = {
 
 def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
               policy: PassPolicy, agent_failure: str | None = None) -> list[dict[str, Any]]:
+    agent_name, repeat = split_label(cell.agent)
     base = {
         "agent": cell.agent,
+        "agent_name": agent_name,
+        "repeat": repeat,
         "problem": cell.problem,
         "checkpoint": cell.checkpoint,
         "checkpoint_order": cell.order,

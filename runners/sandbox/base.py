@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,6 +30,8 @@ class Mount(BaseModel):
 
 
 class SandboxRequest(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     argv: list[str]
     cwd: str
     env: dict[str, str] = Field(default_factory=dict)
@@ -40,6 +42,11 @@ class SandboxRequest(BaseModel):
     image: str | None = Field(None, description="Container image (docker backend).")
     run_id: str = Field(description="Label put on everything the run starts, for sweeping.")
     purpose: str = Field("test", description="'prepare' or 'test', for logs and labels.")
+    # The agent step's extras (runners/egress, budgets); never serialized.
+    egress: Any = Field(None, exclude=True, description="An allow-list proxy (runners.egress.proxy."
+                        "EgressProxy): the run's network namespace holds only its listeners.")
+    stop: Any = Field(None, exclude=True, description="A threading.Event: set, the run is ended early.")
+    on_stdout: Any = Field(None, exclude=True, description="Called with each chunk of stdout as it comes.")
 
 
 class SandboxResult(BaseModel):
@@ -50,6 +57,7 @@ class SandboxResult(BaseModel):
     stderr_truncated: bool = False
     timed_out: bool = False
     oom_killed: bool = False
+    stopped: bool = Field(False, description="ended early by the request's `stop` event")
     duration: float = 0.0
     notes: list[str] = Field(default_factory=list)
 

@@ -36,4 +36,6 @@ class NoSandbox(Sandbox):
             timeout=request.timeout,
             output_cap=limits.output_bytes or 4 * MB,
             preexec_fn=lambda: apply_rlimits(limits),
+            stop=request.stop,
+            on_stdout=request.on_stdout,
         )

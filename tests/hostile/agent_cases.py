@@ -183,6 +183,51 @@ if not reached and os.environ.get("NETWORK_EXPECTED") == "yes":
 finish()
 '''
 
+NETWORK_ALLOW = '''
+import urllib.request
+for name in ("NO_PROXY", "no_proxy"):  # urllib would skip the proxy for these addresses
+    os.environ.pop(name, None)
+via = urllib.request.build_opener(urllib.request.ProxyHandler({"http": os.environ.get("HTTP_PROXY", "")}))
+try:
+    model = via.open("http://127.0.0.1:@@MODEL_PORT@@/", timeout=10).read().decode()
+except Exception as exc:  # noqa: BLE001
+    model = f"{type(exc).__name__}: {exc}"
+if "MODEL-OK" not in model:
+    leaks.append(f"the allowed endpoint was not reachable through the proxy: {model[:200]}")
+addresses = {"127.0.0.1", "localhost"}
+try:
+    for line in open("/proc/net/route").read().splitlines()[1:]:
+        fields = line.split()
+        if fields[1] == "00000000":
+            addresses.add(socket.inet_ntoa(bytes.fromhex(fields[2])[::-1]))
+except OSError:
+    pass
+addresses.update("@@HOST_ADDRESSES@@".split())
+proxy = os.environ.get("HTTPS_PROXY", "http://127.0.0.1:1").rsplit(":", 1)
+for address in sorted(addresses):
+    attempts = {"directly": None, "through CONNECT": f"CONNECT {address}:@@PORT@@ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n",
+                "through the proxy's forwarding": f"GET http://{address}:@@PORT@@/ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"}
+    for how, request in attempts.items():
+        target = (address, @@PORT@@) if request is None else (proxy[0].split("//")[-1], int(proxy[1]))
+        try:
+            with socket.create_connection(target, timeout=3) as conn:
+                if request is not None:
+                    conn.sendall(request.encode())
+                got = b""
+                while len(got) < 4000:
+                    chunk = conn.recv(1000)
+                    if not chunk:
+                        break
+                    got += chunk
+                    if b"@@CANARY@@" in got:
+                        break
+                if b"@@CANARY@@" in got:
+                    leaks.append(f"reached the host's server at {address} {how}")
+        except OSError:
+            pass
+finish()
+'''
+
 
 @dataclass(frozen=True)
 class AgentCase:
@@ -194,6 +239,7 @@ class AgentCase:
     skip_on: dict[str, str] = field(default_factory=dict)
     timeout: float = 30.0
     network: bool = False
+    allow_list: bool = False  # `network: {allow: [the world's model server]}`
     concurrent_other: bool = False  # another agent's step runs (and holds a secret) at the same time
     check_files: dict[str, str] = field(default_factory=dict)  # snapshot file -> exact content
 
@@ -234,5 +280,13 @@ AGENT_CASES = [
     AgentCase("agent-network-on", "the same with `network: true`: it must reach the host's server",
               NETWORK, "docker's bridge network, bubblewrap in the host's network namespace",
               skip_on={"none": "`none` always has the network: nothing to turn on"}, network=True),
+    AgentCase("agent-network-allow-list", "with an allow-list of one endpoint (a server on the host's loopback "
+              "standing in for its model), reaches it through the proxy, then tries the host's other server "
+              "directly, through the proxy's CONNECT and through its plain-HTTP forwarding, on loopback, the "
+              "default gateway and the host's addresses", NETWORK_ALLOW,
+              "a network namespace of its own (docker: a holder container's, network `none`) holding only "
+              "loopback and the harness's proxy, which refuses (403) every `host:port` not on the list",
+              skip_on={"none": "`none` cannot take the network away (the allow-list is not enforced; the step "
+                               "notes it)"}, allow_list=True),
 ]
 BY_ID = {case.id: case for case in AGENT_CASES}

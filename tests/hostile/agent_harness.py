@@ -90,6 +90,8 @@ class AgentWorld:
             self._saved[name] = os.environ.get(name)
             os.environ[name] = value
         self._listen()
+        self._model = self._serve_once_each(b"HTTP/1.0 200 OK\r\nContent-Length: 8\r\n\r\nMODEL-OK")
+        self.model_port = self._model.getsockname()[1]
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -104,6 +106,8 @@ class AgentWorld:
             except OSError:
                 pass
             self._server.close()
+        if getattr(self, "_model", None) is not None:
+            self._model.close()
         _restore_permissions(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -128,6 +132,28 @@ class AgentWorld:
 
         threading.Thread(target=serve, daemon=True).start()
 
+    def _serve_once_each(self, reply: bytes) -> socket.socket:
+        """A server on the host's loopback (the allow-listed endpoint) that answers `reply`."""
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.bind(("127.0.0.1", 0))
+        server.listen(16)
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                with conn:
+                    try:
+                        conn.recv(4000)
+                        conn.sendall(reply)
+                    except OSError:
+                        pass
+
+        threading.Thread(target=serve, daemon=True).start()
+        return server
+
     # ---- one run ------------------------------------------------------------------------------
 
     def environment(self, backend: str) -> EnvironmentSpec:
@@ -139,6 +165,7 @@ class AgentWorld:
         values = {"@@TOKEN@@": token, "@@PROBLEM@@": str(self.problem.path), "@@RUN@@": str(self.layout.root),
                   "@@OTHER@@": str(self.other), "@@CACHE@@": str(default_cache_dir()),
                   "@@ESCAPE@@": str(self.escape), "@@CANARY@@": CANARY, "@@PORT@@": str(self.port),
+                  "@@MODEL_PORT@@": str(self.model_port),
                   "@@HOST_ADDRESSES@@": " ".join(_host_addresses()),
                   "@@HOST_VARIABLES@@": " ".join(sorted(set(os.environ) - GIVEN))}
         source = PRELUDE + f"open('marker-{token}', 'w').close()\n" + case.body
@@ -160,7 +187,8 @@ class AgentWorld:
         environment = self.environment(backend)
         spec = parse_agent({"name": f"{case.id}-{backend}", "command": "{python} {mounts[agent]}/hostile_agent.py",
                             "mounts": {"agent": str(self._agent_dir(case, backend, token))},
-                            "pass_env": [PASSED_BY_NAME], "timeout": case.timeout, "network": case.network,
+                            "pass_env": [PASSED_BY_NAME], "timeout": case.timeout,
+                            "network": {"allow": [f"127.0.0.1:{self.model_port}"]} if case.allow_list else case.network,
                             "env": {"HOSTILE_MARKER": token, "NETWORK_EXPECTED": "yes" if case.network else "no"},
                             "limits": LIMITS.model_dump(exclude_none=True)}, "hostile agent")
         before = self._sentinels()

@@ -171,7 +171,9 @@ chosen sandbox with the same profile as a test run, except what an agent needs: 
 (a fresh copy of the previous snapshot) writable at `/workspace`, its checkpoint's specification
 alone read-only at `/agent/prompt/`, a private home at `/agent/home` and `/tmp`, its own read-only
 mounts (refused when they hold the problems, the harness's cache or the run's results), the variables
-it is allowed (by name from the host, or literal values), and the network only with `network: true`.
+it is allowed (by name from the host, or literal values), and the network only with `network: true`
+(all of it) or an allow-list (`network: {{allow, routes}}`: a network namespace of its own holding
+loopback and the harness's proxy, which lets through only the listed `host:port` and routes).
 The hidden tests, the problem's other specifications, other agents' workspaces and the caches are
 never mounted; what it leaves running is killed when its step ends; its output is capped. On `none`
 nothing is isolated: the step is flagged `unsandboxed`, and only the environment, the time limit,

@@ -12,9 +12,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from runners.egress.netns import require_root
 from runners.errors import InfrastructureError
 from runners.processes import owner_label
-from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env, register_sandbox
 from runners.sandbox.docker import client as engine
 from runners.sandbox.docker.client import default_image, docker_client, image_id
 from runners.sandbox.docker.lifecycle import (
@@ -68,7 +69,17 @@ class DockerSandbox(Sandbox):
             request.model_copy(update={"mounts": mounts}), image=image_id(request.image or self.python_image),
             user=sandbox_user(os.geteuid(), os.getegid(), SANDBOX_UID, SANDBOX_GID), owner=owner_label(),
             request_id=request_id, cpu_count=os.cpu_count() or 1, ca_bundle=bundle)
-        outcome = run_container(client, spec, request_id, request.timeout, request.limits.output_bytes or 4 * MB)
+        holder = None
+        try:
+            if request.egress is not None:
+                holder = self._network_holder(client, request, request_id)
+                spec["network_mode"] = f"container:{holder.id}"  # its namespace: loopback and the proxy
+                spec.pop("hostname", None)  # docker refuses a hostname with a borrowed network
+            outcome = run_container(client, spec, request_id, request.timeout, request.limits.output_bytes or 4 * MB,
+                                    stop=request.stop, on_stdout=request.on_stdout)
+        finally:
+            if holder is not None:
+                _remove_quietly(holder)
         notes += outcome.notes
         if outcome.oom_killed:
             notes.append(f"killed for exceeding the memory limit of {request.limits.memory_mb} MB")
@@ -79,14 +90,57 @@ class DockerSandbox(Sandbox):
             stdout_truncated=outcome.out.truncated,
             stderr_truncated=outcome.err.truncated,
             timed_out=outcome.timed_out,
+            stopped=outcome.stopped,
             oom_killed=outcome.oom_killed,
             duration=outcome.duration,
             notes=notes,
         )
 
+    def _network_holder(self, client: Any, request: SandboxRequest, request_id: str) -> Any:
+        """A container that only holds a network namespace (loopback, no interface out), with the
+        egress proxy's listeners opened inside it; the run's container joins it."""
+        require_root("docker")
+        holder_request = request.model_copy(update={
+            "argv": ["sleep", str(int(request.timeout) + 60)], "mounts": [], "network": False, "egress": None,
+            "env": base_env(), "cwd": "/", "purpose": f"{request.purpose}-network"})
+        spec, _ = container_spec(holder_request, image=image_id(self.python_image),
+                                 user=sandbox_user(os.geteuid(), os.getegid(), SANDBOX_UID, SANDBOX_GID),
+                                 owner=owner_label(), request_id=f"{request_id}-net", cpu_count=os.cpu_count() or 1)
+        import docker
+
+        holder = None
+        try:
+            holder = client.containers.create(**spec)
+            holder.start()
+            holder.reload()
+            pid = int(holder.attrs["State"]["Pid"])
+            netns = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                request.egress.attach(netns)
+            finally:
+                os.close(netns)
+            return holder
+        except (docker.errors.APIError, OSError, KeyError, ValueError) as exc:
+            if holder is not None:
+                _remove_quietly(holder)
+            raise InfrastructureError(f"cannot set up the agent's network namespace for the proxy: {exc}") from None
+        except BaseException:
+            if holder is not None:
+                _remove_quietly(holder)
+            raise
+
     def sweep_orphans(self) -> int:
         """Remove containers labelled `runners.managed` whose owning process on this host is gone."""
         return sweep_orphans()
+
+
+def _remove_quietly(container: Any) -> None:
+    import docker
+
+    try:
+        container.remove(force=True)
+    except docker.errors.APIError:  # gone already; a leftover is swept later by its label
+        pass
 
 
 def _ca_bundle(env: dict[str, str]) -> Path | None:

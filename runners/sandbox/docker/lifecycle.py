@@ -15,6 +15,7 @@ import socket
 import stat
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,13 +39,16 @@ class Outcome:
     out: CappedBuffer
     err: CappedBuffer
     notes: list[str] = field(default_factory=list)
+    stopped: bool = False
 
 
-def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: float, cap: int) -> Outcome:
-    """Run one container to completion or `timeout` seconds; it is removed when this returns."""
+def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: float, cap: int,
+                  stop: threading.Event | None = None, on_stdout: Callable[[bytes], None] | None = None) -> Outcome:
+    """Run one container to completion or `timeout` seconds (or until `stop` is set); it is
+    removed when this returns."""
     import docker
 
-    out, err = CappedBuffer(cap), CappedBuffer(cap)
+    out, err = CappedBuffer(cap, on_stdout), CappedBuffer(cap)
     container = None
     sock = None
     reader = None
@@ -65,17 +69,19 @@ def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: f
                 f"docker could not start the sandbox container: {exc.explanation or exc}") from None
         except Exception as exc:  # requests errors: the daemon did not answer
             raise InfrastructureError(f"the Docker engine failed while starting the sandbox: {exc}") from None
-        timed_out = _wait(container, started + timeout)
+        timed_out = _wait(container, started + timeout, stop)
         notes = []
+        stopped = stop is not None and stop.is_set()
         if timed_out:
             _kill(container)
-            notes.append(f"killed at the wall-clock limit of {timeout:g} s")
+            notes.append("stopped by the harness" if stopped else f"killed at the wall-clock limit of {timeout:g} s")
         finished = time.monotonic()
         if reader is not None:
             reader.join(timeout=READER_GRACE)
         state = _state(container)
         return Outcome(exit_code=state.get("ExitCode"), oom_killed=bool(state.get("OOMKilled")),
-                       timed_out=timed_out, duration=finished - started, out=out, err=err, notes=notes)
+                       timed_out=timed_out and not stopped, duration=finished - started, out=out, err=err,
+                       notes=notes, stopped=timed_out and stopped)
     finally:
         if sock is not None:
             _close(sock)
@@ -173,8 +179,8 @@ def _close(sock: Any) -> None:
             pass
 
 
-def _wait(container: Any, deadline: float) -> bool:
-    """Wait for the container to exit; True when the deadline passed first.
+def _wait(container: Any, deadline: float, stop: threading.Event | None = None) -> bool:
+    """Wait for the container to exit; True when the deadline passed (or `stop` was set) first.
 
     `Container.wait(timeout)` is only a request timeout (it raises requests' ConnectionError or
     ReadTimeout), so it is called in slices and the deadline is enforced here. The slices are short
@@ -185,7 +191,7 @@ def _wait(container: Any, deadline: float) -> bool:
 
     while True:
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
+        if remaining <= 0 or (stop is not None and stop.is_set()):
             return True
         asked = time.monotonic()
         try:
