@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from runners.artifacts import save_artifacts
+from runners.blame import problem_faults, problem_reason
 from runners.categorize import categorize
 from runners.context import Invocation, Layout, RunContext, Verdict
 from runners.errors import InfrastructureError, UserInputError
@@ -134,6 +135,9 @@ def execute(
                 raise
             if verdict.infrastructure_reason is None:
                 verdict.infrastructure_reason = exit_reason(runner.exit_contract, outcome.exit_code, verdict)
+            if verdict.infrastructure_reason is None and verdict.problem_reason is None:
+                verdict.problem_reason = problem_reason(
+                    problem_faults(verdict.report.records, ctx.places(runner.problem_files(ctx))))
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
@@ -155,8 +159,14 @@ def execute(
 def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
             verdict: Verdict) -> ExecutionResult:
     order = {cp.name: cp.order or 0 for cp in ctx.problem.ordered_checkpoints()}
-    cut = _bound_text(verdict.report.records)
-    tests = categorize(verdict.report.records, ctx.checkpoint.name, order, ctx.problem.marker_groups(),
+    # The problem's fault outranks the failure it caused (a conftest that failed: no report).
+    broken = verdict.problem_reason is not None
+    if broken:
+        verdict.infrastructure_reason = None
+    # A broken problem is no grade: no test counts (the raw report stays with the artifacts).
+    records = [] if broken else verdict.report.records
+    cut = _bound_text(records)
+    tests = categorize(records, ctx.checkpoint.name, order, ctx.problem.marker_groups(),
                        checkpoint_of=runner.checkpoint_of_file)
     flags = list(ctx.flags)
     if not ctx.sandbox.isolated:
@@ -185,6 +195,8 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         collected=verdict.report.collected,
         infrastructure_failure=reason is not None,
         infrastructure_reason=reason,
+        problem_error=broken,
+        problem_error_reason=utf8_safe(verdict.problem_reason or "") if broken else None,
         timed_out=outcome.timed_out,
         errors=[*ctx.workspace.notes, *ctx.errors, *map(utf8_safe, verdict.errors), *outcome.notes],
         flags=flags,

@@ -20,9 +20,14 @@ if TYPE_CHECKING:
 
 # 2: tests of case-based problems carry `score`, `attributes` and `diff` (absent before: version 1
 # files read back unchanged).
-SCHEMA_VERSION = 2
+# 3: `problem_error` / `problem_error_reason` and the derived `status` (absent before: read back as
+# a graded result or an infrastructure failure, as they were).
+SCHEMA_VERSION = 3
 
 TestStatus = Literal["passed", "failed", "skipped", "error"]
+# What a result is: a grade; the harness could not run the tests or trust their report; or the
+# problem itself is broken (its tests, conftest or data failed to load), which is no grade either.
+ResultStatus = Literal["graded", "infrastructure_failure", "problem_error"]
 
 
 class CaseAttribute(BaseModel):
@@ -121,6 +126,12 @@ class ExecutionResult(BaseModel):
     collected: int | None = None
     infrastructure_failure: bool = False
     infrastructure_reason: str | None = None
+    problem_error: bool = Field(
+        False, description="The problem's own files (its tests, conftest, helpers or data) failed to "
+        "load: no grade, the problem is to be fixed. `tests` is then empty (the raw report is kept "
+        "with the artifacts).")
+    problem_error_reason: str | None = Field(
+        None, description="What failed to load, naming the problem's file and line.")
     timed_out: bool = False
     errors: list[str] = Field(
         default_factory=list, description="File-level errors and harness notes, readable."
@@ -164,12 +175,28 @@ class ExecutionResult(BaseModel):
         may go on with the tool's own lines (see `runners.excerpt`)."""
         if self.infrastructure_failure:
             return f"INFRASTRUCTURE FAILURE: {self.infrastructure_reason or 'unknown'}"
+        if self.problem_error:
+            return f"PROBLEM ERROR: {self.problem_error_reason or 'unknown'}"
         parts = [
             f"{g.value} {self.pass_counts.get(g, 0)}/{self.total_counts[g]}"
             for g in GROUP_ORDER
             if g in self.total_counts
         ]
         return ", ".join(parts) if parts else "no tests"
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> ResultStatus:
+        """`graded`, or why there is no grade: `infrastructure_failure` (the harness's side) or
+        `problem_error` (the problem's own files are broken)."""
+        if self.infrastructure_failure:
+            return "infrastructure_failure"
+        return "problem_error" if self.problem_error else "graded"
+
+    @property
+    def graded(self) -> bool:
+        """Whether the tests ran and their report is a grade (neither kind of error)."""
+        return not (self.infrastructure_failure or self.problem_error)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -232,7 +259,7 @@ def failure_result(problem: ProblemConfig | str, checkpoint: CheckpointConfig | 
         infrastructure_reason=reason, **fields)
 
 
-_COMPUTED = {"summary", "pass_rate", "core_pass_rate", "checkpoint_pass_rate"}
+_COMPUTED = {"summary", "status", "pass_rate", "core_pass_rate", "checkpoint_pass_rate"}
 
 # SCBench's name for the same model.
 CorrectnessResults = ExecutionResult
