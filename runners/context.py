@@ -7,9 +7,8 @@ has to import the other to build or read them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from runners.blame import Places
 from runners.config import CheckpointConfig, ProblemConfig
@@ -75,16 +74,18 @@ class RunContext:
     # on the runner, so one runner object can serve runs in several threads at once.
     prepared: Any = None
 
-    def places(self, problem_files: set[str]) -> Places:
+    def places(self, problem_files: set[str], relative_to: str) -> Places:
         """Where the problem's files and the submission are as the sandbox saw them (to tell who
         broke a test file that failed to load); `problem_files`: the problem's files laid into
-        the copy (a repository's overlay), relative to it."""
+        the copy (a repository's overlay), relative to it; `relative_to`: the directory the
+        tool names files relative to."""
         problem = self.problem
         shown = {self.layout.tests: _relative(problem.tests_dir, problem.path),
                  self.layout.config: "(the harness's generated configuration)"}
         for rel in problem_files:
             shown[f"{self.layout.submission}/{rel}"] = f"{_relative(problem.overlay_dir, problem.path)}/{rel}"
-        return Places(submission=self.layout.submission, problem=shown, cwd=self.layout.submission,
+        return Places(submission=self.layout.submission, problem=shown,
+                      bases=(relative_to, self.layout.submission),
                       repository=problem.kind == "repository")
 
     def asset_env(self) -> dict[str, str]:

@@ -137,7 +137,7 @@ def execute(
                 verdict.infrastructure_reason = exit_reason(runner.exit_contract, outcome.exit_code, verdict)
             if verdict.infrastructure_reason is None and verdict.problem_reason is None:
                 verdict.problem_reason = problem_reason(
-                    problem_faults(verdict.report.records, ctx.places(runner.problem_files(ctx))))
+                    problem_faults(verdict.report.records, ctx.places(runner.problem_files(ctx), runner.parse_root(ctx))))
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 MET, NOT_MET, BAD_INPUT, INFRA, PROBLEM, INTERRUPTED = 0, 1, 2, 3, 4, 130
 
 
-def for_results(results: Iterable[ExecutionResult], policy: PassPolicy, met: bool | None = None) -> int:
+def for_results(
+    results: Iterable[ExecutionResult], policy: PassPolicy, met: bool | None = None
+) -> int:
     """The exit code of a command that produced `results` under `policy`; `met`: whether the
     policy is met overall (default: by every result). Policy `any` passes everything."""
     from runners.policy import PassPolicy

@@ -6,7 +6,7 @@ batch tables): keep it stable and bump `SCHEMA_VERSION` when a field changes mea
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -117,7 +117,7 @@ class ExecutionResult(BaseModel):
     python: str | None = Field(None, description="Version of the Python the submission and its "
                                "tests ran on (Python problems), e.g. 3.12.1.")
     entrypoint: str | None = None
-    started_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     duration: float = Field(0.0, description="Wall-clock seconds of the test step.")
     tests: list[TestResult] = Field(default_factory=list)
     pass_counts: dict[GroupType, int] = Field(default_factory=dict)
@@ -157,7 +157,7 @@ class ExecutionResult(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _derive_counts(self) -> "ExecutionResult":
+    def _derive_counts(self) -> ExecutionResult:
         passed: dict[GroupType, int] = {}
         total: dict[GroupType, int] = {}
         for test in self.tests:
@@ -238,7 +238,7 @@ class ExecutionResult(BaseModel):
         return path
 
     @classmethod
-    def load(cls, path: Path) -> "ExecutionResult":
+    def load(cls, path: Path) -> ExecutionResult:
         path = Path(path)
         if path.is_dir():
             path = path / "result.json"

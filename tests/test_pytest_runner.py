@@ -152,9 +152,12 @@ def test_undecodable_output_in_a_failure_is_kept_readable(tmp_path, env):
 
 
 def test_collection_error_names_the_file_and_other_tests_still_run(tmp_path, env):
+    """A test file that fails to load because of the submission (the module it imports from the
+    submission is missing) is an error of that file; the other files' tests still run."""
     problem = make_problem(tmp_path, {
         "test_checkpoint_1.py": "def test_ok(): pass\n",
-        "test_checkpoint_2.py": "import does_not_exist\n\ndef test_never(): pass\n",
+        "test_checkpoint_2.py": "import os, sys\nsys.path.insert(0, os.environ['SUBMISSION_PATH'])\n"
+                                "import does_not_exist\n\ndef test_never(): pass\n",
     }, checkpoints=2)
     sub = make_submission(tmp_path, {"main.py": ECHO_MAIN})
     result = run_checkpoint(problem, "checkpoint_2", sub, env)

@@ -32,7 +32,12 @@ from runners.frameworks.pytest_select import check_pytest_select
 from runners.frameworks.registry import register_runner
 from runners.parsers.pytest_json import load_error, load_report_object, parse_pytest_json
 from runners.parsers.report_file import ReportError, read_report
-from runners.plugins.runners_report_signature import CONFTEST_ERROR_FILE, KEY_FILE_ENV, KEY_FILE_NAME, verify
+from runners.plugins.runners_report_signature import (
+    CONFTEST_ERROR_FILE,
+    KEY_FILE_ENV,
+    KEY_FILE_NAME,
+    verify,
+)
 from runners.plugins.runners_report_signature import __name__ as _signature_module
 from runners.records import ParsedReport, RawRecord
 from runners.sandbox.base import SandboxResult
@@ -160,9 +165,10 @@ class PytestRunner(Runner):
             facts = None
         if facts is None and "ImportError while loading conftest" not in outcome.stderr:
             return None
-        record = RawRecord(id="conftest", name="conftest", status="error", collection_error=True,
+        record = RawRecord(id="conftest", name="conftest", status="error", raw_status="collection_error",
+                           collection_error=True,
                            message=outcome.stderr[-8000:], load_error=facts)
-        return problem_reason(problem_faults([record], ctx.places(self.problem_files(ctx))))
+        return problem_reason(problem_faults([record], ctx.places(self.problem_files(ctx), self.parse_root(ctx))))
 
     def _cross_check(self, parsed: ParsedReport, reports: Path, ctx: RunContext) -> str | None:
         from runners.parsers.ctrf import ctrf_outcomes  # here: it imports the JS parsers' models

@@ -118,7 +118,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
 def pytest_make_collect_report(collector):
     report = yield
     call = getattr(report, "call", None)  # the collection's CallInfo: pytest drops it afterwards
-    if report.outcome == "failed" and getattr(call, "excinfo", None) is not None:
+    if report.outcome == "failed" and call is not None and call.excinfo is not None:
         # On the report itself, so that an xdist worker's report carries it to the controller.
         report.runners_load_error = load_error_facts(call.excinfo.value)
     return report
@@ -133,13 +133,15 @@ def pytest_collectreport(report):
 
 def load_error_facts(exc):
     """What a file's load failure says about who broke it (see the module's docstring)."""
-    chain, seen = [], set()
+    chain: list = []
+    seen: set = set()
     while exc is not None and id(exc) not in seen and len(chain) < 8:
         seen.add(id(exc))
         chain.append(exc)
         exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
     root = chain[-1]
-    frames, files = [], []
+    frames: list = []
+    files: list = []
     for error in chain:
         tb = error.__traceback__
         while tb is not None and len(frames) < _MAX_FRAMES:
