@@ -320,6 +320,7 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
     if executor not in ("local", "ray"):
         raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
     failures: dict[str, str] = {}  # cell id -> why its agent step failed: not solved, whatever the tests say
+    not_started: dict[str, str] = {}  # cell id -> why its agent never started: no grade, exit 2
     if agents_file is not None:  # the agent step first: its snapshots are the submissions
         from runners.agents.batch import run_agents
 
@@ -329,13 +330,18 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
         submissions, steps = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1, agents=agent,
                                         problems=problem, overwrite=overwrite, console=console())
         failures = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure for s in steps if s.failure is not None}
+        not_started = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure or "" for s in steps if s.not_started}
+        if not_started and all(s.not_started for s in steps):  # nothing to grade at all
+            raise UserInputError("no agent could be started, so nothing was graded:\n" + "\n".join(
+                f"  {cell}: {why}" for cell, why in not_started.items()))
     if submissions is None:
         raise UserInputError("option --submissions: required (or --agents FILE to run agents first)")
     options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
                            wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
-                           agents=agent, only_problems=problem, agent_failures=failures)
+                           agents=agent, only_problems=problem, agent_failures=failures,
+                           agent_errors=not_started)
     try:
         outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)
