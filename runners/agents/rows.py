@@ -33,7 +33,7 @@ def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -
     answer: dict[str, Any] = {"output": "\n".join([*lines[:2], *step_lines(step), *lines[2:]]),
                               "metadata": metadata, "latencyMs": round(step.duration * 1000)}
     if result.problem_error:  # no grade: an ERROR row, as in providers/test_runner.py
-        answer["error"] = f"runners provider: problem error: {answer.pop('output')}"
+        answer["error"] = f"runners provider: {answer.pop('output')}"
     if step.report.cost_usd is not None:
         answer["cost"] = step.report.cost_usd
     usage = step.report.token_usage()

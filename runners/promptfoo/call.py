@@ -129,7 +129,7 @@ def answer(output: str, metadata: dict[str, Any], latency_ms: int) -> dict[str, 
     """The row: a graded result, or (a problem error: the problem's own files failed to load) an
     ERROR row, which promptfoo counts among the errors, not the failures."""
     if metadata.get("problem_error"):
-        return {"error": f"{PREFIX}problem error: {output}", "metadata": metadata, "latencyMs": latency_ms}
+        return {"error": f"{PREFIX}{output}", "metadata": metadata, "latencyMs": latency_ms}
     return {"output": output, "metadata": metadata, "latencyMs": latency_ms}
 
 
