@@ -31,14 +31,18 @@ PROBLEM_ERROR = "PROBLEM ERROR"  # runners.promptfoo.output's words for it
 
 def kind(row: dict[str, Any]) -> str:
     """`config`, `problem`, `infra` or `graded`."""
-    response = row.get("response") if isinstance(row.get("response"), dict) else {}
-    metadata = response.get("metadata") if isinstance(response.get("metadata"), dict) else {}
+    response = _mapping(row.get("response"))
+    metadata = _mapping(response.get("metadata"))
     if row.get("failureReason") == 2:
         text = str(row.get("error") or response.get("error") or "")
         return "problem" if PROBLEM_ERROR in text or metadata.get("problem_error") else "config"
     if metadata.get("infrastructure_failure"):
         return "infra"
     return "graded"
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -51,14 +55,26 @@ def verdict(results: dict[str, Any]) -> tuple[int, list[str]]:
     found = rows(results)
     counts = Counter(kind(row) for row in found)
     lines = []
-    for name, what in (("config", "bad input (a config, a submission path, an agent that never started)"),
-                       ("problem", "a problem error (the problem's own files failed to load)"),
-                       ("infra", "an infrastructure failure")):
+    for name, what in (
+        ("config", "bad input (a config, a submission path, an agent that never started)"),
+        ("problem", "a problem error (the problem's own files failed to load)"),
+        ("infra", "an infrastructure failure"),
+    ):
         if counts[name]:
             first = next(row for row in found if kind(row) == name)
-            label = (first.get("provider") or {}).get("label") if isinstance(first.get("provider"), dict) else None
-            meta = ((first.get("testCase") or {}).get("metadata") or {}) if isinstance(first.get("testCase"), dict) else {}
-            where = " · ".join(str(x) for x in (label, meta.get("problem"), meta.get("checkpoint")) if x)
+            label = (
+                (first.get("provider") or {}).get("label")
+                if isinstance(first.get("provider"), dict)
+                else None
+            )
+            meta = (
+                ((first.get("testCase") or {}).get("metadata") or {})
+                if isinstance(first.get("testCase"), dict)
+                else {}
+            )
+            where = " · ".join(
+                str(x) for x in (label, meta.get("problem"), meta.get("checkpoint")) if x
+            )
             why = " ".join(str(first.get("error") or "see the row").split())
             lines.append(f"{counts[name]} row(s) are no grade: {what}; first: {where}: {why[:400]}")
     if counts["config"]:

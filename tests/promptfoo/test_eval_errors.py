@@ -25,17 +25,36 @@ pytestmark = [pytest.mark.node, pytest.mark.slow]
 
 
 def _row(failure: int, error: str | None = None, **metadata: object) -> dict:
-    return {"failureReason": failure, "error": error, "provider": {"label": "a"},
-            "testCase": {"metadata": {"problem": "p", "checkpoint": "c"}},
-            "response": {"metadata": metadata} if metadata else {"error": error}}
+    return {
+        "failureReason": failure,
+        "error": error,
+        "provider": {"label": "a"},
+        "testCase": {"metadata": {"problem": "p", "checkpoint": "c"}},
+        "response": {"metadata": metadata} if metadata else {"error": error},
+    }
 
 
-@pytest.mark.parametrize("rows, code", [
-    ([_row(0), _row(1, "policy all-cases not met: 1/2 tests passed")], 0),
-    ([_row(1, "policy ...", infrastructure_failure=True), _row(0)], 3),
-    ([_row(2, "runners provider: p · c: PROBLEM ERROR (...)", problem_error=True), _row(1, "x")], 4),
-    ([_row(2, "runners provider: p/config.yaml: invalid configuration"), _row(2, "PROBLEM ERROR", problem_error=True)], 2),
-])
+@pytest.mark.parametrize(
+    "rows, code",
+    [
+        ([_row(0), _row(1, "policy all-cases not met: 1/2 tests passed")], 0),
+        ([_row(1, "policy ...", infrastructure_failure=True), _row(0)], 3),
+        (
+            [
+                _row(2, "runners provider: p · c: PROBLEM ERROR (...)", problem_error=True),
+                _row(1, "x"),
+            ],
+            4,
+        ),
+        (
+            [
+                _row(2, "runners provider: p/config.yaml: invalid configuration"),
+                _row(2, "PROBLEM ERROR", problem_error=True),
+            ],
+            2,
+        ),
+    ],
+)
 def test_rows_that_are_no_grade_decide_the_exit_code(rows, code):
     found, lines = verdict({"results": {"results": rows}})
     assert found == code
@@ -52,26 +71,52 @@ def _compare(root: Path, config: Path) -> tuple[subprocess.CompletedProcess[str]
     home = root / "home"
     home.mkdir(exist_ok=True)
     out = root / "results.json"
-    proc = subprocess.run(["bash", "scripts/compare.sh", "-c", str(config), "--no-table", "-o", str(out)],
-                          cwd=ROOT, env=plain_env(home), capture_output=True, text=True, timeout=900, check=False)
+    proc = subprocess.run(
+        ["bash", "scripts/compare.sh", "-c", str(config), "--no-table", "-o", str(out)],
+        cwd=ROOT,
+        env=plain_env(home),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     results = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     if results.get("evalId"):
-        subprocess.run(["npx", "promptfoo", "delete", "eval", results["evalId"]], cwd=ROOT, env=plain_env(home),
-                       capture_output=True, text=True, timeout=120, check=False)
+        subprocess.run(
+            ["npx", "promptfoo", "delete", "eval", results["evalId"]],
+            cwd=ROOT,
+            env=plain_env(home),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     return proc, results
 
 
 def _rows(results: dict) -> dict[tuple[str, str, str], dict]:
-    return {(r["provider"]["label"], r["testCase"]["metadata"]["problem"], r["testCase"]["metadata"]["checkpoint"]): r
-            for r in results["results"]["results"]}
+    return {
+        (
+            r["provider"]["label"],
+            r["testCase"]["metadata"]["problem"],
+            r["testCase"]["metadata"]["checkpoint"],
+        ): r
+        for r in results["results"]["results"]
+    }
 
 
 def test_a_broken_config_and_a_broken_problem_among_good_ones(tmp_path):
     world = build_world(tmp_path)
     problems = world["problems"]
-    make_problem(problems, {"test_checkpoint_1.py": "def test_one(:\n    pass\n"}, name="brokentests")
-    bad = make_problem(problems, {"test_checkpoint_1.py": "def test_one():\n    pass\n"}, name="badcfg")
-    (bad / "config.yaml").write_text((bad / "config.yaml").read_text().replace("timeout: 30", "timeout: soon"))
+    make_problem(
+        problems, {"test_checkpoint_1.py": "def test_one(:\n    pass\n"}, name="brokentests"
+    )
+    bad = make_problem(
+        problems, {"test_checkpoint_1.py": "def test_one():\n    pass\n"}, name="badcfg"
+    )
+    (bad / "config.yaml").write_text(
+        (bad / "config.yaml").read_text().replace("timeout: 30", "timeout: soon")
+    )
     for name in ("brokentests", "badcfg"):
         (world["partial"] / name / "checkpoint_1").mkdir(parents=True)
         (world["partial"] / name / "checkpoint_1" / "main.py").write_text("print(1)\n")
@@ -80,12 +125,20 @@ def test_a_broken_config_and_a_broken_problem_among_good_ones(tmp_path):
     rows = _rows(results)
     config_row = rows[("agent-partial", "badcfg", "config.yaml")]
     assert config_row["failureReason"] == 2
-    assert f"{bad / 'config.yaml'}: invalid configuration" in config_row["error"] and "field `timeout`" in config_row["error"]
+    assert (
+        f"{bad / 'config.yaml'}: invalid configuration" in config_row["error"]
+        and "field `timeout`" in config_row["error"]
+    )
     problem_row = rows[("agent-partial", "brokentests", "checkpoint_1")]
-    assert problem_row["failureReason"] == 2 and "PROBLEM ERROR" in problem_row["error"], json.dumps(problem_row)[:3000]
+    assert problem_row["failureReason"] == 2 and "PROBLEM ERROR" in problem_row["error"], (
+        json.dumps(problem_row)[:3000]
+    )
     assert "tests/test_checkpoint_1.py, line 1: SyntaxError" in problem_row["error"]
     # The good problem is graded (the partial agent fails some of it: a grade, not an error).
-    assert [rows[("agent-partial", "mini", c)]["failureReason"] for c in ("checkpoint_1", "checkpoint_2")] == [1, 1]
+    assert [
+        rows[("agent-partial", "mini", c)]["failureReason"]
+        for c in ("checkpoint_1", "checkpoint_2")
+    ] == [1, 1]
     assert "1 row(s) are no grade: bad input" in proc.stdout and "a problem error" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
 
