@@ -11,6 +11,7 @@ Nothing here knows which framework ran; that is the runner's business.
 
 from __future__ import annotations
 
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -28,7 +29,7 @@ from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
-from runners.submission import CopyTimeout, inventory
+from runners.submission import CopyTimeout, inventory, is_full, no_space
 from runners.trust import exit_reason, issue_report_key
 from runners.workspace import SUBMISSION_IGNORE, Workspace
 from runners.workspace_place import workspace_base
@@ -66,8 +67,14 @@ def execute(
             sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
         except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
             return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
-    workspace = Workspace.create(workspace_base(listed.allocated, sandbox.memory_bounded(),
-                                                environment.keep_workspace))
+    base = workspace_base(listed.allocated, sandbox.memory_bounded(), environment.keep_workspace)
+    try:
+        workspace = Workspace.create(base)
+    except OSError as exc:
+        if not is_full(exc):
+            raise
+        reason = str(no_space(exc, base or tempfile.gettempdir(), "creating the run's workspace"))
+        return failure_result(problem, checkpoint, runner.name, sandbox.name, reason)
     run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
     ctx = RunContext(
         problem=problem,
@@ -143,7 +150,11 @@ def execute(
             result.artifacts_dir = str(Path(output_dir).resolve())
             save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), outcome, invocation, env)
         return result
-    except InfrastructureError as exc:
+    except (InfrastructureError, OSError) as exc:
+        if isinstance(exc, OSError):
+            if not is_full(exc):
+                raise
+            exc = no_space(exc, workspace.root, "preparing the run (the tests, the configuration, the toolchain)")
         result = _failed(runner, ctx, str(exc), timed_out=isinstance(exc, CopyTimeout))
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
