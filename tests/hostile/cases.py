@@ -3,12 +3,13 @@
 A case is a submission (files, with placeholders filled in per run) for one of the problems in
 `problems.py`, plus what the grade must be under each backend:
 
-- `expect`: the outcomes the run may end with (`PASS`, `FAIL`, `INFRA`, `TIMEOUT`), by default on
+- `expect`: the outcomes the run may end with (`PASS`, `FAIL`, `INFRA`, `TIMEOUT`, `PROBLEM`), by default on
   every backend; `expect_on` overrides it for one backend; `skip_on` names backends the case is not
   run on, and why (on `none` nothing is isolated, so a case whose attack *is* a write outside, a
   kill of every process or an unbounded fork would hurt the machine that runs the suite).
 - `statuses`: when the outcome is FAIL, the exact status of every test: the true result.
-- `reason`: a pattern the infrastructure reason must match when the outcome is INFRA or TIMEOUT.
+- `reason`: a pattern the infrastructure reason must match when the outcome is INFRA or TIMEOUT, or
+  the problem error's reason when it is PROBLEM.
 - `flags`: patterns that must each match a flag of the result (what `runners.scan` detects).
 - `undefended`: the submission's code runs inside the test process and can forge the grade; the
   harness only *detects* it (`flags`), and the case documents the gap.
@@ -31,8 +32,9 @@ from pathlib import Path
 
 PASS, FAIL, INFRA, TIMEOUT = "PASS", "FAIL", "INFRA", "TIMEOUT"
 REFUSED = "REFUSED"  # bad input (UserInputError, CLI exit 2) before anything runs: nothing is copied
+PROBLEM = "PROBLEM"  # a problem error (CLI exit 4): the problem's own files failed to load, no grade
 ANY = frozenset({PASS, FAIL, INFRA, TIMEOUT})
-NOT_PASS = frozenset({FAIL, INFRA, TIMEOUT})
+NOT_PASS = frozenset({FAIL, INFRA, TIMEOUT, PROBLEM})
 BACKENDS = ("docker", "bubblewrap", "none")
 
 NOT_ISOLATED = "not isolated: on `none` the submission runs as the harness's own user on the host"
@@ -1645,11 +1647,13 @@ CASES += [
          "naming the deepest path", build=_deep_chain, reason=r"submission_depth.*deepest: deep/d/d", wall=20),
 ]
 
+from .blame_cases import BLAME_CASES  # noqa: E402 - a grade blames the right party
 from .cases_based import CASE_BASED  # noqa: E402 - case-based problems' cases, built on the names above
 from .repo_cases import repo_cases  # noqa: E402 - they build on the submissions above
 
 CASES += CASE_BASED
 CASES += repo_cases()
+CASES += BLAME_CASES
 BY_ID = {case.id: case for case in CASES}
 HONEST_BY_FRAMEWORK = {"pytest": "honest-reference", "vitest": "vitest-honest", "jest": "jest-honest",
                        "cases-cli": "cases-cli-honest", "cases-api": "cases-api-honest",

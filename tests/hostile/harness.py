@@ -46,8 +46,8 @@ from runners.results import ExecutionResult
 from runners.sandbox.registry import sandbox_class
 from runners.workspace import Workspace
 
-from .cases import BACKENDS, BY_ID, FAIL, HONEST_BY_FRAMEWORK, INFRA, PASS, REFUSED, TIMEOUT, Case
-from .problems import NODE_FRAMEWORKS, PY_FRAMEWORKS, REPO, TEST_NAMES, build_problems
+from .cases import BACKENDS, BY_ID, FAIL, HONEST_BY_FRAMEWORK, INFRA, PASS, PROBLEM, REFUSED, TIMEOUT, Case
+from .problems import BASE_FRAMEWORK, NODE_FRAMEWORKS, PY_FRAMEWORKS, REPO, TEST_NAMES, build_problems
 
 SESSION = uuid.uuid4().hex[:8]
 CANARY = f"canary-{uuid.uuid4().hex}"
@@ -146,6 +146,8 @@ def classify(result: ExecutionResult, framework: str) -> str:
         return TIMEOUT
     if result.infrastructure_failure:
         return INFRA
+    if result.problem_error:
+        return PROBLEM
     names = TEST_NAMES[framework]
     if len(result.tests) == len(names) and all(t.passed for t in result.tests):
         return PASS
@@ -385,7 +387,7 @@ class World:
         if result is not None:
             obs.result = result
             obs.outcome = classify(result, case.framework)
-            obs.reason = result.infrastructure_reason
+            obs.reason = result.infrastructure_reason or result.problem_error_reason
             obs.statuses = {t.name: t.status for t in result.tests}
             obs.flags = list(result.flags)
         obs.violations += self._expectations(case, backend, obs)
@@ -445,6 +447,13 @@ class World:
                 problems.append("an infrastructure failure without a reason")
             elif case.reason and not _search(case.reason, result.infrastructure_reason):
                 problems.append(f"reason {result.infrastructure_reason!r} does not match {case.reason!r}")
+        if obs.outcome == PROBLEM:
+            if not result.problem_error_reason:
+                problems.append("a problem error without a reason")
+            elif case.reason and not _search(case.reason, result.problem_error_reason):
+                problems.append(f"problem error {result.problem_error_reason!r} does not match {case.reason!r}")
+            if result.tests:
+                problems.append("a problem error that still carries test results (a grade)")
         if case.broken and obs.outcome == INFRA:
             problems.append("a merely broken submission got an infrastructure failure")
         if obs.outcome != PASS and any(result.passes_policy(p) for p in ("all-cases", "all-non-error-cases")):
@@ -581,7 +590,7 @@ class World:
     def warm_up(self, frameworks: Iterable[str] = tuple(HONEST_BY_FRAMEWORK)) -> dict[tuple[str, str], str]:
         """Build every toolchain once (cold builds must not count against a case's wall clock).
         Returns what failed, {(framework, backend): why}; those cases then fail on their own."""
-        wanted = list(frameworks)
+        wanted = [BASE_FRAMEWORK.get(name, name) for name in frameworks]  # a broken problem: its base's toolchain
         failed: dict[tuple[str, str], str] = {}
 
         def warm(backend: str) -> None:
