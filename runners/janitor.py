@@ -4,7 +4,8 @@ A harness that is killed (`kill -9`, a crashed worker, a Ray task force-cancelle
 `finally`: its workspace (maybe hundreds of MB in /dev/shm), its cgroups and its containers would
 stay until the next harness start swept them. So the first time a harness process makes something
 that must not outlive it, it starts a *janitor*: a small process in a session of its own (no
-terminal signal reaches it), reading a pipe whose write end only the harness holds. The harness
+terminal signal reaches it, and no longer its child: a process that kills the harness's direct
+children with it does not reach it), reading a pipe whose write end only the harness holds. The harness
 writes a line for each thing it makes (`+kind value`) and each it removes (`-kind value`); when
 the pipe closes, because the harness ended in any way at all, the janitor removes what is left
 and exits: containers first (they run the submission), then cgroups (their processes are
@@ -50,6 +51,8 @@ def _send(line: str) -> None:
         return
     data = line.encode("utf-8", "surrogateescape")
     with _lock:
+        if _process is not None and _owner == os.getpid():
+            _process.poll()  # reap the launcher (it forks the janitor off and exits at once)
         fd = _pipe if _owner == os.getpid() else _start()
         if fd is None:
             return

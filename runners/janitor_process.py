@@ -53,6 +53,10 @@ _REMOVERS = {
 
 
 def main() -> int:
+    # Not the harness's child: something that kills a process's direct children as it kills the
+    # process (a Ray worker does) must not take the janitor with it.
+    if os.fork() != 0:
+        os._exit(0)
     pending: dict[str, dict[str, None]] = {kind: {} for kind in KINDS}  # ordered sets
     buffer = b""
     while True:

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 CHILD = """
@@ -24,7 +25,7 @@ workspace = Workspace.create(Path(sys.argv[1]))
 (workspace.tests / "data").chmod(0o500)  # sealed, as a run leaves it
 kept = Workspace.create(Path(sys.argv[1]))
 kept.release()  # --keep-workspace: kept on purpose
-print(workspace.root, kept.root, janitor._process.pid, flush=True)
+print(workspace.root, kept.root, flush=True)
 if sys.argv[2] == "clean":
     workspace.cleanup()
     sys.exit(0)
@@ -33,10 +34,33 @@ time.sleep(600)
 
 
 def _start(tmp_path: Path, mode: str) -> tuple[subprocess.Popen[str], Path, Path, int]:
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), mode], stdout=subprocess.PIPE, text=True)
+    mark = f"janitor-test-{uuid.uuid4().hex}"
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), mode], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "JANITOR_TEST_MARK": mark})
     assert child.stdout is not None
-    workspace, kept, janitor = child.stdout.readline().split()
-    return child, Path(workspace), Path(kept), int(janitor)
+    workspace, kept = child.stdout.readline().split()
+    deadline = time.monotonic() + 10
+    while (found := [pid for pid in _janitors(mark) if pid not in _children(child.pid)]) == [] \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)  # the launcher forks the janitor off, then exits
+    assert len(found) == 1, found
+    return child, Path(workspace), Path(kept), found[0]
+
+
+def _janitors(mark: str) -> list[int]:
+    """The janitor processes of a child harness (they inherit its environment, with `mark`)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        try:
+            with open(f"/proc/{entry.name}/cmdline", "rb") as handle:
+                command = handle.read()
+            with open(f"/proc/{entry.name}/environ", "rb") as handle:
+                environ = handle.read()
+        except (OSError, ValueError):
+            continue
+        if b"runners.janitor_process" in command and mark.encode() in environ and _alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
 
 
 def _gone(path: Path, seconds: float = 10.0) -> bool:
@@ -46,6 +70,11 @@ def _gone(path: Path, seconds: float = 10.0) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as handle:
+        return [int(found) for found in handle.read().split()]
 
 
 def _alive(pid: int) -> bool:
@@ -59,6 +88,8 @@ def _alive(pid: int) -> bool:
 def test_a_killed_harness_leaves_no_workspace(tmp_path):
     child, workspace, kept, janitor = _start(tmp_path, "sleep")
     assert workspace.is_dir() and _alive(janitor)
+    for pid in _children(child.pid):  # what a Ray worker does to a force-cancelled task's children
+        os.kill(pid, signal.SIGKILL)
     child.send_signal(signal.SIGKILL)
     child.wait()
     assert _gone(workspace), f"{workspace} is still there after the harness was killed"

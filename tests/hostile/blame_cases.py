@@ -43,8 +43,8 @@ FAKES = {
     "fake-problem-syntax-error": ("raises a SyntaxError that names the problem's test file, line 1",
                                   'raise SyntaxError("invalid syntax", (_TEST_FILE, 1, 1, "def test(:"))\n'),
     "fake-missing-data-file": ("raises FileNotFoundError for a data file beside the problem's tests",
-                               "import os\nraise FileNotFoundError(2, 'No such file or directory', "
-                               "os.path.join(os.path.dirname(_TEST_FILE), 'data', 'cases.json'))\n"),
+                               ("import os\nraise FileNotFoundError(2, 'No such file or directory', "
+                                "os.path.join(os.path.dirname(_TEST_FILE), 'data', 'cases.json'))\n")),
     "fake-missing-test-dependency": ("raises ModuleNotFoundError for a module the tests would need",
                                      "raise ModuleNotFoundError(\"No module named 'hypothesis'\", name='hypothesis')\n"),
 }
