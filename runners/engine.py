@@ -94,8 +94,8 @@ def execute(
         copy_seconds = time.monotonic() - clock
         runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
         # What no sandbox stops (code the tests import runs inside the test process): flagged.
-        ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission,
-                                     protected=runner.protected(), skip=runner.problem_files(ctx))
+        ctx.flags += scan_submission(workspace.submission, problem.entry_file, protected=runner.protected(),
+                                     skip=runner.problem_files(ctx))
         runner.check_select(ctx)  # a --select id that names no test: refused before any sandbox
         workspace.copy_assets(problem)
         if runner.signs_reports:

@@ -315,16 +315,21 @@ result, shown by the CLI and in the JSON): when the tests import the submission 
 its code runs *inside the test process* and can forge the grade from there: patch `_pytest`, return an
 object whose `__eq__` is always true, find the report key in the plugin's memory and re-sign a forged
 report at exit, extend vitest's or jest's `expect`, replace `Object.is`. No report format survives
-that. The scan flags pytest hooks (in a conftest or anywhere else), `_pytest` imports, exits at
-import time in library code, frame and interpreter introspection, replaced attributes of
-`time`/`sys`/`builtins`/`_pytest`, `__eq__` always true, fake test summaries, strings naming the
-hidden tests or the report files, `.pth` / `sitecustomize` / `pytest11`, reporter files, setup code
-that extends `expect`, imports of the test framework, replaced built-ins, `process.exit` in library
-code, and a shipped `node_modules`. Configuration the harness never reads (a `conftest.py` of
-fixtures, pytest settings, vitest/jest/Babel/TypeScript configs) is not flagged for being there:
-it cannot change a grade. It is bounded (2000 files, 512 KB per file, 16 MB, 5 s) and raises no
-flag on the example submissions in `examples/submissions` nor on the real repositories of
-`bench/repo_projects.py`.
+that. Each flag points at something that can change a grade and says what it can do: pytest hooks
+outside a conftest, `_pytest` imports, `os._exit` in library code (no grade), reading or rewriting
+the test's frames (`.f_locals`, writes through `.f_globals`, trace functions), the collector's
+`get_objects`, replaced attributes of `time`/`builtins`/`subprocess`/`_pytest`, a module replaced
+in `sys.modules` or an import hook, `__eq__` always true, strings naming the hidden tests, the
+report files or the report plugin, `.pth` / `sitecustomize`, setup code that extends `expect`,
+imports of the test framework, replaced built-ins and `process.exit` in library code. What cannot
+change a grade is not flagged, however unusual: `sys.exit` (pytest makes it an error), reading the
+call stack, a debugging `sys.excepthook`, a module wrapping its own `sys.modules` entry, a fake
+summary on stdout (grades never come from output), a conftest or a `pytest11` entry point (never
+loaded), a file named like a reporter, a shipped `node_modules` (never copied), configuration the
+harness never reads (pytest settings, vitest/jest/Babel/TypeScript configs). It is bounded (2000
+files, 512 KB per file, 16 MB, 5 s) and raises no flag on the example submissions in
+`examples/submissions`, on the real repositories of `bench/repo_projects.py`, nor on attrs and click;
+boltons gets 4 (reading frame locals for its rich tracebacks, `gc.get_objects`), down from 26.
 
 **Known limits** (documented, not defended):
 
