@@ -551,11 +551,7 @@ class World:
     def run_harness_crash(self, backend: str) -> Observation:
         """SIGKILL a harness process and its direct children mid-run: within seconds, before any
         other harness starts, nothing of the run may be left; the next start then passes."""
-        try:
-            return self._harness_crash(backend)
-        except Exception:  # noqa: BLE001 - the suite's own failure: reported on the case, not raised
-            return Observation("harness-crash", backend, "ERROR",
-                               violations=["the hostile suite failed:\n" + traceback.format_exc(limit=6)])
+        return self._guarded("harness-crash", backend, self._harness_crash)
 
     def _harness_crash(self, backend: str) -> Observation:
         case = BY_ID["sigterm-ignoring-spin"]
@@ -630,11 +626,7 @@ class World:
         """SIGKILL `runners batch -j 2` while both workers run a spinning cell: within seconds, its
         workers, their sandboxes, workspaces, cgroups and containers and its own scratch root are
         gone (no worker goes on with its cell)."""
-        try:
-            return self._batch_crash(backend)
-        except Exception:  # noqa: BLE001 - the suite's own failure: reported on the case, not raised
-            return Observation("batch-crash", backend, "ERROR",
-                               violations=["the hostile suite failed:\n" + traceback.format_exc(limit=6)])
+        return self._guarded("batch-crash", backend, self._batch_crash)
 
     def _batch_crash(self, backend: str) -> Observation:
         case = BY_ID["sigterm-ignoring-spin"]
