@@ -12,7 +12,8 @@ and exits: containers first (they run the submission), then cgroups (their proce
 killed), then workspaces. After a normal end nothing is left and it exits at once.
 
 Kinds: `container` (a Docker container id), `cgroup` (a run's cgroup directory), `workspace` (a
-directory removed with its content). The janitor is one per harness process (a forked child
+directory removed with its content). `RUNNERS_NO_JANITOR=1` starts none (the tests use it to show
+what a killed harness leaves without one). The janitor is one per harness process (a forked child
 starts its own); the sweeps at the next start (`sweep_orphans`, `sweep_stale`) stay as the
 backstop for a janitor that was killed too.
 """

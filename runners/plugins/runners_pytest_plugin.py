@@ -2,8 +2,8 @@
 
 1. Markers: it records each test's real markers and location in the pytest-json-report metadata,
    because the report's `keywords` mix markers with parametrize ids, file and directory names.
-2. Integrity: the harness leaves a one-time key in a file; the plugin reads and deletes it before
-   any test (or submission code) runs, makes this process non-dumpable (so processes of the same
+2. Integrity: the harness leaves a one-time key in a file; the plugin reads and deletes it as it
+   is imported, before any conftest, test or submission code runs, makes this process non-dumpable (so processes of the same
    user cannot read its memory or file descriptors), and signs the final JSON report with an
    HMAC. A report rewritten by anything else fails verification: an infrastructure failure, not a
    grade.
@@ -62,25 +62,35 @@ def pytest_pycollect_makemodule(module_path, parent):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
-    global _key, _doctest_only
+    global _doctest_only
     for line in os.environ.get(MARKERS_ENV, "").splitlines():
         if line.strip():
             config.addinivalue_line("markers", line)
     _doctest_only = frozenset(p for p in os.environ.get(DOCTEST_ONLY_ENV, "").split(os.pathsep) if p)
+
+
+def _take_key():
+    """(key, reports directory): the one-time key read and its file deleted as this module is
+    imported, before pytest loads any conftest (a problem's conftest may import the submission),
+    and this process made non-dumpable. xdist workers find no key (the controller signs)."""
     path = os.environ.pop(KEY_FILE_ENV, None)
-    if not path or hasattr(config, "workerinput"):  # xdist workers: the controller signs
-        return
+    if not path:
+        return None, None
+    reports = os.path.dirname(path)
     try:
         with open(path, "rb") as handle:
-            _key = handle.read()
+            key = handle.read()
         os.unlink(path)
     except OSError:
-        _key = None
-        return
+        return None, reports
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):
         pass
+    return key, reports
+
+
+_key, _reports_dir = _take_key()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -104,10 +114,9 @@ def pytest_load_initial_conftests(early_config, parser, args):
     try:
         return (yield)
     except Exception as exc:
-        key_file = os.environ.get(KEY_FILE_ENV)
-        if key_file:
+        if _reports_dir:
             try:
-                with open(os.path.join(os.path.dirname(key_file), CONFTEST_ERROR_FILE), "w") as handle:
+                with open(os.path.join(_reports_dir, CONFTEST_ERROR_FILE), "w") as handle:
                     json.dump({"nodeid": str(getattr(exc, "path", "") or ""), **load_error_facts(exc)}, handle)
             except OSError:
                 pass
