@@ -5,7 +5,7 @@ promptfoo alone exits 100 for all of them. One broken problem among good ones no
 the eval: it is an ERROR row naming its file and field, and the others are graded.
 
 Real `bash scripts/compare.sh -c CONFIG` runs from the project root (the .env's settings); the
-rules on promptfoo's result rows are also checked directly (runners.promptfoo.verdict).
+rules on promptfoo's result rows are checked directly in test_verdict.py.
 """
 
 from __future__ import annotations
@@ -19,46 +19,8 @@ from pf_support import ROOT, build_world, need_promptfoo, plain_env, write_eval_
 from support import make_problem
 
 from runners.environment import EnvironmentSpec
-from runners.promptfoo.verdict import verdict
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
-
-
-def _row(failure: int, error: str | None = None, **metadata: object) -> dict:
-    return {
-        "failureReason": failure,
-        "error": error,
-        "provider": {"label": "a"},
-        "testCase": {"metadata": {"problem": "p", "checkpoint": "c"}},
-        "response": {"metadata": metadata} if metadata else {"error": error},
-    }
-
-
-@pytest.mark.parametrize(
-    "rows, code",
-    [
-        ([_row(0), _row(1, "policy all-cases not met: 1/2 tests passed")], 0),
-        ([_row(1, "policy ...", infrastructure_failure=True), _row(0)], 3),
-        (
-            [
-                _row(2, "runners provider: p · c: PROBLEM ERROR (...)", problem_error=True),
-                _row(1, "x"),
-            ],
-            4,
-        ),
-        (
-            [
-                _row(2, "runners provider: p/config.yaml: invalid configuration"),
-                _row(2, "PROBLEM ERROR", problem_error=True),
-            ],
-            2,
-        ),
-    ],
-)
-def test_rows_that_are_no_grade_decide_the_exit_code(rows, code):
-    found, lines = verdict({"results": {"results": rows}})
-    assert found == code
-    assert (lines == []) == (code == 0), lines
 
 
 def _config(root: Path, world: dict[str, Path], agents: list[str]) -> Path:
