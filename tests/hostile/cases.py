@@ -34,7 +34,7 @@ PASS, FAIL, INFRA, TIMEOUT = "PASS", "FAIL", "INFRA", "TIMEOUT"
 REFUSED = "REFUSED"  # bad input (UserInputError, CLI exit 2) before anything runs: nothing is copied
 PROBLEM = "PROBLEM"  # a problem error (CLI exit 4): the problem's own files failed to load, no grade
 ANY = frozenset({PASS, FAIL, INFRA, TIMEOUT})
-NOT_PASS = frozenset({FAIL, INFRA, TIMEOUT, PROBLEM})
+NOT_PASS = frozenset({FAIL, INFRA, TIMEOUT})  # a PROBLEM is only ever expected of a broken problem
 BACKENDS = ("docker", "bubblewrap", "none")
 
 NOT_ISOLATED = "not isolated: on `none` the submission runs as the harness's own user on the host"
