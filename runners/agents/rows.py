@@ -15,6 +15,7 @@ from typing import Any
 
 from runners.agents.layout import StepRecord
 from runners.agents.solve import SolvedCheckpoint
+from runners.excerpt import terminal_safe
 
 
 def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -> dict[str, Any]:
@@ -30,7 +31,8 @@ def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -
     if step.failed and not result.infrastructure_failure:
         lines[0] = f"{step.problem} · {step.checkpoint}: FAIL (agent step failed)"
     # The verdict and the counts first, then what the agent did: the viewer folds a long cell.
-    answer: dict[str, Any] = {"output": "\n".join([*lines[:2], *step_lines(step), *lines[2:]]),
+    # The agent's words too are made safe: promptfoo prints the row's text in its terminal table.
+    answer: dict[str, Any] = {"output": terminal_safe("\n".join([*lines[:2], *step_lines(step), *lines[2:]])),
                               "metadata": metadata, "latencyMs": round(step.duration * 1000)}
     if step.report.cost_usd is not None:
         answer["cost"] = step.report.cost_usd
