@@ -17,6 +17,7 @@ class _DeadlineSocket(socket.socket):
     """A socket whose every send and receive has only what is left of `deadline` (monotonic)."""
 
     __slots__ = ("deadline",)
+    deadline: float
 
     def _arm(self) -> None:
         left = self.deadline - time.monotonic()
