@@ -36,10 +36,18 @@ def step_status(step: StepRecord) -> Text:
     return Text(f"exit {step.exit_code}", style="red" if step.failed else "green")
 
 
-def usage_cells(step: StepRecord) -> list[str]:
-    usage = step.report.token_usage()
-    return [f"{usage['total']:,}" if usage else "-",
-            f"${step.report.cost_usd:.4f}" if step.report.cost_usd is not None else "-"]
+def usage_cells(step: StepRecord) -> list[Text | str]:
+    """Tokens and cost as the agent reported them; `refused` (the step's notes say why) where
+    a figure it gave could not be true, `-` where it gave none."""
+    report = step.report
+    usage = report.token_usage()
+    tokens: Text | str = f"{usage['total']:,}" if usage else "-"
+    cost: Text | str = f"${report.cost_usd:.4f}" if report.cost_usd is not None else "-"
+    if report.refused_tokens():
+        tokens = Text("refused", style="yellow")
+    if "cost_usd" in report.refused:
+        cost = Text("refused", style="yellow")
+    return [tokens, cost]
 
 
 def said(step: StepRecord) -> Text:

@@ -49,9 +49,13 @@ def step_lines(step: StepRecord) -> list[str]:
     status = "timed out" if step.timed_out else (f"exit {step.exit_code}" if step.exit_code is not None else "not started")
     parts = [f"agent: {status}", f"{step.duration:.1f} s"]
     usage = step.report.token_usage()
-    if usage is not None:
+    if step.report.refused_tokens():
+        parts.append("tokens refused")  # what it said, and why: a note below
+    elif usage is not None:
         parts.append(f"{usage['total']:,} tokens")
-    if step.report.cost_usd is not None:
+    if "cost_usd" in step.report.refused:
+        parts.append("cost refused")
+    elif step.report.cost_usd is not None:
         parts.append(f"${step.report.cost_usd:.4f}")
     lines = [" · ".join(parts)]
     if step.excerpt:
