@@ -19,7 +19,14 @@ import ctypes
 import os
 
 import pytest
-from runners_report_signature import DOCTEST_ONLY_ENV, KEY_FILE_ENV, MARKERS_ENV, SIGNATURE_FIELD, sign
+from runners_report_signature import (
+    DOCTEST_ONLY_ENV,
+    KEY_FILE_ENV,
+    KEY_FILE_NAME,
+    MARKERS_ENV,
+    SIGNATURE_FIELD,
+    sign,
+)
 
 # pytest's own bookkeeping marks say nothing about what a test checks.
 _INTERNAL = {"parametrize", "usefixtures", "filterwarnings"}
@@ -50,7 +57,7 @@ def pytest_configure(config):
         if line.strip():
             config.addinivalue_line("markers", line)
     _doctest_only = frozenset(p for p in os.environ.get(DOCTEST_ONLY_ENV, "").split(os.pathsep) if p)
-    path = os.environ.pop(KEY_FILE_ENV, None)
+    path = os.environ.pop(KEY_FILE_ENV, None) or _key_beside_report(config)
     if not path or hasattr(config, "workerinput"):  # xdist workers: the controller signs
         return
     try:
@@ -64,6 +71,17 @@ def pytest_configure(config):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):
         pass
+
+
+def _key_beside_report(config):
+    """The harness leaves the key beside the report it reads (`--json-report-file`): no variable
+    names it, as the sandbox's first processes keep their environment readable (/proc/1/environ
+    under docker, bwrap's command line)."""
+    try:
+        report = config.getoption("json_report_file")
+    except (ValueError, AttributeError):
+        return None
+    return os.path.join(os.path.dirname(str(report)), KEY_FILE_NAME) if report else None
 
 
 @pytest.hookimpl(optionalhook=True)
