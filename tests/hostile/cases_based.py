@@ -300,6 +300,9 @@ def probe(where, leaks, log):
     libc = ctypes.CDLL(None, use_errno=True)
     if sandboxed and libc.shmget(0x5EED, 4096, 0o600) >= 0:
         leaks.append("an earlier case's shared-memory segment 0x5eed")
+    libc.mq_open.restype = ctypes.c_int
+    if sandboxed and libc.mq_open(b"/note-queue", os.O_RDWR) >= 0:
+        leaks.append("an earlier case's POSIX message queue /note-queue")
     for place in places:
         try:
             os.makedirs(place, exist_ok=True)
@@ -310,6 +313,8 @@ def probe(where, leaks, log):
             log.append(f"cannot write in {place}: {exc.strerror}")
     if sandboxed:
         libc.shmget(0x5EED, 4096, 0o1000 | 0o600)  # IPC_CREAT
+        if libc.mq_open(b"/note-queue", os.O_RDWR | os.O_CREAT, 0o600, None) < 0:
+            log.append(f"mq_open: errno {ctypes.get_errno()}")
         try:
             os.makedirs("/tmp/locked", exist_ok=True)
             open("/tmp/locked/note-inside", "w").close()
@@ -471,14 +476,15 @@ CASE_BASED = [
          "each request has the case's timeout (3 s here): the case fails as timed out, the run goes on",
          framework="cases-api", statuses=CASES_STATUS_FAILED, check=_said(r"no answer within 3 s")),
     Case("cases-cli-carries-state-honest", "§6.26", "a correct CLI that leaves notes for its next case in "
-         "/tmp, $HOME, $TMPDIR, /dev/shm, /dev/mqueue, the report directory, a directory made unreadable and "
-         "a System V shared-memory segment, and answers LEAK when a case finds one",
+         "/tmp, $HOME, $TMPDIR, /dev/shm, the report directory, a directory made unreadable, a System V "
+         "shared-memory segment and a POSIX message queue, and answers LEAK when a case finds one",
          {"main.py": PROBING_CLI, "main_honest.py": HONEST["main.py"], "calc.py": HONEST["calc.py"],
           "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + CARRY_BODY}, frozenset({PASS}),
          "before every case (every group's server) the case program puts back the workspace and the run's own "
-         "scratch (docker, bubblewrap: the private /tmp with the home, /dev/shm, /dev/mqueue, the report "
-         "directory; `none`: the run's HOME, TMPDIR and report directory) as they were before the first case, "
-         "opening up what was made unreadable, and removes the IPC namespace's objects", framework="cases-cli"),
+         "scratch (docker, bubblewrap: the private /tmp with the home, /dev/shm, /dev/mqueue (bubblewrap mounts "
+         "the run's own), the report directory; `none`: the run's HOME, TMPDIR and report directory) as they "
+         "were before the first case, opening up what was made unreadable, and removes the System V IPC "
+         "objects of the run's own namespace", framework="cases-cli"),
     Case("cases-cli-reads-harness-environ", "§6.19", "the CLI reads every /proc/*/environ and cmdline it can "
          "(on `none`: its ancestors up to the harness's supervisor) and prints LEAK for a variable its own "
          "environment lacks or for the problem's host path", ENVIRON_PROBE_CLI, frozenset({PASS}),

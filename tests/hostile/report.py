@@ -170,8 +170,10 @@ the previous checkpoint left. The agent is as untrusted as the code it writes. I
 chosen sandbox with the same profile as a test run, except what an agent needs: its workspace
 (a fresh copy of the previous snapshot) writable at `/workspace`, its checkpoint's specification
 alone read-only at `/agent/prompt/`, a private home at `/agent/home` and `/tmp`, its own read-only
-mounts (refused when they hold the problems, the harness's cache or the run's results), the variables
-it is allowed (by name from the host, or literal values), and the network only with `network: true`.
+mounts (refused when they hold the problems, a copy of any of their files, the harness's cache or the
+run's results), the variables it is allowed (by name from the host, or literal values), and the
+network only with `network: true`. Its own account of what it spent (cost, tokens, turns) is
+validated like its code: an impossible figure is refused and said so.
 The hidden tests, the problem's other specifications, other agents' workspaces and the caches are
 never mounted; what it leaves running is killed when its step ends; its output is capped. On `none`
 nothing is isolated: the step is flagged `unsandboxed`, and only the environment, the time limit,
@@ -284,11 +286,18 @@ case, or a server per group (with headless Chromium for browser cases). The case
 expected outputs sit in a directory of the read-only tests mount named after the run's one-time
 key, under a parent that cannot be listed (mode 0111); the case program reads and deletes the key
 before the submission's first process, signs its report with it, and is non-dumpable, so the
-submission can find neither the files nor the name through /proc. It is a child subreaper: what a
-case or a server leaves behind (daemons in sessions of their own) is killed at the end of the case
-or group; a server's output is drained into a bounded buffer; a server gets a start-up deadline and
-each request a timeout; Chromium is driven through a pipe (no debugging port) and sends everything
-not on loopback to a closed proxy port.
+submission can find neither the files nor the name through /proc; its settings are a file in that
+directory, never variables, so the sandbox's first processes (docker-init, `timeout`, bwrap's
+command line, none's supervisor) show nothing but the submission's own environment. It is a child
+subreaper: what a case or a server leaves behind (daemons in sessions of their own) is killed at
+the end of the case or group. Every case (every group's server) starts from the same state: the
+workspace, the run's private `/tmp` with its home, `/dev/shm`, `/dev/mqueue` and the report
+directory are put back as they were before the first case, and the IPC namespace's objects removed
+(on `none`: the run's HOME, TMPDIR and report directory). A server's output is drained into a
+bounded buffer; a server gets a start-up deadline, and each request (each health probe) one
+deadline for the whole exchange, not per socket read; Chromium is driven through a pipe (no
+debugging port) and sends everything not on loopback to a closed proxy port. What the submission
+wrote reaches the terminal without its control characters (the CLI's console drops them).
 
 The cases were run with these limits: pytest {py_limits}; vitest/jest {js_limits}; case-based {cases_limits}; wall clocks per case
 (6-8 s for the hang cases, 30-60 s otherwise).
