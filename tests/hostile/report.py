@@ -338,6 +338,11 @@ flag on the example submissions in `examples/submissions` nor on the real reposi
   unbounded fork or allocation, a host socket or a secret are not run there (listed below); the rest
   show what `none` still guarantees (wall clock, tree kill, report integrity against files and
   daemons, capped output).
+- *Case-based runs on `none`* (`cases-cli-carries-state-honest`): `/tmp`, `/dev/shm` and the IPC
+  namespace are the host's, shared with every process of the machine, so they are never reset: a
+  CLI could leave a note there for its next case. Only the run's own HOME, TMPDIR and report
+  directory start every case as they were. The harness's own process, and its environment, are
+  readable there as everything of its user is.
 - *bubblewrap's seccomp filter is a short deny list*, on x86-64 only (`runners/sandbox/seccomp.py`:
   ptrace, process_vm_*, keyrings, bpf, perf events, userfaultfd, modules, kexec, mounts, unshare,
   setns, swap, reboot, host names, handle opens, I/O ports, acct, quotas; other ABIs refused); the
