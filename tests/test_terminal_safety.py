@@ -7,35 +7,21 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 from rich.text import Text
-from support import write_files
+from support import run_agents_batch, runners_cli, write_files
 
 from runners.excerpt import terminal_safe
 from runners.promptfoo.output import summarize
 from runners.render import SafeConsole
 
-ROOT = Path(__file__).resolve().parent.parent
 # Clear the screen, switch to the alternate screen, set the window title, colour, a one-byte CSI
 # (C1), a bell and a NUL: each would act on a terminal.
 HOSTILE = "\x1b[2J\x1b[?1049h\x1b]0;pwned\x07\x1b[31mRED\x9b31m\x00boom"
 CONTROLS = ("\x1b", "\x00", "\x07", "\x9b")
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "runners", *args],
-        check=False,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "200", "HOME": str(Path.home())},
-    )
 
 
 def _controls(text: str) -> list[str]:
@@ -65,7 +51,7 @@ def test_a_case_s_stderr_reaches_the_run_table_without_its_escapes(tmp_path):
         tmp_path / "sub",
         {"main.py": f"import sys\nsys.stderr.write({HOSTILE!r} + '\\n')\nsys.exit(1)\n"},
     )
-    out = cli(
+    out = runners_cli(
         "run",
         str(problem),
         "-c",
@@ -98,17 +84,7 @@ def test_an_agent_s_words_reach_the_batch_table_without_their_escapes(tmp_path):
     (tmp_path / "agents.yaml").write_text(
         yaml.safe_dump({"agents": {"loud": f"{sys.executable} {script}"}})
     )
-    out = cli(
-        "batch",
-        "--problems",
-        str(tmp_path / "problems"),
-        "--agents",
-        str(tmp_path / "agents.yaml"),
-        "--sandbox",
-        "none",
-        "-o",
-        str(tmp_path / "run"),
-    )
+    out = run_agents_batch(tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "agent steps" in out.stdout and "boom" in out.stdout
     assert not _controls(out.stdout + out.stderr), out.stdout

@@ -6,17 +6,16 @@ the agent said and why it was refused, and every table says `refused` where the 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from support import run_agents_batch
 
 from runners.agents.layout import StepRecord
 from runners.agents.report import MAX_COST_USD, MAX_TOKENS, AgentReport, read_report
 
-ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = {
     "type": "result",
     "subtype": "success",
@@ -108,28 +107,7 @@ def test_the_batch_table_and_the_record_say_the_figures_were_refused(tmp_path):
     (tmp_path / "agents.yaml").write_text(
         yaml.safe_dump({"agents": {"liar": f"{sys.executable} {script}"}})
     )
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "runners",
-            "batch",
-            "--problems",
-            str(tmp_path / "problems"),
-            "--agents",
-            str(tmp_path / "agents.yaml"),
-            "--sandbox",
-            "none",
-            "-o",
-            str(tmp_path / "run"),
-        ],
-        check=False,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "250", "HOME": str(Path.home())},
-    )
+    out = run_agents_batch(tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     [row] = [
         line

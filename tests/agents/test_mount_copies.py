@@ -6,14 +6,11 @@ tests)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
 from agent_support import agent, answer_problem
-from support import write_files
+from support import run_agents_batch, runners_cli, write_files
 
 from runners.agents import exposure
 from runners.agents.exposure import refuse_copies
@@ -21,20 +18,6 @@ from runners.agents.layout import RunLayout
 from runners.agents.solve import guard
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def runners_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "runners", *args],
-        check=False,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "250", "HOME": str(Path.home())},
-    )
 
 
 def test_solve_refuses_a_mount_that_is_another_copy_of_the_problem(tmp_path):
@@ -71,17 +54,7 @@ def test_batch_refuses_an_agent_whose_home_holds_a_renamed_hidden_test(tmp_path)
     (tmp_path / "agents.yaml").write_text(
         yaml.safe_dump({"agents": {"a": {"command": "true", "home": str(home)}}})
     )
-    out = runners_cli(
-        "batch",
-        "--problems",
-        str(tmp_path / "problems"),
-        "--agents",
-        str(tmp_path / "agents.yaml"),
-        "--sandbox",
-        "none",
-        "-o",
-        str(tmp_path / "run"),
-    )
+    out = run_agents_batch(tmp_path)
     assert out.returncode == 2, out.stdout + out.stderr
     message = " ".join(out.stderr.split())
     assert (
