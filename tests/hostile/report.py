@@ -372,7 +372,14 @@ flag on the example submissions in `examples/submissions` nor on the real reposi
 registry ("unknown sandbox 'none'"); bubblewrap let the submission create user namespaces (`unshare
 -r`, then mount); on `none`, a killed harness left the whole process tree running; a killed harness
 left its workspace in the temporary directory and (bubblewrap) its cgroups, forever; a test printing
-60 MB inside the test process made a 60 MB result (the harness grew by 200 MB per such run).
+60 MB inside the test process made a 60 MB result (the harness grew by 200 MB per such run). Later
+(issue 24): a CLI case left notes for the next one in `/tmp`, `$HOME` or `/dev/shm` (1 case of 9
+passed instead of 9); the case program's settings, the problem's host path among them, were in
+/proc/1/environ (docker), bwrap's command line and none's supervisor; an HTTP answer or health
+check trickled a byte at a time outlasted every timeout (45 s against 10); a case's escapes and
+NULs reached the terminal through the table, an agent's through `batch --agents`; an agent's
+mounts were compared with the problem by path, not contents; its cost, tokens and turns were
+stored and shown whatever they were (-$1,000,000, 10^30 tokens).
 
 ## Cases
 
