@@ -38,7 +38,7 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 
 _PathType = click.Path(path_type=Path)
 #: The option of each agent setting, for error messages.
-OPTIONS = {"command": "--agent", "mounts": "--mount", "timeout": "--agent-timeout"}
+OPTIONS = {"command": "--agent", "mounts": "--mount", "timeout": "--agent-timeout", "args": "--arg"}
 
 
 def register(app: click.Group, console: Callable[..., Console], environment: Callable[..., Any],
@@ -47,8 +47,16 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
 
     @app.command(short_help="Have an agent solve a problem, checkpoint by checkpoint, each graded.")
     @click.argument("problem_dir", type=_PathType)
-    @click.option("--agent", required=True, help="The agent's command template: {prompt_file} {prompt} {workspace} "
+    @click.option("--agent", default=None, help="The agent's command template: {prompt_file} {prompt} {workspace} "
                   "{checkpoint} {checkpoint_number} {problem} {python} {home} {mounts[NAME]}.")
+    @click.option("--preset", default=None, help="A ready-made CLI instead of (or under) --agent: "
+                  "claude-code, codex, gemini-cli, aider, mini-swe-agent.")
+    @click.option("--model", default=None, help="--preset: the model it asks for.")
+    @click.option("--key-env", default=None, help="--preset: the variable holding its API key (default: the preset's).")
+    @click.option("--arg", "args", multiple=True, help="--preset: a flag added to its command (repeatable).")
+    @click.option("--base-url", default=None, help="--preset: the model API's base URL (a gateway).")
+    @click.option("--dry-run", "dry_run", type=_PathType, default=None,
+                  help="A model-server script: the agent runs against it instead of a model, offline and free.")
     @click.option("--name", default="agent", show_default=True, help="The agent's name (a directory name).")
     @click.option("--pass-env", multiple=True, help="A host variable the agent may see, by name (repeatable).")
     @click.option("--env", multiple=True, help="NAME=VALUE for the agent (repeatable).")
@@ -56,7 +64,8 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
                   help="NAME=DIR: a read-only directory for the agent, at the same path; {mounts[NAME]} (repeatable).")
     @click.option("--agent-timeout", type=click.FloatRange(min=1), default=1800.0, show_default=True,
                   help="Seconds per checkpoint for the agent.")
-    @click.option("--network/--no-network", default=False, help="Let the agent reach the network (off by default).")
+    @click.option("--network/--no-network", default=None,
+                  help="Let the agent reach the network (off by default; on for a --preset not on a --dry-run).")
     @click.option("--image", default=None, help="docker: the image the agent runs in.")
     @click.option("--home", type=_PathType, default=None, help="A directory copied into the agent's private home first.")
     @click.option("--sandbox", default="auto", show_default=True, help=" | ".join(["auto", *BUILTINS]))
@@ -68,18 +77,25 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     @click.option("--python", default=None, help="The submission's Python for grading.")
     @click.option("--json", "json_file", type=_PathType, default=None,
                   help="Write every checkpoint's step and result as JSON.")
-    def solve(problem_dir: Path, agent: str, name: str, pass_env: tuple[str, ...], env: tuple[str, ...],
-              mount: tuple[str, ...], agent_timeout: float, network: bool, image: str | None, home: Path | None,
+    def solve(problem_dir: Path, agent: str | None, preset: str | None, model: str | None, key_env: str | None,
+              args: tuple[str, ...], base_url: str | None, dry_run: Path | None, name: str,
+              pass_env: tuple[str, ...], env: tuple[str, ...],
+              mount: tuple[str, ...], agent_timeout: float, network: bool | None, image: str | None, home: Path | None,
               sandbox: str, pass_policy: str, output: Path | None, wall_timeout: float | None,
               cache_dir: Path | None, python: str | None, json_file: Path | None) -> None:
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
         sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
         from runners.agents.spec import parse_agent_options
+        from runners.errors import UserInputError
 
-        spec = parse_agent_options({"name": name, "command": agent, "pass_env": list(pass_env),
-                                    "env": _pairs(env, "--env"), "mounts": _pairs(mount, "--mount"),
-                                    "timeout": agent_timeout, "network": network, "image": image,
-                                    "home": str(home) if home else None}, OPTIONS)
+        if agent is None and preset is None:
+            raise UserInputError("option --agent: give the agent's command, or a --preset")
+        settings_ = {"name": name, "command": agent, "pass_env": list(pass_env), "env": _pairs(env, "--env"),
+                     "mounts": _pairs(mount, "--mount"), "timeout": agent_timeout, "network": network,
+                     "image": image, "home": str(home) if home else None, "preset": preset, "model": model,
+                     "key_env": key_env, "args": list(args), "base_url": base_url,
+                     "dry_run": str(dry_run) if dry_run else None}
+        spec = parse_agent_options({k: v for k, v in settings_.items() if v is not None}, OPTIONS)
         spec = spec.resolved(Path.cwd(), "option --mount/--home")
         settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python)
         started()

@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from runners.agents.report import AgentReport
+from runners.modelserver.usage import Served
 
 STEP_FILE = "step.json"
 STEP_SCHEMA = 1
@@ -71,6 +72,11 @@ class StepRecord(BaseModel):
     notes: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     files: int = Field(0, description="files and directories in the snapshot")
+    preset: str | None = Field(None, description="the preset the agent was (runners.agents.presets)")
+    model: str | None = Field(None, description="the model it asked for (a preset's `model`)")
+    transcript: list[str] = Field(default_factory=list, description="the session logs the CLI wrote, kept "
+                                                                    "beside step.json (paths relative to it)")
+    model_server: Served | None = Field(None, description="a dry run: what the scripted model server served")
 
     @property
     def failed(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
@@ -19,6 +20,7 @@ from runners.api import run_checkpoint
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
+from runners.modelserver.script import check_script
 from runners.policy import PassPolicy
 from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox
@@ -63,6 +65,8 @@ def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environmen
     or the run's results, and a problem with a checkpoint whose specification is missing."""
     for checkpoint in problem.ordered_checkpoints():
         spec_file(problem, checkpoint)
+    if spec.dry_run:
+        check_script(Path(spec.dry_run), [c.name for c in problem.ordered_checkpoints()], where)
     refuse_exposure(spec, {"the problem directory (hidden tests, other specifications)": problem.path.parent,
                            "the harness's cache": environment.cache_dir,
                            "the run's results (other agents' workspaces)": layout.root}, where)
