@@ -43,7 +43,11 @@ OPTIONS = {"command": "--agent", "mounts": "--mount", "timeout": "--agent-timeou
 
 def register(app: click.Group, console: Callable[..., Console], environment: Callable[..., Any],
              started: Callable[[], None]) -> None:
-    """Add `solve` to `app`; the CLI's console, environment builder and start-up hook are passed in."""
+    """Add `solve` (and `model-server`, `preset`) to `app`; the CLI's console, environment builder
+    and start-up hook are passed in."""
+    from runners.modelserver.cli import register as register_model_server
+
+    register_model_server(app, console, environment)
 
     @app.command(short_help="Have an agent solve a problem, checkpoint by checkpoint, each graded.")
     @click.argument("problem_dir", type=_PathType)

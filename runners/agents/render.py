@@ -38,8 +38,8 @@ def step_status(step: StepRecord) -> Text:
 
 def usage_cells(step: StepRecord) -> list[str]:
     usage = step.report.token_usage()
-    return [f"{usage['total']:,}" if usage else "-",
-            f"${step.report.cost_usd:.4f}" if step.report.cost_usd is not None else "-"]
+    cost = "-" if step.report.cost_usd is None else f"${step.report.cost_usd:.4f}"
+    return [f"{usage['total']:,}" if usage else "-", f"~{cost}" if step.report.cost_estimated else cost]
 
 
 def said(step: StepRecord) -> Text:
@@ -73,7 +73,7 @@ def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], po
             cells.append(Text("✔", style="green") if met else Text("✘", style="red"))
         cells.append(said(step))
         table.add_row(*cells)
-    return table
+    return _estimated_caption(table, [d.step for d in solved])
 
 
 def steps_table(records: Sequence[StepRecord]) -> Table:
@@ -87,4 +87,11 @@ def steps_table(records: Sequence[StepRecord]) -> Table:
     for step in records:
         table.add_row(step.agent, step.problem, step.checkpoint, step_status(step), f"{step.duration:.1f} s",
                       *usage_cells(step), said(step))
+    return _estimated_caption(table, records)
+
+
+def _estimated_caption(table: Table, steps: Sequence[StepRecord]) -> Table:
+    if any(step.report.cost_estimated for step in steps):
+        table.caption = "~$: estimated from the tokens and the price table (runners/agents/prices.yaml)"
+        table.caption_justify = "left"
     return table

@@ -5,7 +5,7 @@ tool that fits (argument shapes from the tool's JSON schema):
 
 | action | tools tried, in order | otherwise |
 | --- | --- | --- |
-| `write` | `Write` (Claude Code), `write_file` (Gemini CLI) | a shell command writing the file |
+| `write` | `Write` (Claude Code), `write_file` (Gemini CLI, but not for a build file) | a shell command writing the file |
 | `run` | `Bash`, `exec_command` (Codex), `run_shell_command` (Gemini CLI), `shell`, `shell_command`, `bash` | - |
 
 Clients without tools read text: Aider (`whole` edit format: a file's path, then its whole text
@@ -28,6 +28,43 @@ RUN_TOOLS = ("Bash", "exec_command", "run_shell_command", "shell", "shell_comman
 COMMAND_KEYS = ("command", "cmd")
 PATH_KEYS = ("file_path", "path", "absolute_path", "filename")
 HEREDOC = "RUNNERS_EOF"
+#: Gemini CLI (0.61) refuses `write_file` on build files in headless mode, whatever the approval
+#: mode ("Build File Protection" in its policy engine): those are written through its shell.
+GEMINI_BUILD_FILES = frozenset(
+    {
+        "BUILD",
+        "BUILD.bazel",
+        "WORKSPACE",
+        "WORKSPACE.bazel",
+        "MODULE.bazel",
+        ".bazelrc",
+        ".blazerc",
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+        "CMakeLists.txt",
+        "package.json",
+        "package-lock.json",
+        "pnpm-lock.yaml",
+        "yarn.lock",
+        "bun.lockb",
+        "setup.py",
+        "setup.cfg",
+        "pyproject.toml",
+        "go.mod",
+        "go.sum",
+        "Cargo.toml",
+        "Cargo.lock",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "settings.gradle.kts",
+        "Dockerfile",
+        "Containerfile",
+    }
+)
+GEMINI_BUILD_SUFFIXES = (".bzl", ".bazel", ".bzlmod", ".mk", ".cmake")
 #: What mini-swe-agent's bash tool must print first to end its run (its `submit` convention).
 MINI_SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 #: Call ids carry the turn they were made in: the next request's history says how far the run got.
@@ -92,12 +129,21 @@ def _call(
 ) -> tuple[str, dict[str, Any]]:
     if isinstance(action, Write):
         for name in WRITE_TOOLS:
-            if name in tools:
+            if name in tools and not (name == "write_file" and _gemini_build_file(action.write)):
                 key = _first_key(tools[name], PATH_KEYS) or "file_path"
                 path = posixpath.join(workdir, action.write) if workdir else action.write
                 return name, {key: path, "content": action.text}
         return run_call(write_command(action), tools)
     return run_call(action.run, tools)
+
+
+def _gemini_build_file(path: str) -> bool:
+    name = posixpath.basename(path)
+    return (
+        name in GEMINI_BUILD_FILES
+        or name.startswith(("Dockerfile.", "Containerfile."))
+        or name.lower().endswith(GEMINI_BUILD_SUFFIXES)
+    )
 
 
 def run_call(command: str, tools: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
