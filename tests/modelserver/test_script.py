@@ -20,7 +20,9 @@ def script_file(tmp_path, text: str):
 def test_a_script_reads_its_turns_and_the_files_it_names(tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "readme.md").write_text("# Read me\n")
-    path = script_file(tmp_path, """
+    path = script_file(
+        tmp_path,
+        """
 checkpoints:
   checkpoint_1:
     - write: README.md
@@ -34,26 +36,45 @@ checkpoints:
     - run: make
 default:
   - say: nothing to do
-""")
+""",
+    )
     script = Script.load(path)
     first = script.turns_for("checkpoint_1")
     assert isinstance(first[0], Write) and first[0].text == "# Read me\n"
     assert isinstance(first[1], Tools) and [type(a) for a in first[1].tools] == [Write, Run]
     assert first[2] == Say(say="done")
-    assert script.turns_for("checkpoint_2") == [Run(run="make"), Say(say="Done.")]  # a final answer is added
+    assert script.turns_for("checkpoint_2") == [
+        Run(run="make"),
+        Say(say="Done."),
+    ]  # a final answer is added
     assert script.turns_for("checkpoint_9") == [Say(say="nothing to do")]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("checkpoints: {c: [{wirte: a.txt, content: x}]}", "field `checkpoints.c.0`"),
-    ("checkpoints: {c: [{write: a.txt}]}", "give the file's text as `content` or a file to read it from as `from`"),
-    ("checkpoints: {c: [{write: /etc/passwd, content: x}]}", "must be a path inside the workspace"),
-    ("checkpoints: {c: [{write: ../up.txt, content: x}]}", "must be a path inside the workspace"),
-    ("checkpoints: {c: [{say: hi}, {run: ls}]}", "field `checkpoints.c.0`: `say` ends the run"),
-    ("checkpoints: {c: [{run: ls, extra: 1}]}", "field `checkpoints.c.0.run.extra`: unknown key"),
-    ("checkpoints: {c: [{write: a.txt, from: missing.txt}]}", "field `checkpoints.c.0.from`:"),
-    ("{}", "the script has no turns"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("checkpoints: {c: [{wirte: a.txt, content: x}]}", "field `checkpoints.c.0`"),
+        (
+            "checkpoints: {c: [{write: a.txt}]}",
+            "give the file's text as `content` or a file to read it from as `from`",
+        ),
+        (
+            "checkpoints: {c: [{write: /etc/passwd, content: x}]}",
+            "must be a path inside the workspace",
+        ),
+        (
+            "checkpoints: {c: [{write: ../up.txt, content: x}]}",
+            "must be a path inside the workspace",
+        ),
+        ("checkpoints: {c: [{say: hi}, {run: ls}]}", "field `checkpoints.c.0`: `say` ends the run"),
+        (
+            "checkpoints: {c: [{run: ls, extra: 1}]}",
+            "field `checkpoints.c.0.run.extra`: unknown key",
+        ),
+        ("checkpoints: {c: [{write: a.txt, from: missing.txt}]}", "field `checkpoints.c.0.from`:"),
+        ("{}", "the script has no turns"),
+    ],
+)
 def test_a_mistake_names_the_file_and_the_field(tmp_path, text, message):
     path = script_file(tmp_path, text)
     with pytest.raises(ConfigError) as info:
@@ -68,8 +89,16 @@ def test_a_run_whose_checkpoint_has_no_turns_is_refused_before_it_starts(tmp_pat
         check_script(path, ["checkpoint_1", "checkpoint_2"], "agent 'a'")
 
 
-@pytest.mark.parametrize("content", ["plain text\n", "no final newline", "line\nRUNNERS_EOF\nafter\n",
-                                     "quotes ' \" $HOME `x` \\ \n", "ünïcode ✓\n"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "plain text\n",
+        "no final newline",
+        "line\nRUNNERS_EOF\nafter\n",
+        "quotes ' \" $HOME `x` \\ \n",
+        "ünïcode ✓\n",
+    ],
+)
 def test_a_write_said_as_a_shell_command_writes_the_exact_text(tmp_path, content):
     command = write_command(Write(write="deep/dir/file.txt", content=content))
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
@@ -79,28 +108,43 @@ def test_a_write_said_as_a_shell_command_writes_the_exact_text(tmp_path, content
 BASH = {"type": "object", "properties": {"command": {"type": "string"}}}
 EXEC = {"type": "object", "properties": {"cmd": {"type": "string"}}}
 ARGV = {"type": "object", "properties": {"command": {"type": "array"}}}
-WRITE = {"type": "object", "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}}}
+WRITE = {
+    "type": "object",
+    "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+}
 
 
 def test_each_action_becomes_the_tool_the_client_offers():
     write = Write(write="src/a.py", content="x = 1\n")
     claude = tool_reply(write, 3, {"Write": WRITE, "Bash": BASH}, "/workspace", "toolu")
     assert [(c.id, c.name, c.arguments) for c in claude.calls] == [
-        ("toolu_runners_3_0", "Write", {"file_path": "/workspace/src/a.py", "content": "x = 1\n"})]
+        ("toolu_runners_3_0", "Write", {"file_path": "/workspace/src/a.py", "content": "x = 1\n"})
+    ]
     codex = tool_reply(Run(run="ls -la"), 0, {"exec_command": EXEC, "write_stdin": {}}, None)
     assert [(c.name, c.arguments) for c in codex.calls] == [("exec_command", {"cmd": "ls -la"})]
     argv = tool_reply(Run(run="ls"), 0, {"shell": ARGV}, None)
     assert argv.calls[0].arguments == {"command": ["bash", "-lc", "ls"]}
     # Gemini CLI refuses write_file on a build file in headless mode: its shell writes it
-    gemini = tool_reply(Write(write="pyproject.toml", content="[project]\n"), 0,
-                        {"write_file": WRITE, "run_shell_command": BASH}, "/w")
-    assert gemini.calls[0].name == "run_shell_command" and "pyproject.toml" in gemini.calls[0].arguments["command"]
+    gemini = tool_reply(
+        Write(write="pyproject.toml", content="[project]\n"),
+        0,
+        {"write_file": WRITE, "run_shell_command": BASH},
+        "/w",
+    )
+    assert (
+        gemini.calls[0].name == "run_shell_command"
+        and "pyproject.toml" in gemini.calls[0].arguments["command"]
+    )
     assert tool_reply(Say(say="bye"), 5, {"Bash": BASH}, None).text == "bye"
 
 
 def test_text_clients_get_their_own_formats():
-    turns = [Write(write="a.py", content="old\n"), Run(run="pytest"), Write(write="a.py", content="new"),
-             Say(say="All done.")]
+    turns = [
+        Write(write="a.py", content="old\n"),
+        Run(run="pytest"),
+        Write(write="a.py", content="new"),
+        Say(say="All done."),
+    ]
     whole = aider_reply(turns).text
     assert whole == "a.py\n```\nnew\n```\n\nAll done.\n"  # the file's last text; no command
     assert mini_reply(Run(run="ls")).text.endswith("```bash\nls\n```")
