@@ -30,6 +30,7 @@ import re
 import socket
 import socketserver
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,7 @@ class ScriptedModel:
         self.tally = Tally()
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
+        self._started = time.monotonic()
         self.log: list[dict[str, Any]] = []  # what was served, request by request
 
     def reply(self, exchange: Exchange, dialect: str, id_prefix: str) -> tuple[Reply, bool]:
@@ -131,6 +133,7 @@ class ScriptedModel:
             self.log.append(
                 {
                     "number": number,
+                    "at": round(time.monotonic() - self._started, 3),
                     "model": exchange.model,
                     "side": side,
                     "history": {
