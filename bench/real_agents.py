@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.common import (
     ROOT,
@@ -29,6 +32,11 @@ from bench.common import (
     usable_sandboxes,
 )
 from runners.batch.store import rmtree_forcibly
+
+if TYPE_CHECKING:
+    from runners.agents.spec import AgentSpec
+    from runners.config import CheckpointConfig, ProblemConfig
+    from runners.environment import EnvironmentSpec
 
 NAME = "real_agents"
 TITLE = "11. A real agent CLI's step (dry run) vs the same CLI run bare against the scripted model server"
@@ -59,23 +67,42 @@ def run(settings: Settings) -> Section:
     variants = []
     try:
         for name in presets:
-            spec = parse_agent({"name": name, "preset": name, "model": MODELS[name], "dry_run": str(SCRIPT),
-                                "timeout": 600}, "bench")
+            spec = parse_agent(
+                {
+                    "name": name,
+                    "preset": name,
+                    "model": MODELS[name],
+                    "dry_run": str(SCRIPT),
+                    "timeout": 600,
+                },
+                "bench",
+            )
             bwrap_env = settings.environment("bubblewrap")
             # The bare CLI: the one the bubblewrap toolchain installed, run on the host.
             program_dir = install(PRESETS[name], agent_sandbox(spec, bwrap_env), bwrap_env).path[0]
             variants.append((f"{name} · bare CLI", _bare(spec, program_dir, scratch)))
             for sandbox in sandboxes:
-                variants.append((f"{name} · {sandbox} · agent step",
-                                 _step(spec, problem, checkpoint, settings.environment(sandbox), scratch)))
+                variants.append(
+                    (
+                        f"{name} · {sandbox} · agent step",
+                        _step(spec, problem, checkpoint, settings.environment(sandbox), scratch),
+                    )
+                )
         samples = interleave(settings, variants, settings.repeat, title=NAME)
         for name in presets:
             base = f"{name} · bare CLI"
             section.add(timing_row(base, samples[base]))
             for sandbox in sandboxes:
                 label = f"{name} · {sandbox} · agent step"
-                row = section.add(timing_row(label, samples[label], samples[base], base,
-                                             target=f"≤ {ADDED_TARGET:g} s added"))
+                row = section.add(
+                    timing_row(
+                        label,
+                        samples[label],
+                        samples[base],
+                        base,
+                        target=f"≤ {ADDED_TARGET:g} s added",
+                    )
+                )
                 row.met = row.added is not None and row.added <= ADDED_TARGET
     finally:
         rmtree_forcibly(scratch)
@@ -84,11 +111,18 @@ def run(settings: Settings) -> Section:
         "listing, a file written, a command run): the bare row is the CLI alone; the step adds the "
         "workspace copy, the sandbox (a container for docker), the model server's start and stop "
         "on the step's socket, the bridge, the transcript and session log kept, the report read and "
-        "the snapshot kept. The CLIs are installed before the first round (not timed).")
+        "the snapshot kept. The CLIs are installed before the first round (not timed)."
+    )
     return section
 
 
-def _step(spec, problem, checkpoint, environment, scratch):  # noqa: ANN001, ANN202 - bench helpers
+def _step(
+    spec: AgentSpec,
+    problem: ProblemConfig,
+    checkpoint: CheckpointConfig,
+    environment: EnvironmentSpec,
+    scratch: Path,
+) -> Callable[[], Sample]:
     from runners.agents.layout import RunLayout
     from runners.agents.solve import agent_sandbox
     from runners.agents.step import run_step
@@ -98,10 +132,23 @@ def _step(spec, problem, checkpoint, environment, scratch):  # noqa: ANN001, ANN
     def once() -> Sample:
         layout = RunLayout(scratch / f"run-{spec.name}-{sandbox.name}")
         try:
-            sample, record = timed_call(lambda: run_step(spec, problem, checkpoint, 2, START, "checkpoint_1",
-                                                         layout, environment, sandbox))
+            sample, record = timed_call(
+                lambda: run_step(
+                    spec,
+                    problem,
+                    checkpoint,
+                    2,
+                    START,
+                    "checkpoint_1",
+                    layout,
+                    environment,
+                    sandbox,
+                )
+            )
             if record.failed:
-                raise BenchError(f"{spec.name} in {sandbox.name}: the agent step failed: {record.failure}")
+                raise BenchError(
+                    f"{spec.name} in {sandbox.name}: the agent step failed: {record.failure}"
+                )
             return sample
         finally:
             rmtree_forcibly(layout.root)
@@ -109,7 +156,7 @@ def _step(spec, problem, checkpoint, environment, scratch):  # noqa: ANN001, ANN
     return once
 
 
-def _bare(spec, program_dir: str, scratch):  # noqa: ANN001, ANN202
+def _bare(spec: AgentSpec, program_dir: str, scratch: Path) -> Callable[[], Sample]:
     from runners.agents.command import expand
     from runners.agents.model_route import wiring
     from runners.agents.presets import get_preset
@@ -131,17 +178,35 @@ def _bare(spec, program_dir: str, scratch):  # noqa: ANN001, ANN202
         server = ModelServer(script, "checkpoint_2", str(workspace)).start()
         try:
             env_extra, args = wiring(preset, f"{server.url}/{preset.name}")
-            values = {"prompt": prompt, "prompt_file": str(PROBLEM / "checkpoint_2.md"), "workspace": str(workspace),
-                      "home": str(home), "checkpoint": "checkpoint_2", "checkpoint_number": "2",
-                      "problem": "rangeset_lib", "python": ""}
+            values = {
+                "prompt": prompt,
+                "prompt_file": str(PROBLEM / "checkpoint_2.md"),
+                "workspace": str(workspace),
+                "home": str(home),
+                "checkpoint": "checkpoint_2",
+                "checkpoint_number": "2",
+                "problem": "rangeset_lib",
+                "python": "",
+            }
             argv = expand(spec.argv, values, {}) + args + preset.dry_run_args()
             env = {**base_env(), "HOME": str(home), **spec.env, **env_extra}
             env["PATH"] = f"{program_dir}:{env['PATH']}"
-            sample, proc = timed_call(lambda: subprocess.run(argv, cwd=workspace, env=env, stdin=subprocess.DEVNULL,
-                                                             capture_output=True, timeout=600, check=False))
+            sample, proc = timed_call(
+                lambda: subprocess.run(
+                    argv,
+                    cwd=workspace,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    timeout=600,
+                    check=False,
+                )
+            )
             if proc.returncode != 0 or server.served().errors:
-                raise BenchError(f"the bare {preset.title} failed ({proc.returncode}): "
-                                 f"{proc.stderr.decode(errors='replace')[-800:]} {server.served().errors}")
+                raise BenchError(
+                    f"the bare {preset.title} failed ({proc.returncode}): "
+                    f"{proc.stderr.decode(errors='replace')[-800:]} {server.served().errors}"
+                )
             return sample
         finally:
             server.stop()

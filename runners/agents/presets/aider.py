@@ -11,6 +11,24 @@ from runners.agents.presets.base import Preset
 from runners.agents.presets.litellm import LITELLM_ENV, OTHER_KEYS, key_for
 from runners.agents.report import AgentReport, last_lines, read_report
 
+LLM_HISTORY = "aider.llm.history"
+
+
+def last_answer(history: str) -> str | None:
+    """The words of the model's last answer in Aider's `--llm-history-file` (its `ASSISTANT` lines
+    after the last `LLM RESPONSE`), past the file listings it wrote."""
+    _, found, last = history.rpartition("\nLLM RESPONSE ")
+    if not found:
+        return None
+    lines = [
+        line.removeprefix("ASSISTANT").removeprefix(" ")
+        for line in last.splitlines()[1:]
+        if line.startswith("ASSISTANT")
+    ]
+    fences = [n for n, line in enumerate(lines) if line.startswith("```")]
+    said = "\n".join(lines[fences[-1] + 1 :] if fences else lines).strip()
+    return said or None
+
 
 @dataclass(frozen=True)
 class Aider(Preset):
@@ -32,7 +50,7 @@ class Aider(Preset):
             "--input-history-file",
             "{home}/aider.input.history",
             "--llm-history-file",
-            "{home}/aider.llm.history",
+            f"{{home}}/{LLM_HISTORY}",
             *(["--model", model] if model else []),
         ]
 
@@ -47,6 +65,7 @@ class Aider(Preset):
 
     def parse(self, stdout: str, stderr: str, transcripts: dict[str, str]) -> AgentReport:
         report = read_report(stdout, stderr)
+        report.final_text = last_answer(transcripts.get(LLM_HISTORY, "")) or report.final_text
         if report.format != "aider":  # no model answer at all: Aider still exits 0
             report.is_error = True
             report.error = (
@@ -67,5 +86,5 @@ AIDER = Aider(
     key_env="OPENAI_API_KEY",
     env=LITELLM_ENV,
     extra_keys=OTHER_KEYS,
-    transcripts=("aider.chat.history.md", "aider.llm.history"),
+    transcripts=("aider.chat.history.md", LLM_HISTORY),
 )
