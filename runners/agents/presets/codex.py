@@ -15,13 +15,16 @@ PROVIDER = "runners"
 @dataclass(frozen=True)
 class Codex(Preset):
     def argv(self, model: str | None) -> list[str]:
-        # Its own sandbox is off: the harness's sandbox is the one that holds it.
+        # Its own sandbox is off: the harness's sandbox is the one that holds it. Analytics off:
+        # without a network it waits 5 s at exit to send them (measured: bench/real_agents.py).
         return [
             "codex",
             "exec",
             "--json",
             "--skip-git-repo-check",
             "--dangerously-bypass-approvals-and-sandbox",
+            "--config",
+            "analytics.enabled=false",
             *(["--model", model] if model else []),
             "{prompt}",
         ]
