@@ -61,6 +61,27 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
         out.print(f"served {served.requests} requests: {served.input_tokens:,} input tokens "
                   f"({served.cache_read_tokens:,} from the cache), {served.output_tokens:,} output tokens")
 
+    @app.command("replay-script", short_help="Make a model-server script of a run's recorded sessions.")
+    @click.argument("run_dir", type=_PathType)
+    @click.option("--agent", required=True, help="The agent whose steps to read (a Claude Code or Codex preset).")
+    @click.option("--problem", required=True, help="The problem it solved.")
+    @click.option("--output", "-o", type=_PathType, required=True, help="The script to write.")
+    def replay_script(run_dir: Path, agent: str, problem: str, output: Path) -> None:
+        """Read the session logs RUN_DIR kept for each checkpoint of AGENT on PROBLEM and write them
+        as one script: what the model did, to serve again on a dry run (docs/agents.md)."""
+        from runners.modelserver.replay import record_run, script_yaml
+        from runners.modelserver.script import Script
+
+        script, skipped = record_run(run_dir, agent, problem)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(script_yaml(script), encoding="utf-8")
+        Script.load(output)  # it reads back
+        out = console()
+        for checkpoint, turns in script.checkpoints.items():
+            left = ", ".join(f"{n} × {name}" for name, n in sorted(skipped[checkpoint].items()))
+            out.print(f"{checkpoint}: {len(turns)} turns" + (f" (left out, changing nothing: {left})" if left else ""))
+        out.print(f"wrote {output}")
+
     @app.group("preset")
     def preset_app() -> None:
         """The ready-made agents (runners.agents.presets)."""

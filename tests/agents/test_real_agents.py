@@ -51,17 +51,24 @@ def check_tokens(step: StepRecord) -> None:
         assert report.cache_write_tokens == served.cache_write_tokens
 
 
+def runners_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "runners", *args], cwd=ROOT, check=False, capture_output=True,
+                          text=True, timeout=3000,
+                          env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(Path.home()), "COLUMNS": "200"})
+
+
+def solve(run: Path, preset: str, script: Path, sandbox: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return runners_cli("solve", "problems/rangeset_lib", "--name", preset, "--preset", preset, "--model",
+                       MODELS[preset], "--dry-run", str(script), "--sandbox", sandbox, "--agent-timeout", "600",
+                       "-o", str(run), *extra)
+
+
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_a_real_cli_follows_the_script_and_is_graded(tmp_path, preset, sandbox):
     need_sandbox(sandbox)
     run = tmp_path / "run"
-    out = subprocess.run([sys.executable, "-m", "runners", "solve", "problems/rangeset_lib", "--name", preset,
-                          "--preset", preset, "--model", MODELS[preset], "--dry-run", str(SCRIPT),
-                          "--sandbox", sandbox, "--agent-timeout", "600", "-o", str(run),
-                          "--json", str(tmp_path / "all.json")],
-                         cwd=ROOT, check=False, capture_output=True, text=True, timeout=3000,
-                         env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(Path.home()), "COLUMNS": "200"})
+    out = solve(run, preset, SCRIPT, sandbox, "--json", str(tmp_path / "all.json"))
     done = json.loads((tmp_path / "all.json").read_text()) if (tmp_path / "all.json").is_file() else []
     failures = [d["step"]["failure"] for d in done if d["step"]["failure"]]
     assert out.returncode == 0, f"{failures}\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
@@ -81,3 +88,24 @@ def test_a_real_cli_follows_the_script_and_is_graded(tmp_path, preset, sandbox):
             assert (snapshot / file.relative_to(ALPHA / "checkpoint_2")).read_bytes() == file.read_bytes(), file
     last = StepRecord.load(layout.step_dir(preset, "rangeset_lib", "checkpoint_2"))
     assert last.report.final_text and "rangeset.ops" in last.report.final_text
+
+
+@pytest.mark.bubblewrap
+def test_a_recorded_claude_code_session_replays_to_codex(tmp_path):
+    """What Claude Code did, read back from its session logs, is served to Codex CLI: the same
+    files, the same grades, no model."""
+    need_sandbox("bubblewrap")
+    first = solve(tmp_path / "claude", "claude-code", SCRIPT, "bubblewrap")
+    assert first.returncode == 0, first.stdout[-3000:]
+    made = runners_cli("replay-script", str(tmp_path / "claude"), "--agent", "claude-code", "--problem",
+                       "rangeset_lib", "-o", str(tmp_path / "replay.yaml"))
+    assert made.returncode == 0 and "checkpoint_2:" in made.stdout, made.stdout + made.stderr
+    second = solve(tmp_path / "codex", "codex", tmp_path / "replay.yaml", "bubblewrap")
+    assert second.returncode == 0, second.stdout[-3000:]
+    for checkpoint in ("checkpoint_1", "checkpoint_2"):
+        left = [RunLayout(tmp_path / name).snapshot(preset, "rangeset_lib", checkpoint)
+                for name, preset in (("claude", "claude-code"), ("codex", "codex"))]
+        # (the bytecode Python cached while the scripted commands ran carries their time)
+        files = [{p.relative_to(root): p.read_bytes() for p in root.rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts} for root in left]
+        assert files[0] == files[1] and files[0]

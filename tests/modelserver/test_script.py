@@ -149,3 +149,44 @@ def test_text_clients_get_their_own_formats():
     assert whole == "a.py\n```\nnew\n```\n\nAll done.\n"  # the file's last text; no command
     assert mini_reply(Run(run="ls")).text.endswith("```bash\nls\n```")
     assert "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in mini_reply(Say(say="bye")).text
+
+
+def test_a_recorded_claude_session_becomes_a_script_that_edits_the_same_way(tmp_path):
+    import json
+
+    from runners.modelserver.replay import from_claude, from_codex, script_yaml
+
+    lines = [
+        {"type": "user", "cwd": "/workspace", "message": {"role": "user", "content": "go"}},
+        {"type": "assistant", "cwd": "/workspace", "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "tool_use", "name": "Write", "input": {"file_path": "/workspace/a.py", "content": "x = 'old'\n"}}]}},
+        {"type": "assistant", "cwd": "/workspace", "message": {"id": "m2", "role": "assistant", "content": [
+            {"type": "tool_use", "name": "Read", "input": {"file_path": "/workspace/a.py"}}]}},
+        {"type": "assistant", "cwd": "/workspace", "message": {"id": "m2", "role": "assistant", "content": [
+            {"type": "tool_use", "name": "Edit", "input": {"file_path": "/workspace/a.py", "old_string": "'old'",
+                                                           "new_string": "\"it's new\""}}]}},
+        {"type": "assistant", "cwd": "/workspace", "message": {"id": "m3", "role": "assistant", "content": [
+            {"type": "text", "text": "Changed a.py."}]}},
+    ]
+    recorded = from_claude("\n".join(json.dumps(line) for line in lines))
+    assert recorded.skipped == {"Read": 1}
+    write, _edit, say = recorded.turns
+    assert write == Write(write="a.py", content="x = 'old'\n") and say == Say(say="Changed a.py.")
+    # Written out and read back, then done by a shell: the same file as the session left
+    path = tmp_path / "script.yaml"
+    path.write_text(script_yaml(Script(checkpoints={"checkpoint_1": recorded.turns})))
+    loaded = Script.load(path).turns_for("checkpoint_1")
+    assert loaded == recorded.turns
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    for turn in loaded[:2]:
+        command = write_command(turn) if isinstance(turn, Write) else turn.run
+        subprocess.run(["bash", "-c", command], cwd=workspace, check=True)
+    assert (workspace / "a.py").read_text() == "x = \"it's new\"\n"
+    codex = from_codex("\n".join(json.dumps(line) for line in [
+        {"type": "response_item", "payload": {"type": "function_call", "name": "exec_command",
+                                              "arguments": json.dumps({"cmd": "echo hi > b.txt"})}},
+        {"type": "response_item", "payload": {"type": "function_call", "name": "view_image", "arguments": "{}"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                                              "content": [{"type": "output_text", "text": "Wrote b.txt."}]}}]))
+    assert codex.turns == [Run(run="echo hi > b.txt"), Say(say="Wrote b.txt.")] and codex.skipped == {"view_image": 1}
