@@ -111,8 +111,6 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
         from runners.agents.presets import PRESETS, get_preset
         from runners.agents.presets.install import install
         from runners.errors import UserInputError
-        from runners.sandbox.registry import resolve_sandbox
-
         try:
             chosen = [get_preset(n) for n in names] or list(PRESETS.values())
         except ValueError as exc:
@@ -120,10 +118,16 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
         out = console()
         for name in sandboxes:
             settings = environment(name, 1, None, cache_dir, False, None)
-            sandbox = resolve_sandbox(name, factory=lambda cls, s=settings: cls.from_environment(s))
+            sandbox = _sandbox(name, settings)
             for preset in chosen:
                 started = time.monotonic()
                 installed = install(preset, sandbox, settings, log=lambda line: None)
                 where = installed.image or installed.path[0]
                 out.print(f"{preset.name} {preset.version} ({sandbox.name}): {where} "
                           f"[{time.monotonic() - started:.1f} s]")
+
+
+def _sandbox(name: str, settings: Any) -> Any:
+    from runners.sandbox.registry import resolve_sandbox
+
+    return resolve_sandbox(name, factory=lambda cls: cls.from_environment(settings))
