@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runners.modelserver.exchange import Exchange, as_dict, as_list, sse, text_of
+from runners.modelserver.exchange import Exchange, as_dict, as_list, chat_exchange, sse, text_of
 from runners.modelserver.translate import Reply
 from runners.modelserver.usage import Usage
 
@@ -26,19 +26,13 @@ def parse(body: dict[str, Any]) -> Exchange:
         for block in map(as_dict, as_list(m.get("content")))
         if block.get("type") == "tool_use"
     ]
-    texts = [t for m in messages for t in text_of(m.get("content"))] + text_of(body.get("system"))
-    return Exchange(
-        model=str(body.get("model") or "scripted"),
-        stream=bool(body.get("stream")),
-        tools=tools,
-        call_ids=ids,
-        assistant_turns=sum(m.get("role") == "assistant" for m in messages),
-        prefix={"system": body.get("system"), "tools": body.get("tools")},
-        body=body,
-        texts=texts,
-        assistant_texts=[
-            "".join(text_of(m.get("content"))) for m in messages if m.get("role") == "assistant"
-        ],
+    return chat_exchange(
+        body,
+        messages,
+        tools,
+        ids,
+        {"system": body.get("system"), "tools": body.get("tools")},
+        text_of(body.get("system")),
     )
 
 

@@ -19,15 +19,40 @@ if TYPE_CHECKING:
 _PathType = click.Path(path_type=Path)
 
 
-def register(app: click.Group, console: Callable[..., Console], environment: Callable[..., Any]) -> None:
-    @app.command("model-server", short_help="Serve a script as a model, for a dry run of an agent by hand.")
+def register(
+    app: click.Group, console: Callable[..., Console], environment: Callable[..., Any]
+) -> None:
+    @app.command(
+        "model-server", short_help="Serve a script as a model, for a dry run of an agent by hand."
+    )
     @click.argument("script", type=_PathType)
-    @click.option("--checkpoint", default=None, help="Whose turns to serve (default: the script's only one, or `default:`).")
-    @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="0: a free port.")
-    @click.option("--workdir", default=None, help="The agent's working directory (default: read from its prompt).")
-    @click.option("--for-seconds", type=click.FloatRange(min=0), default=None, help="Stop after this long.")
-    def model_server(script: Path, checkpoint: str | None, port: int, workdir: str | None,
-                     for_seconds: float | None) -> None:
+    @click.option(
+        "--checkpoint",
+        default=None,
+        help="Whose turns to serve (default: the script's only one, or `default:`).",
+    )
+    @click.option(
+        "--port",
+        type=click.IntRange(0, 65535),
+        default=0,
+        show_default=True,
+        help="0: a free port.",
+    )
+    @click.option(
+        "--workdir",
+        default=None,
+        help="The agent's working directory (default: read from its prompt).",
+    )
+    @click.option(
+        "--for-seconds", type=click.FloatRange(min=0), default=None, help="Stop after this long."
+    )
+    def model_server(
+        script: Path,
+        checkpoint: str | None,
+        port: int,
+        workdir: str | None,
+        for_seconds: float | None,
+    ) -> None:
         """Serve SCRIPT (docs/agents.md, "Dry runs") on 127.0.0.1 until Ctrl-C, then print the tokens
         it served. Point a CLI at the base URL printed for it."""
         from rich.text import Text
@@ -50,7 +75,9 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
             env, args = wiring(preset, f"{server.url}/{preset.name}")
             said = " ".join([*(f"{k}={v}" for k, v in env.items()), *args, *preset.dry_run_args()])
             out.print(f"  {preset.name}: {said}  (any key in {preset.key_env})")
-        out.print(f"  any other client: {server.url}/any  (GET {server.url}/_runners/usage: the tokens served)")
+        out.print(
+            f"  any other client: {server.url}/any  (GET {server.url}/_runners/usage: the tokens served)"
+        )
         deadline = None if for_seconds is None else time.monotonic() + for_seconds
         try:
             while deadline is None or time.monotonic() < deadline:
@@ -58,12 +85,20 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
         except KeyboardInterrupt:
             pass
         served = server.stop()
-        out.print(f"served {served.requests} requests: {served.input_tokens:,} input tokens "
-                  f"({served.cache_read_tokens:,} from the cache), {served.output_tokens:,} output tokens")
+        out.print(
+            f"served {served.requests} requests: {served.input_tokens:,} input tokens "
+            f"({served.cache_read_tokens:,} from the cache), {served.output_tokens:,} output tokens"
+        )
 
-    @app.command("replay-script", short_help="Make a model-server script of a run's recorded sessions.")
+    @app.command(
+        "replay-script", short_help="Make a model-server script of a run's recorded sessions."
+    )
     @click.argument("run_dir", type=_PathType)
-    @click.option("--agent", required=True, help="The agent whose steps to read (a Claude Code or Codex preset).")
+    @click.option(
+        "--agent",
+        required=True,
+        help="The agent whose steps to read (a Claude Code or Codex preset).",
+    )
     @click.option("--problem", required=True, help="The problem it solved.")
     @click.option("--output", "-o", type=_PathType, required=True, help="The script to write.")
     def replay_script(run_dir: Path, agent: str, problem: str, output: Path) -> None:
@@ -79,7 +114,10 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
         out = console()
         for checkpoint, turns in script.checkpoints.items():
             left = ", ".join(f"{n} × {name}" for name, n in sorted(skipped[checkpoint].items()))
-            out.print(f"{checkpoint}: {len(turns)} turns" + (f" (left out, changing nothing: {left})" if left else ""))
+            out.print(
+                f"{checkpoint}: {len(turns)} turns"
+                + (f" (left out, changing nothing: {left})" if left else "")
+            )
         out.print(f"wrote {output}")
 
     @app.group("preset")
@@ -102,15 +140,26 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
 
     @preset_app.command("install")
     @click.argument("names", nargs=-1)
-    @click.option("--sandbox", "sandboxes", multiple=True, default=("bubblewrap",), show_default=True,
-                  help="Where the agents will run (repeatable): docker builds their images, bubblewrap "
-                  "and none their cached toolchains.")
-    @click.option("--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept.")
-    def preset_install(names: tuple[str, ...], sandboxes: tuple[str, ...], cache_dir: Path | None) -> None:
+    @click.option(
+        "--sandbox",
+        "sandboxes",
+        multiple=True,
+        default=("bubblewrap",),
+        show_default=True,
+        help="Where the agents will run (repeatable): docker builds their images, bubblewrap "
+        "and none their cached toolchains.",
+    )
+    @click.option(
+        "--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept."
+    )
+    def preset_install(
+        names: tuple[str, ...], sandboxes: tuple[str, ...], cache_dir: Path | None
+    ) -> None:
         """Install the presets NAMES (default: all) now, rather than at their first step."""
         from runners.agents.presets import PRESETS, get_preset
         from runners.agents.presets.install import install
         from runners.errors import UserInputError
+
         try:
             chosen = [get_preset(n) for n in names] or list(PRESETS.values())
         except ValueError as exc:
@@ -123,8 +172,10 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
                 started = time.monotonic()
                 installed = install(preset, sandbox, settings, log=lambda line: None)
                 where = installed.image or installed.path[0]
-                out.print(f"{preset.name} {preset.version} ({sandbox.name}): {where} "
-                          f"[{time.monotonic() - started:.1f} s]")
+                out.print(
+                    f"{preset.name} {preset.version} ({sandbox.name}): {where} "
+                    f"[{time.monotonic() - started:.1f} s]"
+                )
 
 
 def _sandbox(name: str, settings: Any) -> Any:

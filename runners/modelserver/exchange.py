@@ -26,6 +26,30 @@ class Exchange:
     )  # what the history's assistant turns said
 
 
+def chat_exchange(
+    body: dict[str, Any],
+    messages: list[dict[str, Any]],
+    tools: dict[str, dict[str, Any]],
+    call_ids: list[str],
+    prefix: Any,
+    more_texts: list[str] | None = None,
+) -> Exchange:
+    """The Exchange of an API whose history is a list of role/content messages (Anthropic's,
+    OpenAI's Chat Completions)."""
+    assistant = [m for m in messages if m.get("role") == "assistant"]
+    return Exchange(
+        model=str(body.get("model") or "scripted"),
+        stream=bool(body.get("stream")),
+        tools=tools,
+        call_ids=call_ids,
+        assistant_turns=len(assistant),
+        prefix=prefix,
+        body=body,
+        texts=[t for m in messages for t in text_of(m.get("content"))] + (more_texts or []),
+        assistant_texts=["".join(text_of(m.get("content"))) for m in assistant],
+    )
+
+
 def sse(events: list[tuple[str | None, dict[str, Any]]], done: bool = False) -> bytes:
     """Server-sent events: `event:` lines when named, one `data:` line of JSON each."""
     out = []

@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from runners.modelserver.exchange import Exchange, as_dict, as_list, sse, text_of
+from runners.modelserver.exchange import Exchange, as_dict, as_list, chat_exchange, sse
 from runners.modelserver.translate import Reply
 from runners.modelserver.usage import Usage
 
@@ -27,19 +27,7 @@ def parse(body: dict[str, Any]) -> Exchange:
         for c in as_list(m.get("tool_calls"))
     ]
     system = [m for m in messages if m.get("role") in ("system", "developer")]
-    return Exchange(
-        model=str(body.get("model") or "scripted"),
-        stream=bool(body.get("stream")),
-        tools=tools,
-        call_ids=ids,
-        assistant_turns=sum(m.get("role") == "assistant" for m in messages),
-        prefix={"system": system, "tools": body.get("tools")},
-        body=body,
-        texts=[t for m in messages for t in text_of(m.get("content"))],
-        assistant_texts=[
-            "".join(text_of(m.get("content"))) for m in messages if m.get("role") == "assistant"
-        ],
-    )
+    return chat_exchange(body, messages, tools, ids, {"system": system, "tools": body.get("tools")})
 
 
 def _message(reply: Reply) -> dict[str, Any]:

@@ -86,16 +86,33 @@ def from_claude(text: str) -> Recorded:
                 continue
             name, given = str(block.get("name")), as_dict(block.get("input"))
             if name == "Write" and isinstance(given.get("file_path"), str):
-                actions.append(Write(write=_relative(given["file_path"], cwd), content=str(given.get("content") or "")))
+                actions.append(
+                    Write(
+                        write=_relative(given["file_path"], cwd),
+                        content=str(given.get("content") or ""),
+                    )
+                )
             elif name == "Bash" and isinstance(given.get("command"), str):
                 actions.append(Run(run=given["command"]))
             elif name == "Edit" and isinstance(given.get("file_path"), str):
-                actions.append(_edit(_relative(given["file_path"], cwd), str(given.get("old_string") or ""),
-                                     str(given.get("new_string") or ""), bool(given.get("replace_all"))))
+                actions.append(
+                    _edit(
+                        _relative(given["file_path"], cwd),
+                        str(given.get("old_string") or ""),
+                        str(given.get("new_string") or ""),
+                        bool(given.get("replace_all")),
+                    )
+                )
             elif name == "MultiEdit" and isinstance(given.get("file_path"), str):
                 for edit in map(as_dict, as_list(given.get("edits"))):
-                    actions.append(_edit(_relative(given["file_path"], cwd), str(edit.get("old_string") or ""),
-                                         str(edit.get("new_string") or ""), bool(edit.get("replace_all"))))
+                    actions.append(
+                        _edit(
+                            _relative(given["file_path"], cwd),
+                            str(edit.get("old_string") or ""),
+                            str(edit.get("new_string") or ""),
+                            bool(edit.get("replace_all")),
+                        )
+                    )
             else:
                 recorded.skipped[name] = recorded.skipped.get(name, 0) + 1
     for actions in answers.values():
@@ -115,7 +132,11 @@ def from_codex(text: str) -> Recorded:
         if entry.get("type") != "response_item":
             continue
         if item.get("type") == "message" and item.get("role") == "assistant":
-            texts = [str(p.get("text")) for p in map(as_dict, as_list(item.get("content"))) if p.get("text")]
+            texts = [
+                str(p.get("text"))
+                for p in map(as_dict, as_list(item.get("content")))
+                if p.get("text")
+            ]
             said = "".join(texts) or said
         elif item.get("type") == "function_call":
             try:
@@ -148,24 +169,38 @@ def record_run(run_dir: Path, agent: str, problem: str) -> tuple[Script, dict[st
     layout = RunLayout(Path(run_dir).resolve())
     chain = layout.chain_dir(agent, problem)
     if not chain.is_dir():
-        raise UserInputError(f"argument RUN_DIR: no steps of agent {agent!r} on {problem!r} in {layout.root}")
+        raise UserInputError(
+            f"argument RUN_DIR: no steps of agent {agent!r} on {problem!r} in {layout.root}"
+        )
     sections: dict[str, list[Turn]] = {}
     skipped: dict[str, dict[str, int]] = {}
-    records = [r for r in (StepRecord.load(d) for d in sorted(chain.iterdir()) if d.is_dir()) if r is not None]
+    records = [
+        r
+        for r in (StepRecord.load(d) for d in sorted(chain.iterdir()) if d.is_dir())
+        if r is not None
+    ]
     for record in sorted(records, key=lambda r: r.number):
         reader = READERS.get(record.preset or "")
         if reader is None:
-            raise UserInputError(f"{record.checkpoint}: its agent was {record.preset or 'not a preset'}; a "
-                                 f"recorded session can be read for {', '.join(READERS)}")
+            raise UserInputError(
+                f"{record.checkpoint}: its agent was {record.preset or 'not a preset'}; a "
+                f"recorded session can be read for {', '.join(READERS)}"
+            )
         logs = [layout.step_dir(agent, problem, record.checkpoint) / p for p in record.transcript]
         if not logs:
-            raise UserInputError(f"{record.checkpoint}: its step kept no session log (transcript) to replay")
-        text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in logs if p.is_file())
+            raise UserInputError(
+                f"{record.checkpoint}: its step kept no session log (transcript) to replay"
+            )
+        text = "\n".join(
+            p.read_text(encoding="utf-8", errors="replace") for p in logs if p.is_file()
+        )
         recorded = reader(text)
         sections[record.checkpoint] = recorded.turns
         skipped[record.checkpoint] = recorded.skipped
     if not sections:
-        raise UserInputError(f"argument RUN_DIR: no finished steps of agent {agent!r} on {problem!r} in {chain}")
+        raise UserInputError(
+            f"argument RUN_DIR: no finished steps of agent {agent!r} on {problem!r} in {chain}"
+        )
     return Script(checkpoints=sections), skipped
 
 

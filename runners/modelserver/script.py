@@ -76,8 +76,11 @@ class Run(BaseModel):
 
 Action = Annotated[
     Annotated[Write, Tag("write")] | Annotated[Run, Tag("run")],
-    Discriminator(lambda v: _kind(v, ("write", "run")), custom_error_type="action",
-                  custom_error_message="an action has exactly one of the keys `write:` or `run:`"),
+    Discriminator(
+        lambda v: _kind(v, ("write", "run")),
+        custom_error_type="action",
+        custom_error_message="an action has exactly one of the keys `write:` or `run:`",
+    ),
 ]
 
 
@@ -102,8 +105,11 @@ Turn = Annotated[
     | Annotated[Run, Tag("run")]
     | Annotated[Tools, Tag("tools")]
     | Annotated[Say, Tag("say")],
-    Discriminator(lambda v: _kind(v, ("write", "run", "tools", "say")), custom_error_type="turn",
-                  custom_error_message="a turn has exactly one of the keys `write:`, `run:`, `tools:` or `say:`"),
+    Discriminator(
+        lambda v: _kind(v, ("write", "run", "tools", "say")),
+        custom_error_type="turn",
+        custom_error_message="a turn has exactly one of the keys `write:`, `run:`, `tools:` or `say:`",
+    ),
 ]
 
 
