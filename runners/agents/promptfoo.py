@@ -35,6 +35,7 @@ from runners.errors import InfrastructureError, UserInputError
 from runners.problem_loader import load_problem
 from runners.promptfoo.call import PREFIX, log_traceback
 from runners.promptfoo.config import (
+    DEFAULT_POLICY,
     TIMEOUT_MARGIN_S,
     BadInput,
     GradingConfig,
