@@ -26,7 +26,7 @@ def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -
     metadata = result.model_dump(mode="json")
     metadata.update(agent=agent, problem=step.problem, checkpoint=step.checkpoint, policy=policy,
                     passed=verdicts[policy], policies=verdicts, agent_step=step.model_dump(mode="json"),
-                    run_dir=str(run_dir))
+                    run_dir=str(run_dir), **transcript_links(step, run_dir))
     lines = summarize(metadata).split("\n")
     if step.failed and result.graded:
         lines[0] = f"{step.problem} · {step.checkpoint}: FAIL (agent step failed)"
@@ -87,6 +87,21 @@ def repeats_response(solved: list[SolvedCheckpoint], agent: str, policy: str, ru
                                for key in ("prompt", "completion", "total")}
     first["latencyMs"] = round(sum(s.step.duration for s in solved) * 1000)
     return first
+def transcript_links(step: StepRecord, run_dir: Path) -> dict[str, str]:
+    """The CLI's session logs as `file://` URLs (the viewer shows a metadata value that is a URL as a
+    link): `transcript`, then `transcript_2`, ..."""
+    from runners.agents.layout import RunLayout
+
+    step_dir = RunLayout(run_dir).step_dir(step.agent, step.problem, step.checkpoint)
+    return {("transcript" if n == 1 else f"transcript_{n}"): (step_dir / path).resolve().as_uri()
+            for n, path in enumerate(step.transcript, start=1)}
+
+
+def cost_text(step: StepRecord) -> str | None:
+    """`$0.0310`, or `$0.0310 (estimated)` when it came from the price table; None: unknown."""
+    if step.report.cost_usd is None:
+        return None
+    return f"${step.report.cost_usd:.4f}" + (" (estimated)" if step.report.cost_estimated else "")
 
 
 def step_lines(step: StepRecord) -> list[str]:
@@ -102,8 +117,8 @@ def step_lines(step: StepRecord) -> list[str]:
         parts.append(f"{step.tokens:,} tokens" + (" (counted by the proxy)" if proxied else ""))
     if "cost_usd" in step.report.refused:
         parts.append("cost refused")
-    elif step.report.cost_usd is not None:
-        parts.append(f"${step.report.cost_usd:.4f}")
+    elif (cost := cost_text(step)) is not None:
+        parts.append(cost)
     lines = [" · ".join(parts)]
     if step.excerpt:
         lines.append(f"said: \"{step.excerpt}\"")

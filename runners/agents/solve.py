@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from runners.agents.chain import ensure_steps
 from runners.agents.exposure import refuse_copies
@@ -23,6 +24,7 @@ from runners.egress.netns import require_root
 from runners.egress.policy import NetworkPolicy
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
+from runners.modelserver.script import check_script
 from runners.policy import PassPolicy
 from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox
@@ -70,6 +72,8 @@ def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environmen
     checkpoint whose specification is missing."""
     for checkpoint in problem.ordered_checkpoints():
         spec_file(problem, checkpoint)
+    if spec.dry_run:
+        check_script(Path(spec.dry_run), [c.name for c in problem.ordered_checkpoints()], where)
     refuse_exposure(spec, {"the problem directory (hidden tests, other specifications)": problem.path.parent,
                            "the harness's cache": environment.cache_dir,
                            "the run's results (other agents' workspaces)": layout.root}, where)
