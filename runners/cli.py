@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from runners.environment import EnvironmentSpec
+    from runners.progress import Reporter
     from runners.results import ExecutionResult
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
@@ -68,14 +69,15 @@ def console(stderr: bool = False) -> Console:
     return make_console(stderr=stderr)
 
 
-def _status(text: str) -> AbstractContextManager[object]:
-    """A spinner on a terminal; nothing (and nothing imported for it) in a file or a pipe, where
-    rich is then imported while the tests run (`runners.preload`)."""
+def _reporting(enabled: bool, total: int | None = None, title: str = "") -> AbstractContextManager[Reporter | None]:
+    """What runs, said on stderr (runners.progress): a live display on a terminal, plain lines in
+    a pipe or a file, nothing with --no-progress. Without a terminal, rich is imported while the
+    tests run (`runners.preload`), not before."""
+    from runners.progress import for_cli
+
     if not sys.stdout.isatty():
         preload.after_run("runners.render")
-        return nullcontext()
-    out = console()
-    return out.status(text) if out.is_terminal else nullcontext()
+    return for_cli(lambda: console(stderr=True), enabled, total, title)
 
 
 def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -120,6 +122,8 @@ _submission_limits = _options(
                  help="Deepest directory nesting in a submission (default 64)."),
 )
 _problem_arg = click.argument("problem_dir", type=_PathType)
+_progress_opt = click.option("--progress/--no-progress", "show_progress", default=True, show_default=True,
+                             help="Say what runs on stderr: a live display on a terminal, plain lines in a pipe.")
 
 
 def _python_option(python: str | None) -> str | None:
@@ -193,12 +197,13 @@ def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
 @_ctrf_opt
 @_python_opt
 @_submission_limits
+@_progress_opt
 def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass_policy: PassPolicy,
         json_file: Path | None, output: Path | None, select: tuple[str, ...], workers: int,
         wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool, junit_xml: Path | None,
         ctrf: Path | None, python: str | None, max_submission_mb: int | None,
         max_submission_disk_mb: int | None, max_submission_files: int | None,
-        max_submission_depth: int | None) -> None:
+        max_submission_depth: int | None, show_progress: bool) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
     from runners.problem_loader import load_problem
@@ -210,8 +215,12 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
     runner = make_runner(problem, checkpoint, submission, environment)  # imports its sandbox's
     _started()
     output = output or _default_output(problem.name, runner.checkpoint.name)
-    with _status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
+    from runners.progress import Subject, running
+
+    with _reporting(show_progress) as reporter, \
+            running(Subject(problem.name, runner.checkpoint.name), reporter) as ending:
         result = runner.run(select=list(select), output_dir=output)
+        ending.text = result.summary
     from runners.render import render_result  # imported while the tests ran
 
     _write_extra(result, json_file, junit_xml, ctrf)
@@ -235,11 +244,12 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
 @_ctrf_opt
 @_python_opt
 @_submission_limits
+@_progress_opt
 def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: PassPolicy, output: Path | None,
              workers: int, wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool,
              json_file: Path | None, junit_xml: Path | None, ctrf: Path | None, python: str | None,
              max_submission_mb: int | None, max_submission_disk_mb: int | None,
-             max_submission_files: int | None, max_submission_depth: int | None) -> None:
+             max_submission_files: int | None, max_submission_depth: int | None, show_progress: bool) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
     from runners.metrics import CheckpointScore
@@ -258,13 +268,17 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
         raise UserInputError(f"option --submission: {submission} has none of the checkpoint directories ({names})")
     output = output or _default_output(problem.name, "all")
     scores: list[CheckpointScore] = []
-    for checkpoint in found:
-        runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
-        _started()  # the first runner has imported its sandbox's modules
-        with _status(f"running {problem.name} {checkpoint.name}..."):
-            result = runner.run(output_dir=output / checkpoint.name)
-        scores.append(CheckpointScore(checkpoint.name, result))
-        console().print(f"[bold]{checkpoint.name}[/]: {result.summary}")
+    from runners.progress import Subject, above, running
+
+    with _reporting(show_progress, total=len(found), title=problem.name) as reporter:
+        for checkpoint in found:
+            runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
+            _started()  # the first runner has imported its sandbox's modules
+            with running(Subject(problem.name, checkpoint.name), reporter) as ending:
+                result = runner.run(output_dir=output / checkpoint.name)
+                ending.text = result.summary
+            scores.append(CheckpointScore(checkpoint.name, result))
+            above(reporter, f"[bold]{checkpoint.name}[/]: {result.summary}", console())
     results = [s.result for s in scores]
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)
@@ -307,9 +321,11 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 @_wall_opt
 @_cache_opt
 @_python_opt
+@_progress_opt
 def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jobs: int | None, executor: str, address: str | None, output: Path,
           overwrite: bool, retry_failed: bool, sandbox: str, pass_policy: PassPolicy, agent: tuple[str, ...],
-          problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None) -> None:
+          problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None,
+          show_progress: bool) -> None:
     """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
 
     Exit 0 when every cell has a result (tests may fail), 3 when a cell is an infrastructure
@@ -328,7 +344,8 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
             raise UserInputError("option --submissions: not with --agents (the agents' snapshots are graded)")
         agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python)
         submissions, steps = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1, agents=agent,
-                                        problems=problem, overwrite=overwrite, console=console())
+                                        problems=problem, overwrite=overwrite, console=console(),
+                                        progress=show_progress)
         failures = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure for s in steps if s.failure is not None}
     if submissions is None:
         raise UserInputError("option --submissions: required (or --agents FILE to run agents first)")
@@ -336,7 +353,7 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
                            wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
-                           agents=agent, only_problems=problem, agent_failures=failures)
+                           agents=agent, only_problems=problem, agent_failures=failures, progress=show_progress)
     try:
         outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)

@@ -16,6 +16,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from runners import progress
 from runners.artifacts import save_artifacts
 from runners.categorize import categorize
 from runners.context import Invocation, Layout, RunContext, Verdict
@@ -82,6 +83,7 @@ def execute(
         extra_args=extra_args,
     )
     try:
+        progress.stage(progress.PREPARING_WORKSPACE)
         workspace.copy_submission(submission, listed, deadline=clock + wall)
         copy_seconds = time.monotonic() - clock
         runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
@@ -93,6 +95,7 @@ def execute(
         if runner.signs_reports:
             ctx.report_key = issue_report_key(workspace.reports)
         runner.write_config(ctx)
+        progress.stage(progress.PREPARING_TOOLCHAIN)
         runner.prepare(ctx)
         workspace.seal(workspace.tests, workspace.config)
         invocation = runner.invocation(ctx)
@@ -109,6 +112,7 @@ def execute(
         }
         ctx.started_at = time.time()
         preload = Preload(runner.collect_modules)  # what only the end of the run needs
+        progress.stage(progress.RUNNING_TESTS)
         outcome = sandbox.run(
             SandboxRequest(
                 argv=invocation.argv,
@@ -123,6 +127,7 @@ def execute(
             )
         )
         preload.join()
+        progress.stage(progress.COLLECTING)
         # A killed run's reports are never read: whatever it left behind is not graded.
         if outcome.timed_out:
             verdict = wall_clock_verdict(ctx)

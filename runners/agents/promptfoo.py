@@ -68,6 +68,7 @@ class AgentCell:
     environment: EnvironmentSpec
     policy: str
     overall: float
+    progress: bool = True
 
 
 def resolve(options: Any, context: Any) -> AgentCell:
@@ -101,7 +102,7 @@ def resolve(options: Any, context: Any) -> AgentCell:
                        f"raise `timeout`")
     layout = RunLayout(_path(base, config.output) / _run_tag(vars_, context))
     return AgentCell(spec, problem, problem.checkpoints[checkpoint], layout, environment, config.pass_policy,
-                     overall)
+                     overall, config.progress)
 
 
 def call(options: Any, context: Any) -> dict[str, Any]:
@@ -137,17 +138,21 @@ def _bounded(cell: AgentCell) -> Any:
     and a later row finds its steps done."""
     from runners.agents.chain import ensure_steps
     from runners.agents.solve import SolvedCheckpoint, agent_sandbox, grade_step
+    from runners.progress import Subject, for_promptfoo, running
 
     box: dict[str, Any] = {}
     deadline = time.monotonic() + cell.overall
 
     def work() -> None:
+        subject = Subject(cell.problem.path.name, cell.checkpoint.name, cell.spec.name)
         try:
-            sandbox = agent_sandbox(cell.spec, cell.environment)
-            record = ensure_steps(cell.spec, cell.problem, cell.checkpoint, cell.layout, cell.environment, sandbox,
-                                  deadline=deadline)[-1]
-            box["result"] = SolvedCheckpoint(record, grade_step(cell.problem, cell.checkpoint, record, cell.layout,
-                                                                cell.environment))
+            with running(subject, for_promptfoo(cell.progress)) as ending:
+                sandbox = agent_sandbox(cell.spec, cell.environment)
+                record = ensure_steps(cell.spec, cell.problem, cell.checkpoint, cell.layout, cell.environment,
+                                      sandbox, deadline=deadline)[-1]
+                box["result"] = solved = SolvedCheckpoint(record, grade_step(cell.problem, cell.checkpoint, record,
+                                                                             cell.layout, cell.environment))
+                ending.text = f"{'PASS' if solved.verdicts()[cell.policy] else 'FAIL'} · {solved.result.summary}"
         except UserInputError as exc:
             box["result"] = exc
         except InfrastructureError as exc:

@@ -20,6 +20,7 @@ from runners.config import CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
+from runners.progress import Reporter, Subject, running
 from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox
 from runners.sandbox.registry import resolve_sandbox
@@ -80,14 +81,18 @@ def grade_step(problem: ProblemConfig, checkpoint: CheckpointConfig, record: Ste
 
 def solve(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
           on_step: Callable[[StepRecord], None] | None = None,
-          on_graded: Callable[[SolvedCheckpoint], None] | None = None) -> list[SolvedCheckpoint]:
-    """Every checkpoint of `problem`, in order: the agent's step, then its grade."""
+          on_graded: Callable[[SolvedCheckpoint], None] | None = None,
+          reporter: Reporter | None = None) -> list[SolvedCheckpoint]:
+    """Every checkpoint of `problem`, in order: the agent's step, then its grade (said to
+    `reporter` as it goes)."""
     guard(spec, problem, layout, environment, f"agent {spec.name!r}")
     sandbox = agent_sandbox(spec, environment)
     solved = []
     for checkpoint in problem.ordered_checkpoints():
-        record = ensure_steps(spec, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
-        done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
+        with running(Subject(problem.path.name, checkpoint.name, spec.name), reporter) as ending:
+            record = ensure_steps(spec, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
+            done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
+            ending.text = done.result.summary
         solved.append(done)
         if on_graded is not None:
             on_graded(done)

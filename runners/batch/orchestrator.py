@@ -73,6 +73,8 @@ class BatchOptions:
     grace: float = DEFAULT_GRACE
     #: cell id -> why its agent step failed (`batch --agents`): not solved, whatever its tests say.
     agent_failures: dict[str, str] = field(default_factory=dict)
+    #: Say what runs on stderr (runners.progress); False: --no-progress.
+    progress: bool = True
 
     def environment(self) -> EnvironmentSpec:
         check_sandbox_name(self.sandbox)
@@ -204,8 +206,10 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                 info = executor.cluster()
                 console.print(Text(f"ray: {info.get('nodes')} node(s), resources "
                                    f"{_short_resources(info.get('resources', {}))}", style="dim"))
-            with BatchProgress(console, found.cells, kept_cells, options.policy, options.agent_failures) as progress, \
-                    _Signals(cancel, console):
+            with BatchProgress(console, found.cells, kept_cells, options.policy, options.agent_failures,
+                               show=options.progress) as progress, _Signals(cancel, console):
+                if isinstance(executor, LocalExecutor):  # Ray's tasks say only when they start and end
+                    executor.on_stage = lambda job, stage: progress.staged(job.cell, stage)
 
                 def on_start(job: CellJob) -> None:
                     running.add(job.cell.id)

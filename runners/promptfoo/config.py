@@ -21,6 +21,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PositiveFloat,
+    StrictBool,
     StrictStr,
     ValidationError,
     field_validator,
@@ -56,6 +57,7 @@ class GradingConfig(BaseModel):
     output: StrictStr = DEFAULT_OUTPUT
     cache_dir: StrictStr | None = None
     python: StrictStr | None = None
+    progress: StrictBool = Field(True, description="say each row's stage on stderr (promptfoo's log)")
     # Set by promptfoo: the config file's directory, its per-call timeout (ms), and its own.
     base_path: StrictStr | None = Field(None, alias="basePath")
     timeout: PositiveFloat | None = Field(None, strict=True, description="promptfoo's per-call timeout (ms)")
@@ -133,6 +135,7 @@ class Cell:
     ray_address: str | None
     python: str | None
     output_dir: Path
+    progress: bool = True
 
 
 def resolve_cell(options: Any, context: Any) -> Cell:
@@ -160,7 +163,7 @@ def resolve_cell(options: Any, context: Any) -> Cell:
                 cache_dir=_path(base, config.cache_dir) if config.cache_dir else None,
                 ray_address=config.ray_address or None, python=config.python,
                 output_dir=_path(base, config.output) / _run_tag(vars_, context) / slug(config.agent)
-                / problem / checkpoint)
+                / problem / checkpoint, progress=config.progress)
 
 
 def _mapping(value: Any) -> dict[str, Any]:
