@@ -35,6 +35,7 @@ reason's line (`headline`), and `runners` is imported only for metadata that lac
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 GROUPS = ("Core", "Functionality", "Error", "Regression")
@@ -51,7 +52,9 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
     config = context.get("config") if isinstance(context.get("config"), dict) else {}
     policy = config.get("pass_policy") or metadata.get("policy") or "all-cases"
     if policy not in POLICIES:
-        return _fail(f"assertion config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}")
+        close = difflib.get_close_matches(str(policy), POLICIES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return _fail(f"assertion config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}{hint}")
     try:
         passed = _policy_verdict(metadata, policy)
     except Exception as exc:  # noqa: BLE001 - a broken result must fail the row, readably

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 import click
 
 from runners import preload
+from runners.choice import Choice
 from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS as SANDBOX_BUILTINS
@@ -94,7 +95,7 @@ def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 _PathType = click.Path(path_type=Path)
 _sandbox_opt = click.option("--sandbox", default="auto", show_default=True,
                             help=" | ".join(["auto", *SANDBOX_BUILTINS]))
-_policy_opt = click.option("--pass-policy", "pass_policy", type=click.Choice([p.value for p in PassPolicy]),
+_policy_opt = click.option("--pass-policy", "pass_policy", type=Choice([p.value for p in PassPolicy]),
                            default=PassPolicy.ALL_CASES.value, show_default=True,
                            callback=lambda _c, _p, value: PassPolicy(value),
                            help="When a checkpoint counts as passed.")
@@ -212,7 +213,8 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
                                submission=(max_submission_mb, max_submission_disk_mb,
                                            max_submission_files, max_submission_depth))
     problem = load_problem(problem_dir)
-    runner = make_runner(problem, checkpoint, submission, environment)  # imports its sandbox's
+    chosen = problem.checkpoint(checkpoint, "option --checkpoint")
+    runner = make_runner(problem, chosen, submission, environment)  # imports its sandbox's
     _started()
     output = output or _default_output(problem.name, runner.checkpoint.name)
     from runners.progress import Subject, running
@@ -335,7 +337,10 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
 
     _started()
     if executor not in ("local", "ray"):
-        raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
+        from runners.suggest import did_you_mean
+
+        raise UserInputError(f"option --executor: {executor!r} is not one of local, ray"
+                             f"{did_you_mean(executor, ('local', 'ray'))}")
     failures: dict[str, str] = {}  # cell id -> why its agent step failed: not solved, whatever the tests say
     if agents_file is not None:  # the agent step first: its snapshots are the submissions
         from runners.agents.batch import run_agents
@@ -387,7 +392,10 @@ def image_build(kind: str, base_image: str | None, rebuild: bool, python: tuple[
 
     _started()
     if kind not in (*KINDS, "all"):
-        raise UserInputError(f"option --kind: {kind!r} is not one of {', '.join(KINDS)}, all")
+        from runners.suggest import did_you_mean
+
+        raise UserInputError(f"option --kind: {kind!r} is not one of {', '.join(KINDS)}, all"
+                             f"{did_you_mean(kind, (*KINDS, 'all'))}")
     kinds = KINDS if kind == "all" else tuple(k for k in KINDS if k == kind)
     versions = [check_python_version(v) for v in python]
     built = ensure_images(kinds, base_image, rebuild=rebuild, pythons=versions,

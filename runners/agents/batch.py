@@ -27,12 +27,13 @@ from runners.errors import UserInputError
 from runners.problem_loader import load_problem
 from runners.progress import Subject, above, for_cli, running
 from runners.render import fit, make_console
+from runners.suggest import did_you_mean
 
 
 def _select(names: list[str], wanted: tuple[str, ...], option: str) -> set[str]:
     unknown = sorted(set(wanted) - set(names))
     if unknown:
-        raise UserInputError(f"option {option}: unknown {', '.join(map(repr, unknown))} "
+        raise UserInputError(f"option {option}: unknown {', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
                              f"(known: {', '.join(sorted(names)) or 'none'})")
     return set(wanted or names)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from runners.choice import Choice
 from runners.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS
 
@@ -60,7 +61,7 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     @click.option("--image", default=None, help="docker: the image the agent runs in.")
     @click.option("--home", type=_PathType, default=None, help="A directory copied into the agent's private home first.")
     @click.option("--sandbox", default="auto", show_default=True, help=" | ".join(["auto", *BUILTINS]))
-    @click.option("--pass-policy", "pass_policy", type=click.Choice([p.value for p in PassPolicy]),
+    @click.option("--pass-policy", "pass_policy", type=Choice([p.value for p in PassPolicy]),
                   default=PassPolicy.ALL_CASES.value, show_default=True, help="When a checkpoint counts as passed.")
     @click.option("--output", "-o", type=_PathType, default=None, help="Run directory (default: runs/<time>-solve-<problem>).")
     @click.option("--wall-timeout", type=click.FloatRange(min=1), default=None, help="Seconds for each test run.")

@@ -47,6 +47,7 @@ from runners.promptfoo.config import (
     _run_tag,
 )
 from runners.results import failure_result
+from runners.suggest import did_you_mean
 
 DEFAULT_OUTPUT = ".runners/agent-runs"
 
@@ -80,11 +81,13 @@ def resolve(options: Any, context: Any) -> AgentCell:
     vars_, metadata = _mapping(context.get("vars")), _mapping(_mapping(context.get("test")).get("metadata"))
     name, checkpoint = _cell_name(vars_, metadata, "problem"), _cell_name(vars_, metadata, "checkpoint")
     if not (problems / name / "config.yaml").is_file():
-        raise BadInput(f"test `problem`: unknown problem {name!r} ({problems / name}/config.yaml not found)")
+        known = [p.name for p in problems.iterdir() if (p / "config.yaml").is_file()]
+        raise BadInput(f"test `problem`: unknown problem {name!r}{did_you_mean(name, known)} "
+                       f"({problems / name}/config.yaml not found)")
     problem = load_problem(problems / name)
     if checkpoint not in problem.checkpoints:
-        raise BadInput(f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r} "
-                       f"(known: {', '.join(problem.checkpoints)})")
+        raise BadInput(f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r}"
+                       f"{did_you_mean(checkpoint, problem.checkpoints)} (known: {', '.join(problem.checkpoints)})")
     environment = EnvironmentSpec(sandbox=config.sandbox)
     if config.wall_timeout is not None:
         environment.limits = environment.limits.model_copy(update={"wall_timeout": config.wall_timeout})

@@ -49,9 +49,11 @@ def call(options: Any, context: Any) -> dict[str, Any]:
 def _problem_and_environment(cell: Cell) -> tuple[ProblemConfig, EnvironmentSpec]:
     problem = load_problem(cell.problem_dir)
     if cell.checkpoint not in problem.checkpoints:
+        from runners.suggest import did_you_mean
+
         known = ", ".join(c.name for c in problem.ordered_checkpoints())
         raise BadInput(f"test `checkpoint`: problem {cell.problem!r} has no checkpoint "
-                       f"{cell.checkpoint!r} (known: {known})")
+                       f"{cell.checkpoint!r}{did_you_mean(cell.checkpoint, problem.checkpoints)} (known: {known})")
     if not cell.submission.is_dir():
         raise BadInput(f"agent {cell.agent!r}: submission directory {cell.submission} does not "
                        f"exist (expected <submissions>/{cell.problem}/{cell.checkpoint}/ under "

@@ -27,6 +27,7 @@ from pydantic import (
     field_validator,
 )
 
+from runners.suggest import did_you_mean
 from runners.validation import describe_validation_error
 
 DEFAULT_PROBLEMS = "problems"
@@ -70,7 +71,7 @@ class GradingConfig(BaseModel):
         from runners.sandbox.registry import sandbox_choices
 
         if name not in sandbox_choices():
-            raise ValueError(f"{name!r} is not one of {', '.join(sandbox_choices())}")
+            raise ValueError(f"{name!r} is not one of {', '.join(sandbox_choices())}{did_you_mean(name, sandbox_choices())}")
         return name
 
     @field_validator("pass_policy")
@@ -80,7 +81,7 @@ class GradingConfig(BaseModel):
 
         names = [p.value for p in PassPolicy]
         if name not in names:
-            raise ValueError(f"{name!r} is not one of {', '.join(names)}")
+            raise ValueError(f"{name!r} is not one of {', '.join(names)}{did_you_mean(name, names)}")
         return name
 
     @field_validator("python")
@@ -154,8 +155,8 @@ def resolve_cell(options: Any, context: Any) -> Cell:
     problem_dir = problems / problem
     if not (problem_dir / "config.yaml").is_file():
         known = sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
-        raise BadInput(f"test `problem`: unknown problem {problem!r}: {problem_dir}/config.yaml "
-                       f"not found (problems under {problems}: {', '.join(known) or 'none'})")
+        raise BadInput(f"test `problem`: unknown problem {problem!r}{did_you_mean(problem, known)}: "
+                       f"{problem_dir}/config.yaml not found (problems under {problems}: {', '.join(known) or 'none'})")
     return Cell(agent=config.agent, submissions=submissions, problems=problems, problem=problem,
                 checkpoint=checkpoint, problem_dir=problem_dir,
                 submission=submissions / problem / checkpoint, sandbox=config.sandbox,

@@ -222,7 +222,8 @@ def test_provider_paths_are_relative_to_base_path(world):
         ({"python": 3.1}, "provider config: field `python`: expected a quoted version"),
         ({"python": "snake"}, "provider config: field `python`:"),
         ({"wall_timeout": 400}, "provider config `wall_timeout`: 400 s does not fit"),
-        ({"pass-policy": "any"}, "provider config: field `pass-policy`: unknown key (allowed keys: agent, basePath,"),
+        ({"pass-policy": "any"}, "provider config: field `pass-policy`: unknown key (did you mean 'pass_policy'?) "
+                                 "(allowed keys: agent, basePath,"),
         ({"timeout": 10_000}, "provider config `timeout`: 10000 ms leaves no time"),
     ],
 )
