@@ -112,6 +112,9 @@ _ctrf_opt = click.option("--ctrf", type=_PathType, default=None, help="Also writ
 _python_opt = click.option(
     "--python", default=None, help="The submission's Python: a version (3.12), a range (>=3.12) or an "
     "interpreter path (default: the problem's `python`, else the harness's own).")
+_node_opt = click.option(
+    "--node", default=None, help="The Node JavaScript tests run on: a version (22), a range (>=22) or a node "
+    "binary's path (default: node on PATH; docker: the node image's). The version that ran is in the result.")
 _submission_limits = _options(
     click.option("--max-submission-mb", type=click.IntRange(min=1), default=None,
                  help="Largest submission, sum of file sizes in MiB (default 1024)."),
@@ -133,9 +136,15 @@ def _python_option(python: str | None) -> str | None:
     return validate_option(python)
 
 
+def _node_option(node: str | None) -> str | None:
+    from runners.nodes import validate_option
+
+    return validate_option(node)
+
+
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
                  keep: bool, python: str | None = None,
-                 submission: tuple[int | None, ...] = ()) -> EnvironmentSpec:
+                 submission: tuple[int | None, ...] = (), *, node: str | None = None) -> EnvironmentSpec:
     from runners.environment import EnvironmentSpec
     from runners.sandbox.registry import check_sandbox_name
 
@@ -143,6 +152,8 @@ def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_d
     spec = EnvironmentSpec(sandbox=sandbox, workers=workers, keep_workspace=keep)  # type: ignore[arg-type]
     if python:
         spec.python = _python_option(python)
+    if node:
+        spec.node = _node_option(node)
     if wall_timeout:
         spec.limits = spec.limits.model_copy(update={"wall_timeout": wall_timeout})
     names = ("submission_mb", "submission_disk_mb", "submission_files", "submission_depth")
@@ -197,6 +208,7 @@ def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
 @_junit_opt
 @_ctrf_opt
 @_python_opt
+@_node_opt
 @_submission_limits
 @_progress_opt
 def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass_policy: PassPolicy,
@@ -204,14 +216,14 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
         wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool, junit_xml: Path | None,
         ctrf: Path | None, python: str | None, max_submission_mb: int | None,
         max_submission_disk_mb: int | None, max_submission_files: int | None,
-        max_submission_depth: int | None, show_progress: bool) -> None:
+        max_submission_depth: int | None, show_progress: bool, node: str | None) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
     from runners.problem_loader import load_problem
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
-                                           max_submission_files, max_submission_depth))
+                                           max_submission_files, max_submission_depth), node=node)
     problem = load_problem(problem_dir)
     chosen = problem.checkpoint(checkpoint, "option --checkpoint")
     runner = make_runner(problem, chosen, submission, environment)  # imports its sandbox's
@@ -245,13 +257,15 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
 @_junit_opt
 @_ctrf_opt
 @_python_opt
+@_node_opt
 @_submission_limits
 @_progress_opt
 def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: PassPolicy, output: Path | None,
              workers: int, wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool,
              json_file: Path | None, junit_xml: Path | None, ctrf: Path | None, python: str | None,
              max_submission_mb: int | None, max_submission_disk_mb: int | None,
-             max_submission_files: int | None, max_submission_depth: int | None, show_progress: bool) -> None:
+             max_submission_files: int | None, max_submission_depth: int | None, show_progress: bool,
+             node: str | None) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
     from runners.metrics import CheckpointScore
@@ -260,7 +274,7 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
-                                           max_submission_files, max_submission_depth))
+                                           max_submission_files, max_submission_depth), node=node)
     problem = load_problem(problem_dir)
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
@@ -323,11 +337,12 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 @_wall_opt
 @_cache_opt
 @_python_opt
+@_node_opt
 @_progress_opt
 def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jobs: int | None, executor: str, address: str | None, output: Path,
           overwrite: bool, retry_failed: bool, sandbox: str, pass_policy: PassPolicy, agent: tuple[str, ...],
           problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None,
-          show_progress: bool) -> None:
+          show_progress: bool, node: str | None) -> None:
     """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
 
     Exit 0 when every cell has a result (tests may fail), 3 when a cell is an infrastructure
@@ -347,7 +362,7 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
 
         if submissions is not None:
             raise UserInputError("option --submissions: not with --agents (the agents' snapshots are graded)")
-        agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python)
+        agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python, node=node)
         submissions, steps = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1, agents=agent,
                                         problems=problem, overwrite=overwrite, console=console(),
                                         progress=show_progress)
@@ -358,6 +373,7 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
                            wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
+                           node=_node_option(node),
                            agents=agent, only_problems=problem, agent_failures=failures, progress=show_progress)
     try:
         outcome = run_batch(options, console())

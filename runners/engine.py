@@ -183,6 +183,7 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         framework=runner.name,
         sandbox=ctx.sandbox.name,
         python=ctx.python,
+        node=ctx.node,
         entrypoint=entrypoint,
         duration=round(outcome.duration, 3),
         tests=tests,

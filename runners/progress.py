@@ -225,25 +225,27 @@ class LiveReporter:
                     live.start()
 
     def rows(self) -> RenderableType:
+        """The header's rows (a batch's bars per agent) and the overall bar, then one line per
+        running subject: two grids, so a wide bar does not widen the spinner's column."""
         from rich.console import Group
         from rich.progress_bar import ProgressBar
         from rich.table import Table
         from rich.text import Text
 
-        grid = Table.grid(padding=(0, 1))
         now = time.monotonic()
         top = Table.grid(padding=(0, 1))
         for row in self.header() if self.header else []:
             top.add_row(*row)
+        running = Table.grid(padding=(0, 1))
         with self._lock:
             if self.total:
-                grid.add_row(Text(self.title or "progress", style="bold"),
-                             ProgressBar(total=self.total, completed=self.done, width=30),
-                             Text(f"{self.done}/{self.total}"), Text(_clock(now - self.started), style="dim"))
+                top.add_row(Text(self.title or "progress", style="bold"),
+                            ProgressBar(total=self.total, completed=self.done, width=30),
+                            Text(f"{self.done}/{self.total}"), Text(_clock(now - self.started), style="dim"))
             for entry in self._subjects.values():
-                grid.add_row(entry.spinner, Text(entry.subject.label, style="bold"), Text(entry.stage, style="cyan"),
-                             Text(_clock(now - entry.started), style="dim"))
-        return Group(top, grid) if self.header else grid
+                running.add_row(entry.spinner, Text(entry.subject.label, style="bold"),
+                                Text(entry.stage, style="cyan"), Text(_clock(now - entry.started), style="dim"))
+        return Group(top, running)
 
 
 @dataclass

@@ -67,6 +67,8 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     @click.option("--wall-timeout", type=click.FloatRange(min=1), default=None, help="Seconds for each test run.")
     @click.option("--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept.")
     @click.option("--python", default=None, help="The submission's Python for grading.")
+    @click.option("--node", default=None, help="The Node JavaScript tests run on when grading: a version (22), "
+                  "a range (>=22) or a node binary's path.")
     @click.option("--json", "json_file", type=_PathType, default=None,
                   help="Write every checkpoint's step and result as JSON.")
     @click.option("--progress/--no-progress", "show_progress", default=True, show_default=True,
@@ -74,7 +76,8 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     def solve(problem_dir: Path, agent: str, name: str, pass_env: tuple[str, ...], env: tuple[str, ...],
               mount: tuple[str, ...], agent_timeout: float, network: bool, image: str | None, home: Path | None,
               sandbox: str, pass_policy: str, output: Path | None, wall_timeout: float | None,
-              cache_dir: Path | None, python: str | None, json_file: Path | None, show_progress: bool) -> None:
+              cache_dir: Path | None, python: str | None, node: str | None, json_file: Path | None,
+              show_progress: bool) -> None:
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
         sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
         from runners.agents.spec import parse_agent_options
@@ -84,7 +87,7 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
                                     "timeout": agent_timeout, "network": network, "image": image,
                                     "home": str(home) if home else None}, OPTIONS)
         spec = spec.resolved(Path.cwd(), "option --mount/--home")
-        settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python)
+        settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python, node=node)
         started()
         run(spec, problem_dir, settings, PassPolicy(pass_policy), output, json_file, console(),
             (lambda: console(stderr=True)) if show_progress else None)

@@ -43,6 +43,7 @@ from runners.promptfoo.config import (
     _directory,
     _env_timeout_ms,
     _mapping,
+    _node,
     _path,
     _run_tag,
 )
@@ -95,6 +96,8 @@ def resolve(options: Any, context: Any) -> AgentCell:
         environment.cache_dir = _path(base, config.cache_dir)
     if config.python:
         environment.python = config.python
+    if config.node:
+        environment.node = _node(base, config.node)
     promptfoo_ms = config.timeout or _env_timeout_ms()
     cap = promptfoo_ms / 1000.0 - TIMEOUT_MARGIN_S
     overall = config.overall_timeout or cap

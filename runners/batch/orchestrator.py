@@ -68,6 +68,7 @@ class BatchOptions:
     wall_timeout: float | None = None
     cache_dir: Path | None = None
     python: str | None = None
+    node: str | None = None
     agents: tuple[str, ...] = ()
     only_problems: tuple[str, ...] = ()
     grace: float = DEFAULT_GRACE
@@ -85,6 +86,8 @@ class BatchOptions:
             spec.cache_dir = Path(self.cache_dir).resolve()
         if self.python:
             spec.python = self.python
+        if self.node:
+            spec.node = self.node
         return spec
 
     def settings(self) -> dict[str, Any]:
@@ -92,6 +95,8 @@ class BatchOptions:
         settings: dict[str, Any] = {"sandbox": self.sandbox, "wall_timeout": self.wall_timeout}
         if self.python:  # only when chosen: results stored before the option existed stay current
             settings["python"] = self.python
+        if self.node:
+            settings["node"] = self.node
         return settings
 
 

@@ -65,6 +65,8 @@ def _problem_and_environment(cell: Cell) -> tuple[ProblemConfig, EnvironmentSpec
         environment.cache_dir = cell.cache_dir
     if cell.python is not None:
         environment.python = cell.python
+    if cell.node is not None:
+        environment.node = cell.node
     return problem, environment
 
 
