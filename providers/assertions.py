@@ -10,9 +10,9 @@ Returns a GradingResult:
 
 - `pass`: the pass policy (assertion `config.pass_policy`, else the one the provider used);
 - `score`: the pass rate over every test (Regression included), 0 on an infrastructure failure;
-- `reason`: one line, shown in red on a failing row: "policy all-cases not met: [Error] bad_input:
-  expected exit 2, got 0 (+3 more)" (the first failing test in its own words, without the
-  harness's paths), or the infrastructure failure's first line; "policy all-cases met" on a pass;
+- `reason`: one line, shown in red on a failing row: "[Error] bad_input: expected exit 2, got 0
+  (+3 more)" (the first failing test in its own words, without the harness's paths), or the
+  infrastructure failure's first line; "policy all-cases met" on a pass;
 - `namedScores` and `namedScoreWeights`: per group (`core`, `functionality`, `error`,
   `regression`) and over every test (`tests`), the row's pass rate weighted by its number of
   tests. promptfoo then sums score × weight and the weights over a column, so the column header
@@ -90,10 +90,13 @@ def grade(metadata: dict[str, Any], policy: str, passed: bool) -> dict[str, Any]
             weights[group.lower()] = total_counts[group]
     if all_total:
         named["tests"], weights["tests"] = all_passed / all_total, all_total
+    # A failing row's reason is its one red line in the viewer: why, not the policy's name again.
     if passed:
         reason = f"policy {policy} met"
+    elif line:
+        reason = line
     else:
-        reason = f"policy {policy} not met: {line or ('no tests were run' if not all_total else 'see the tests')}"
+        reason = f"policy {policy} not met: {'no tests were run' if not all_total else 'see the tests'}"
     return {"pass": bool(passed), "score": all_passed / all_total if all_total else 0.0, "reason": reason,
             "namedScores": named, "namedScoreWeights": weights}
 

@@ -16,6 +16,16 @@ if [[ ! -x .venv/bin/python ]]; then
   exit 1
 fi
 
+# The config this eval reads (-c/--config, else promptfoo's default), to name it at the end.
+config=promptfooconfig.yaml
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[i]}" in
+    -c | --config) config="${args[i + 1]:-$config}" ;;
+    --config=*) config="${args[i]#--config=}" ;;
+  esac
+done
+
 status=0
 npx --no-install promptfoo eval "$@" || status=$?
 if ((status == 100)); then
@@ -23,6 +33,8 @@ if ((status == 100)); then
   status=0
 fi
 if ((status == 0)); then
-  echo "compare: open the viewer with: npx promptfoo view   (http://localhost:15500)"
+  # `promptfoo view` opens the latest eval; earlier ones are under Evals (top left).
+  description=$(sed -n 's/^description: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$config" 2>/dev/null | head -n 1)
+  echo "compare: open the viewer with: npx promptfoo view   (http://localhost:15500; it opens this eval${description:+: $description})"
 fi
 exit "$status"

@@ -12,12 +12,13 @@ details (the magnifier icon), and the artifacts directory it names.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from runners.groups import GROUP_ORDER
 from runners.short_paths import shorten
 
-MAX_HEADLINE_CHARS = 160
+MAX_HEADLINE_CHARS = 130  # at most three lines of the viewer's bold red reason (two, mostly)
 
 
 def summarize(metadata: dict[str, Any], verdict: str | None = None) -> str:
@@ -55,13 +56,37 @@ def headline(metadata: dict[str, Any]) -> str | None:
     if not failing:
         return None
     test = min(failing, key=lambda t: order.get(t.get("group_type"), len(order)))
-    message = _first_line(test.get("failure_message")).removeprefix("AssertionError: ") or test.get("status", "")
-    details = [line.strip() for line in _case_details(test).splitlines() if line.strip()]
-    detail = " ".join(details[:2]) if details and details[0].endswith(":") else "".join(details[:1])
-    if detail:
-        message = f"{message}; {detail}"
     more = f" (+{len(failing) - 1} more)" if len(failing) > 1 else ""
-    return _clip(shorten(f"[{test.get('group_type')}] {test.get('name') or test.get('id')}: {message}"), more)
+    return _clip(shorten(f"[{test.get('group_type')}] {test.get('name') or test.get('id')}: {own_words(test)}"), more)
+
+
+def own_words(test: dict[str, Any]) -> str:
+    """What a failing test says, in one line: its message's first line without the exception's
+    or the location's prefix (`AssertionError: `, `Error: `, Go's `x_test.go:32: `); for an
+    `expect(...)` matcher, what was expected and what came (jest/vitest print them below); for a
+    case, the first line of its diff."""
+    text = test.get("failure_message") or ""
+    first = _LOCATION.sub("", _first_line(text)).removeprefix("AssertionError: ").removeprefix("Error: ")
+    if not first:
+        return str(test.get("status", ""))
+    details = [line.strip() for line in _case_details(test).splitlines() if line.strip()]
+    if details:
+        return f"{first}; {' '.join(details[:2]) if details[0].endswith(':') else details[0]}"
+    if _MATCHER.match(first):
+        expected = _EXPECTED.search(text)
+        received = _RECEIVED.search(text)
+        if expected and received:
+            return f"expected {expected.group(1).strip()}, received {received.group(1).strip()}"
+    return first
+
+
+# `expect(received).toEqual(expected) // deep equality`: jest's and vitest's matcher line, whose
+# values follow as `Expected: x` / `Received: y`, or as a diff (`-   "code": 2,` / `+   "code": 1,`).
+_MATCHER = re.compile(r"^expect\(")
+_EXPECTED = re.compile(r"^(?:Expected(?: value)?:\s*|-\s{2,})(\S.*?),?$", re.MULTILINE)
+_RECEIVED = re.compile(r"^(?:Received(?: value)?:\s*|\+\s{2,})(\S.*?),?$", re.MULTILINE)
+# A location the framework puts before the message: Go's `checkpoint_1_test.go:32: `.
+_LOCATION = re.compile(r"^[\w./-]+\.\w+:\d+: ")
 
 
 def _case_details(test: dict[str, Any]) -> str:

@@ -90,6 +90,17 @@ def test_provider_output_is_a_verdict_and_the_counts_per_group(partial_cp2):
     assert partial_cp2["metadata"]["headline"] == ("[Core] test_upper_words: every word upper-cased (+1 more)")
 
 
+def test_a_real_failure_quoting_its_command_shows_no_harness_path(world):
+    """partial's checkpoint_1 fails the test whose message quotes the command it ran, which under
+    `none` is the cached toolchain's python and the workspace copy's main.py (host paths)."""
+    response = provider.call_api("x", options(world, "partial"), context("checkpoint_1"))
+    [failing] = [t for t in response["metadata"]["tests"] if t["status"] != "passed"]
+    assert "/runners-" in failing["failure_message"] and "/bin/python" in failing["failure_message"]  # kept in full
+    line = response["metadata"]["headline"]
+    assert line.startswith("[Error] test_no_args_fails: no arguments must be an error: [")
+    assert line.endswith("'main.py']") and "/" not in line.split(": ", 2)[2], line
+
+
 def test_the_reason_line_drops_the_harness_paths_and_keeps_the_tests_words():
     """What a failing inventory_cli row showed: a command made of sandbox paths, and no room left
     for what the test says."""
@@ -111,8 +122,18 @@ def test_the_reason_line_drops_the_harness_paths_and_keeps_the_tests_words():
     assert line == ("[Core] test_invalid_name[uppercase]: command: ['python', 'main.py', 'add', 'Bolt', '1', "
                     "'--db', '<tmp>/stock.db'] (+31 more)")
     assert "/cache/" not in line and "/workspace" not in line and "pytest-of" not in line
+    assert len(line) <= MAX_HEADLINE_CHARS  # two lines of the cell's red reason at most
     assert headline({"tests": tests[:1]}) == "[Error] test_corrupt_database[add]: stderr is not one JSON object"
     assert len(headline({"tests": tests[2:]})) <= MAX_HEADLINE_CHARS
+    # jest's and vitest's matcher line says nothing: what was expected and what came does.
+    jest = {"id": "j", "name": "rejects 1 +", "group_type": "Error", "status": "failed",
+            "failure_message": "Error: expect(received).toEqual(expected) // deep equality\n\n- Expected  - 1\n"
+                               "+ Received  + 1\n\n  Object {\n-   \"code\": 2,\n+   \"code\": 1,\n  }"}
+    assert headline({"tests": [jest]}) == '[Error] rejects 1 +: expected "code": 2, received "code": 1'
+    vitest = {**jest, "failure_message": "AssertionError: expected 5 to be 6 // Object.is equality\n\nExpected: 6"}
+    assert headline({"tests": [vitest]}) == "[Error] rejects 1 +: expected 5 to be 6 // Object.is equality"
+    go = {**jest, "failure_message": 'checkpoint_1_test.go:32: unitconv ten km m: exit 0, want exit 2'}
+    assert headline({"tests": [go]}) == "[Error] rejects 1 +: unitconv ten km m: exit 0, want exit 2"
     # A case of a case-based problem: its first line, and the first line of its diff.
     case = {"id": "error/missing_file", "name": "missing_file", "group_type": "Error", "status": "failed",
             "failure_message": "status_code wrong (score 0.00)\nstatus_code: expected 2, got 1", "attributes": [],
@@ -294,7 +315,7 @@ def test_named_scores_and_reason_match_the_counts(partial_cp2):
     assert grade["namedScoreWeights"] == {"core": 2, "error": 1, "regression": 3, "tests": 6}
     assert grade["score"] == pytest.approx(rate) == pytest.approx(4 / 6)
     assert grade["pass"] is False and grade["pass"] == meta["passed"]
-    assert grade["reason"] == "policy all-cases not met: [Core] test_upper_words: every word upper-cased (+1 more)"
+    assert grade["reason"] == "[Core] test_upper_words: every word upper-cased (+1 more)"  # why, in one line
     passing = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any-case"}})
     assert passing["pass"] is True and passing["reason"] == "policy any-case met"
     # One result per row: the viewer's badge is the row's verdict, not a count of groups.

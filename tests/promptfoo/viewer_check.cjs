@@ -64,7 +64,7 @@ async function main() {
         .filter((tr, i, all) => all.indexOf(tr) === i)
         .map((tr) => {
           const r = tr.getBoundingClientRect();
-          return { height: r.height, text: tr.innerText.slice(0, 300) };
+          return { height: r.height, text: tr.innerText.slice(0, 4000) };
         }),
     );
     report.pageHeight = await page.evaluate(() =>
