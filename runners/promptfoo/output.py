@@ -2,12 +2,13 @@
 tallest cell, so a cell that lists its failing tests made 22 rows a 9,000 px page.
 
     inventory_cli · checkpoint_2: FAIL 57/65 tests
-    Core 6/6 · Functionality 11/11 · Error 12/12 · Regression 28/36
+    Error 10/12 · Regression 28/36
 
-The row's reason (providers/assertions.py, shown in red on a failing row) adds one line: the first
-failing test in its own words (`headline`), without the harness's paths. Everything else (each
-test, its whole message, a case's diff, the run's output) is in the row's metadata: the viewer's
-details (the magnifier icon), and the artifacts directory it names.
+The second line counts the groups that did not pass whole (the pills above it give every group's
+rate); the row's reason (providers/assertions.py, shown in red on a failing row) adds the first
+failing test in its own words (`headline`), without the harness's paths, in two lines at most.
+Everything else (each test, its whole message, a case's diff, the run's output) is in the row's
+metadata: the viewer's details (the magnifier icon), and the artifacts directory it names.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from typing import Any
 from runners.groups import GROUP_ORDER
 from runners.short_paths import shorten
 
-MAX_HEADLINE_CHARS = 130  # at most three lines of the viewer's bold red reason (two, mostly)
+MAX_HEADLINE_CHARS = 96  # two lines of the viewer's bold red reason in a 480 px column
 
 
 def summarize(metadata: dict[str, Any], verdict: str | None = None) -> str:
-    """The row's name and verdict with its test count, then the count per group (and the flags,
-    which say how far the grade can be trusted). `verdict` replaces PASS/FAIL."""
+    """The row's name and verdict with its test count, then the count of each group that did not
+    pass whole (and the flags, which say how far the grade can be trusted). `verdict` replaces
+    PASS/FAIL."""
     head = f"{metadata.get('problem')} · {metadata.get('checkpoint')}"
     if metadata.get("infrastructure_failure"):
         return f"{head}: INFRASTRUCTURE FAILURE"  # the reason is the row's one red line
@@ -31,9 +33,10 @@ def summarize(metadata: dict[str, Any], verdict: str | None = None) -> str:
     passed_counts: dict[str, int] = metadata.get("pass_counts") or {}
     total_counts: dict[str, int] = metadata.get("total_counts") or {}
     all_passed, all_total = sum(passed_counts.values()), sum(total_counts.values())
-    lines = [f"{head}: {verdict} {all_passed}/{all_total} tests" if all_total else f"{head}: {verdict}, no tests were run"]
-    groups = [f"{g.value} {passed_counts.get(g.value, 0)}/{total_counts[g.value]}"
-              for g in GROUP_ORDER if g.value in total_counts]
+    lines = [f"{head}: {verdict} {all_passed}/{all_total} tests" if all_total
+             else f"{head}: {verdict}, no tests were run"]
+    groups = [f"{g.value} {passed_counts.get(g.value, 0)}/{total}" for g in GROUP_ORDER
+              if (total := total_counts.get(g.value, 0)) and passed_counts.get(g.value, 0) < total]
     if groups:
         lines.append(" · ".join(groups))
     if metadata.get("flags"):

@@ -129,7 +129,8 @@ def test_row_verdict_and_counts_match_the_cli(promptfoo_eval, cli_results, agent
     verdict = "PASS" if code == 0 else "FAIL"
     lines = row["response"]["output"].splitlines()
     assert lines[0] == f"{PROBLEM} · {checkpoint}: {verdict} {sum(passed.values())}/{sum(total.values())} tests"
-    assert lines[1] == " · ".join(f"{g} {passed[g]}/{total[g]}" for g in GROUP_KEYS if g in total)
+    short = [f"{g} {passed[g]}/{total[g]}" for g in GROUP_KEYS if g in total and passed[g] < total[g]]
+    assert lines[1] == (" · ".join(short) if short else "flags: unsandboxed")
     assert row["latencyMs"] == meta["run_ms"] > 0
     # Nothing is lost: the run's artifacts are kept beside its JSON result.
     assert (Path(meta["artifacts_dir"]) / "result.json").is_file()
