@@ -68,5 +68,5 @@ def test_the_table_and_the_promptfoo_row_show_why_a_case_failed_not_only_its_dif
     # The Promptfoo row's reason line: the case's first line and why it got nothing.
     line = headline({**result.model_dump(mode="json"), "problem": "p", "checkpoint": "checkpoint_1", "passed": False,
                      "policy": "all-cases"})
-    assert line == "[Core] b: status_code wrong (score 0.00); the request got no answer: the server exite… (+1 more)"
+    assert line == "[Core] b: status_code wrong (score 0.00); the request got no answer: the se… (+1 more)"
     assert "where 1 = f()" not in line

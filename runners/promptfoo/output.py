@@ -19,7 +19,7 @@ from typing import Any
 from runners.groups import GROUP_ORDER
 from runners.short_paths import shorten
 
-MAX_HEADLINE_CHARS = 96  # two lines of the viewer's bold red reason in a 480 px column
+MAX_HEADLINE_CHARS = 86  # two lines of the viewer's bold red reason (480 px), word wrap included
 
 
 def summarize(metadata: dict[str, Any], verdict: str | None = None) -> str:
