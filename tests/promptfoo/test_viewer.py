@@ -212,7 +212,7 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(chromium_ready, agent_
 # 9,000 px page). Promptfoo gives every row the height of its tallest cell, and its own parts of a
 # cell (badge, metric pills, latency) take about 150 px; the rest is ours: the verdict line, the
 # counts per group, one red line saying why (here also `flags: unsandboxed`, sandbox `none`).
-# Measured: 282 px here; the example comparison's 22 rows 208-300 px, 6,200 px in all (9,586 before).
+# Measured: 282 px here; the example comparison's 22 rows 258-321 px, a 6,706 px page (9,586 before).
 MAX_ROW_PX = 300
 
 
