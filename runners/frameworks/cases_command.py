@@ -47,7 +47,7 @@ def submission_command(ctx: RunContext, problem: CaseProblemConfig) -> Submissio
             raise InfrastructureError(f"{exc}; the problem's submission command needs it: "
                                       f"{' '.join(parts)}") from None
         values["node"] = node
-        if host.image_for("node") is None:  # docker runs it in the cases image: its Node is that image's
+        if host.image_for("node") is None:  # docker: the cases image runs it, not the node image
             ctx.node = host.node_version(node)
         command.path.append(os.path.dirname(node))
         command.mounts += host.program_mounts(node)
