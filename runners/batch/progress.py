@@ -7,6 +7,7 @@ line per stage in a pipe or a file; stdout keeps the finished cells' lines and t
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
@@ -45,6 +46,7 @@ class BatchProgress:
         self.counts: dict[str, Counter[str]] = {
             a: Counter({"kept": sum(1 for c in kept if a == "all" or c.agent == a)}) for a in self.agents}
         self.keys: dict[str, int] = {}
+        self._next_key = itertools.count(1)
         self.reporter: Reporter | None = None
         self._stack = ExitStack()
 
@@ -73,7 +75,7 @@ class BatchProgress:
     def started(self, cell: Cell) -> None:
         self._bump(cell, "running", 1)
         if self.reporter is not None:
-            self.keys[cell.id] = key = len(self.keys) + 1
+            self.keys[cell.id] = key = next(self._next_key)  # never reused: cells end in any order
             self.reporter.begin(key, Subject(cell.problem, cell.checkpoint, cell.agent))
 
     def staged(self, cell: Cell, stage: str) -> None:
