@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from runners import progress
 from runners.artifacts import save_artifacts
 from runners.blame import problem_faults, problem_reason
 from runners.categorize import categorize
@@ -90,6 +91,7 @@ def execute(
         extra_args=extra_args,
     )
     try:
+        progress.stage(progress.PREPARING_WORKSPACE)
         workspace.copy_submission(submission, listed, deadline=clock + wall)
         copy_seconds = time.monotonic() - clock
         runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
@@ -101,6 +103,7 @@ def execute(
         if runner.signs_reports:
             ctx.report_key = issue_report_key(workspace.reports)
         runner.write_config(ctx)
+        progress.stage(progress.PREPARING_TOOLCHAIN)
         runner.prepare(ctx)
         workspace.seal(workspace.tests, workspace.config)
         invocation = runner.invocation(ctx)
@@ -117,6 +120,7 @@ def execute(
         }
         ctx.started_at = time.time()
         preload = Preload(runner.collect_modules)  # what only the end of the run needs
+        progress.stage(progress.RUNNING_TESTS)
         outcome = sandbox.run(
             SandboxRequest(
                 argv=invocation.argv,
@@ -131,6 +135,7 @@ def execute(
             )
         )
         preload.join()
+        progress.stage(progress.COLLECTING)
         # A killed run's reports are never read: whatever it left behind is not graded.
         if outcome.timed_out:
             verdict = wall_clock_verdict(ctx)
@@ -199,6 +204,7 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         framework=runner.name,
         sandbox=ctx.sandbox.name,
         python=ctx.python,
+        node=ctx.node,
         entrypoint=entrypoint,
         duration=round(outcome.duration, 3),
         tests=tests,

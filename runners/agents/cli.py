@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from runners.choice import Choice
 from runners.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS
 
@@ -106,21 +107,26 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     @click.option("--image", default=None, help="docker: the image the agent runs in.")
     @click.option("--home", type=_PathType, default=None, help="A directory copied into the agent's private home first.")
     @click.option("--sandbox", default="auto", show_default=True, help=" | ".join(["auto", *BUILTINS]))
-    @click.option("--pass-policy", "pass_policy", type=click.Choice([p.value for p in PassPolicy]),
+    @click.option("--pass-policy", "pass_policy", type=Choice([p.value for p in PassPolicy]),
                   default=PassPolicy.ALL_CASES.value, show_default=True, help="When a checkpoint counts as passed.")
     @click.option("--output", "-o", type=_PathType, default=None, help="Run directory (default: runs/<time>-solve-<problem>).")
     @click.option("--wall-timeout", type=click.FloatRange(min=1), default=None, help="Seconds for each test run.")
     @click.option("--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept.")
     @click.option("--python", default=None, help="The submission's Python for grading.")
+    @click.option("--node", default=None, help="The Node JavaScript tests run on when grading: a version (22), "
+                  "a range (>=22) or a node binary's path.")
     @click.option("--json", "json_file", type=_PathType, default=None,
                   help="Write every checkpoint's step and result as JSON.")
+    @click.option("--progress/--no-progress", "show_progress", default=True, show_default=True,
+                  help="Say what runs on stderr: a live display on a terminal, plain lines in a pipe.")
     def solve(problem_dir: Path, agent: str | None, preset: str | None, model: str | None, key_env: str | None,
               args: tuple[str, ...], base_url: str | None, dry_run: Path | None, name: str,
               pass_env: tuple[str, ...], env: tuple[str, ...],
               mount: tuple[str, ...], agent_timeout: float, network: bool | None, allow: tuple[str, ...],
               route: tuple[str, ...], repeat: int, budget: tuple[str, ...], image: str | None, home: Path | None,
               sandbox: str, pass_policy: str, output: Path | None, wall_timeout: float | None,
-              cache_dir: Path | None, python: str | None, json_file: Path | None) -> None:
+              cache_dir: Path | None, python: str | None, node: str | None, json_file: Path | None,
+              show_progress: bool) -> None:
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
         sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
         from runners.agents.spec import parse_agent_options
@@ -137,13 +143,15 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
                      "dry_run": str(dry_run) if dry_run else None}
         spec = parse_agent_options({k: v for k, v in settings_.items() if v is not None}, OPTIONS)
         spec = spec.resolved(Path.cwd(), "option --mount/--home")
-        settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python)
+        settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python, node=node)
         started()
-        run(spec, problem_dir, settings, PassPolicy(pass_policy), output, json_file, console())
+        run(spec, problem_dir, settings, PassPolicy(pass_policy), output, json_file, console(),
+            (lambda: console(stderr=True)) if show_progress else None)
 
 
 def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output: Path | None,
-        json_file: Path | None, out: Console) -> None:
+        json_file: Path | None, out: Console, err: Callable[[], Console] | None = None) -> None:
+    """`err`: the stderr console progress is said on (None: no progress)."""
     import json
 
     from rich.text import Text
@@ -152,22 +160,26 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     from runners.agents.render import repeats_table, solve_table, unset_notes
     from runners.agents.solve import SolvedCheckpoint, solve, solved_repeats
     from runners.problem_loader import load_problem
+    from runners.progress import above, for_cli
     from runners.render import fit
 
     problem = load_problem(problem_dir)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     layout = RunLayout((output or Path("runs") / f"{stamp}-solve-{re.sub(r'[^A-Za-z0-9_.-]+', '_', problem.name)}").resolve())
 
-    def graded(done: SolvedCheckpoint) -> None:
-        verdict = "passed" if done.passed(policy) else "not passed"
-        out.print(Text.assemble((f"{done.step.agent} · {done.step.checkpoint}" if spec.repeat > 1
-                                 else done.step.checkpoint, "bold"),
-                                f": agent {done.step.failure or 'done'} in {done.step.duration:.1f} s; "
-                                f"{done.result.summary} ({verdict})"))
-
     for note in unset_notes(spec):
         out.print(note)
-    solved = solve(spec, problem, layout, settings, on_graded=graded)
+    with for_cli(err or (lambda: out), err is not None, total=len(problem.checkpoints),
+                 title=f"{spec.name} · {problem.name}") as reporter:
+
+        def graded(done: SolvedCheckpoint) -> None:
+            verdict = "passed" if done.passed(policy) else "not passed"
+            above(reporter, Text.assemble((f"{done.step.agent} · {done.step.checkpoint}" if spec.repeat > 1
+                                           else done.step.checkpoint, "bold"),
+                                          f": agent {done.step.failure or 'done'} in {done.step.duration:.1f} s; "
+                                          f"{done.result.summary} ({verdict})"), out)
+
+        solved = solve(spec, problem, layout, settings, on_graded=graded, reporter=reporter)
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)
         rows: Any = [{"step": d.step.model_dump(mode="json"), "result": d.result.model_dump(mode="json")} for d in solved]

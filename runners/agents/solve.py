@@ -26,6 +26,7 @@ from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
 from runners.modelserver.script import check_script
 from runners.policy import PassPolicy
+from runners.progress import Reporter, Subject, running
 from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox
 from runners.sandbox.registry import resolve_sandbox
@@ -118,15 +119,19 @@ def repeats_of(spec: AgentSpec) -> list[AgentSpec]:
 
 def solve(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
           on_step: Callable[[StepRecord], None] | None = None,
-          on_graded: Callable[[SolvedCheckpoint], None] | None = None) -> list[SolvedCheckpoint]:
-    """Every checkpoint of `problem`, in order: the agent's step, then its grade; once per repeat."""
+          on_graded: Callable[[SolvedCheckpoint], None] | None = None,
+          reporter: Reporter | None = None) -> list[SolvedCheckpoint]:
+    """Every checkpoint of `problem`, in order: the agent's step, then its grade (said to
+    `reporter` as it goes); once per repeat."""
     guard(spec, problem, layout, environment, f"agent {spec.name!r}")
     sandbox = agent_sandbox(spec, environment)
     solved = []
     for each in repeats_of(spec):
         for checkpoint in problem.ordered_checkpoints():
-            record = ensure_steps(each, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
-            done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
+            with running(Subject(problem.path.name, checkpoint.name, each.name), reporter) as ending:
+                record = ensure_steps(each, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
+                done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
+                ending.text = done.result.summary
             solved.append(done)
             if on_graded is not None:
                 on_graded(done)

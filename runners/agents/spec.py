@@ -260,7 +260,10 @@ def load_agents_file(path: Path) -> list[AgentSpec]:
     agents = data.get("agents")
     unknown = sorted(set(data) - {"agents"})
     if unknown:
-        raise ConfigError(path, f"unknown top-level key(s) {', '.join(unknown)} (expected `agents:`)")
+        from runners.suggest import did_you_mean
+
+        named = ", ".join(f"{key}{did_you_mean(str(key), ['agents'])}" for key in unknown)
+        raise ConfigError(path, f"unknown top-level key(s) {named} (expected `agents:`)")
     if not isinstance(agents, dict) or not agents:
         raise ConfigError(path, "field `agents`: expected a mapping of agent name to its command "
                                 "(or to {command: ..., pass_env: [...], ...})")
