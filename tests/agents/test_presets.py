@@ -17,7 +17,7 @@ from runners.agents.presets.codex import CODEX
 from runners.agents.presets.mini_swe_agent import MINI_SWE_AGENT
 from runners.agents.prices import PriceTable, estimate_cost, price_table
 from runners.agents.report import AgentReport
-from runners.agents.rows import cost_text, step_lines
+from runners.agents.rows import cost_text, step_line
 from runners.agents.spec import load_agents_file, parse_agent
 from runners.errors import ConfigError
 
@@ -185,7 +185,7 @@ def test_a_cost_the_cli_did_not_report_is_estimated_from_the_price_table_and_say
         started_from="empty",
         report=report,
     )
-    assert cost_text(step) == "$1.8000 (estimated)" and "$1.8000 (estimated)" in step_lines(step)[0]
+    assert cost_text(step) == "$1.8000 (estimated)" and "$1.8000 (estimated)" in step_line(step)[0]
     dated = PriceTable(
         date="d", source="s", models={"claude-sonnet-4-5": {"input": 3, "output": 15}}
     )
