@@ -30,8 +30,10 @@ def summarize(metadata: dict[str, Any], verdict: str | None = None) -> str:
     head = f"{metadata.get('problem')} · {metadata.get('checkpoint')}"
     if metadata.get("infrastructure_failure"):
         return f"{head}: INFRASTRUCTURE FAILURE"  # the reason is the row's one red line
-    if metadata.get("problem_error"):
-        return f"{head}: PROBLEM ERROR (the problem's own files failed to load; no grade)"
+    if metadata.get("problem_error"):  # an ERROR row: its text is all the viewer shows of it
+        reason = _first_line(metadata.get("problem_error_reason")) or "unknown"
+        return terminal_safe(f"{head}: PROBLEM ERROR (the problem's own files failed to load; no grade)\n"
+                             + _clip(shorten(reason), limit=2 * MAX_HEADLINE_CHARS))
     verdict = verdict or ("PASS" if metadata.get("passed") else "FAIL")
     passed_counts: dict[str, int] = metadata.get("pass_counts") or {}
     total_counts: dict[str, int] = metadata.get("total_counts") or {}
