@@ -14,7 +14,11 @@ Returns a GradingResult:
 - `reason`: the verdict and the test counts, e.g. "policy all-cases not met: 4/6 tests passed
   (Core 1/2, Error 1/1, Regression 2/3)", or the infrastructure failure's reason;
 - `namedScores`: `core`, `functionality`, `error`, `regression`: the pass rate of each group this
-  row has (a group without tests in the row is left out, so it does not drag the column down).
+  row has (a group without tests in the row is left out, so it does not drag the column down);
+  and the code-quality figures of the submission where they were measured (docs/quality.md):
+  `loc`, `complexity_max`, `duplicate_blocks`, `lint_findings`, and `<name>_growth` since the
+  previous checkpoint. They describe the code, not the grade: `score` and `pass` never read them.
+  Assertion `config: {quality: false}` leaves them out.
 
 A row of the agent provider (providers/agent_runner.py) whose agent step failed does not pass,
 and its reason starts with the step's failure.
@@ -34,6 +38,9 @@ from __future__ import annotations
 from typing import Any
 
 GROUPS = ("Core", "Functionality", "Error", "Regression")
+GROUP_SCORES = tuple(group.lower() for group in GROUPS)
+#: The code-quality figures shown as named scores (ExecutionResult.quality.metrics).
+QUALITY = ("loc", "complexity_max", "duplicate_blocks", "lint_findings")
 POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
             "any-core-cases")
 
@@ -53,7 +60,26 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a broken result must fail the row, readably
         return _fail(f"cannot apply pass policy {policy!r} to the result: {type(exc).__name__}: {exc}")
 
-    return with_agent_step(metadata, grade(metadata, policy, passed))
+    graded = with_agent_step(metadata, grade(metadata, policy, passed))
+    if config.get("quality", True) is not False:
+        graded["namedScores"] = {**graded.get("namedScores", {}), **quality_scores(metadata)}
+    return graded
+
+
+def quality_scores(metadata: dict[str, Any]) -> dict[str, float]:
+    """The code-quality figures of the row's submission and their growth, as named scores."""
+    quality = metadata.get("quality")
+    metrics = quality.get("metrics") if isinstance(quality, dict) else None
+    if not isinstance(metrics, dict):
+        return {}
+    growth = quality.get("growth") if isinstance(quality.get("growth"), dict) else {}
+    scores: dict[str, float] = {}
+    for name in QUALITY:
+        if isinstance(metrics.get(name), int | float):
+            scores[name] = metrics[name]
+        if isinstance(growth.get(name), int | float):
+            scores[f"{name}_growth"] = growth[name]
+    return scores
 
 
 def with_agent_step(metadata: dict[str, Any], graded: dict[str, Any]) -> dict[str, Any]:

@@ -14,13 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 from runners.groups import GROUP_ORDER, GroupType
 from runners.policy import PassPolicy
+from runners.quality.model import QualityReport
 
 if TYPE_CHECKING:
     from runners.config import CheckpointConfig, ProblemConfig
 
 # 2: tests of case-based problems carry `score`, `attributes` and `diff` (absent before: version 1
 # files read back unchanged).
-SCHEMA_VERSION = 2
+# 3: `quality`, the code-quality figures of the submission (absent before: older files read back
+# with `quality` None).
+SCHEMA_VERSION = 3
 
 TestStatus = Literal["passed", "failed", "skipped", "error"]
 
@@ -134,6 +137,9 @@ class ExecutionResult(BaseModel):
     stderr: str = Field("", description="Tail of the test process stderr.")
     output_truncated: bool = False
     artifacts_dir: str | None = None
+    quality: QualityReport | None = Field(
+        None, description="Code-quality figures of the submission and their growth since the previous "
+        "checkpoint (docs/quality.md); never part of the grade. None: not measured (--no-quality).")
 
     # ---- derived values -------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A convenience over `npx promptfoo eval` (which is all it runs, from the project root, where
 # promptfoo reads the project's settings from .env): it also says that promptfoo's exit code 100
-# ("some rows did not pass") is the normal outcome of a comparison, and exits 0 for it.
+# ("some rows did not pass") is the normal outcome of a comparison, and exits 0 for it; then it
+# makes the eval's report page (`runners report --eval latest`) and ends with its address.
 #
 #   bash scripts/compare.sh                       # = npx promptfoo eval (promptfooconfig.yaml)
 #   bash scripts/compare.sh -c my-agents.yaml     # any `promptfoo eval` options
@@ -24,5 +25,11 @@ if ((status == 100)); then
 fi
 if ((status == 0)); then
   echo "compare: open the viewer with: npx promptfoo view   (http://localhost:15500)"
+  # One static page of this eval (docs/report.md): the rows of the viewer link to it.
+  if made=$(.venv/bin/python -m runners report --eval latest 2>&1); then
+    echo "compare: the report page: ${made#report: }"
+  else
+    echo "compare: no report page: ${made##*$'\n'}" >&2
+  fi
 fi
 exit "$status"

@@ -45,7 +45,11 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
                                  "test_batch_runs_the_agents_file_then_grades_and_a_regrade_agrees"},
     "agents/test_step.py": {"test_each_checkpoint_starts_from_what_the_previous_one_left",
                             "test_a_failed_or_timed_out_step_is_a_graded_failure_and_the_next_goes_on"},
+    "report/test_report_page.py": {"test_the_page_of_a_batch_shows_the_matrix_the_curves_and_the_code_figures",
+                                   "test_a_report_of_results_without_figures_says_so"},
     "promptfoo/test_provider.py": {
+        "test_named_scores_carry_the_code_quality_figures_and_not_the_score",
+        "test_the_row_links_its_line_on_the_evals_report_page",
         "test_provider_returns_output_metadata_and_latency", "test_provider_output_lists_failing_tests_with_first_message_line",
         "test_provider_infrastructure_failure_is_a_normal_response", "test_provider_paths_are_relative_to_base_path",
         "test_named_scores_and_components_match_the_counts", "test_assertion_policy_from_config_overrides_the_providers",

@@ -68,10 +68,12 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
     @click.option("--python", default=None, help="The submission's Python for grading.")
     @click.option("--json", "json_file", type=_PathType, default=None,
                   help="Write every checkpoint's step and result as JSON.")
+    @click.option("--quality/--no-quality", default=True, show_default=True,
+                  help="Measure the code-quality figures of each snapshot (docs/quality.md).")
     def solve(problem_dir: Path, agent: str, name: str, pass_env: tuple[str, ...], env: tuple[str, ...],
               mount: tuple[str, ...], agent_timeout: float, network: bool, image: str | None, home: Path | None,
               sandbox: str, pass_policy: str, output: Path | None, wall_timeout: float | None,
-              cache_dir: Path | None, python: str | None, json_file: Path | None) -> None:
+              cache_dir: Path | None, python: str | None, json_file: Path | None, quality: bool) -> None:
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
         sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
         from runners.agents.spec import parse_agent_options
@@ -81,7 +83,7 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
                                     "timeout": agent_timeout, "network": network, "image": image,
                                     "home": str(home) if home else None}, OPTIONS)
         spec = spec.resolved(Path.cwd(), "option --mount/--home")
-        settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python)
+        settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python, quality=quality)
         started()
         run(spec, problem_dir, settings, PassPolicy(pass_policy), output, json_file, console())
 

@@ -45,6 +45,7 @@ from runners.promptfoo.config import (
     _mapping,
     _path,
     _run_tag,
+    report_page,
 )
 from runners.results import failure_result
 
@@ -68,6 +69,7 @@ class AgentCell:
     environment: EnvironmentSpec
     policy: str
     overall: float
+    report: Path | None = None  # the eval's page (runners report)
 
 
 def resolve(options: Any, context: Any) -> AgentCell:
@@ -85,6 +87,8 @@ def resolve(options: Any, context: Any) -> AgentCell:
         raise BadInput(f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r} "
                        f"(known: {', '.join(problem.checkpoints)})")
     environment = EnvironmentSpec(sandbox=config.sandbox)
+    if not config.quality:
+        environment.quality = False
     if config.wall_timeout is not None:
         environment.limits = environment.limits.model_copy(update={"wall_timeout": config.wall_timeout})
     if config.cache_dir:
@@ -101,7 +105,7 @@ def resolve(options: Any, context: Any) -> AgentCell:
                        f"raise `timeout`")
     layout = RunLayout(_path(base, config.output) / _run_tag(vars_, context))
     return AgentCell(spec, problem, problem.checkpoints[checkpoint], layout, environment, config.pass_policy,
-                     overall)
+                     overall, report_page(base, config, vars_, context))
 
 
 def call(options: Any, context: Any) -> dict[str, Any]:
@@ -128,7 +132,7 @@ def call(options: Any, context: Any) -> dict[str, Any]:
                                                           record.sandbox, outcome))
     from runners.agents.rows import response
 
-    return response(outcome, cell.spec.name, cell.policy, cell.layout.root)
+    return response(outcome, cell.spec.name, cell.policy, cell.layout.root, report=cell.report)
 
 
 def _bounded(cell: AgentCell) -> Any:

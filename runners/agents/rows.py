@@ -17,7 +17,8 @@ from runners.agents.layout import StepRecord
 from runners.agents.solve import SolvedCheckpoint
 
 
-def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -> dict[str, Any]:
+def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path,
+             report: Path | None = None) -> dict[str, Any]:
     from runners.promptfoo.output import summarize
 
     step, result = solved.step, solved.result
@@ -26,6 +27,10 @@ def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -
     metadata.update(agent=agent, problem=step.problem, checkpoint=step.checkpoint, policy=policy,
                     passed=verdicts[policy], policies=verdicts, agent_step=step.model_dump(mode="json"),
                     run_dir=str(run_dir))
+    if report is not None:  # where `runners report --eval <id>` shows this row
+        from runners.report.links import row_link
+
+        metadata["report"] = row_link(report, agent, step.problem, step.checkpoint)
     lines = summarize(metadata).split("\n")
     if step.failed and not result.infrastructure_failure:
         lines[0] = f"{step.problem} · {step.checkpoint}: FAIL (agent step failed)"

@@ -73,6 +73,7 @@ class BatchOptions:
     grace: float = DEFAULT_GRACE
     #: cell id -> why its agent step failed (`batch --agents`): not solved, whatever its tests say.
     agent_failures: dict[str, str] = field(default_factory=dict)
+    quality: bool = True  # the code-quality figures (--no-quality)
 
     def environment(self) -> EnvironmentSpec:
         check_sandbox_name(self.sandbox)
@@ -83,6 +84,8 @@ class BatchOptions:
             spec.cache_dir = Path(self.cache_dir).resolve()
         if self.python:
             spec.python = self.python
+        if not self.quality:
+            spec.quality = False
         return spec
 
     def settings(self) -> dict[str, Any]:

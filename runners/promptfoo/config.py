@@ -26,6 +26,7 @@ from pydantic import (
     field_validator,
 )
 
+from runners.report.links import DEFAULT_REPORTS, eval_report
 from runners.validation import describe_validation_error
 
 DEFAULT_PROBLEMS = "problems"
@@ -54,6 +55,9 @@ class GradingConfig(BaseModel):
     wall_timeout: PositiveFloat | None = Field(None, strict=True, description="seconds for one test run")
     overall_timeout: PositiveFloat | None = Field(None, strict=True, description="seconds for the whole row")
     output: StrictStr = DEFAULT_OUTPUT
+    report: StrictStr = Field(DEFAULT_REPORTS, description="where `runners report` writes the eval's page "
+                              "(each row's metadata `report` links there)")
+    quality: bool = Field(True, strict=True, description="measure the code-quality figures (docs/quality.md)")
     cache_dir: StrictStr | None = None
     python: StrictStr | None = None
     # Set by promptfoo: the config file's directory, its per-call timeout (ms), and its own.
@@ -133,6 +137,8 @@ class Cell:
     ray_address: str | None
     python: str | None
     output_dir: Path
+    report: Path | None = None  # the eval's page, when promptfoo named the eval
+    quality: bool = True
 
 
 def resolve_cell(options: Any, context: Any) -> Cell:
@@ -160,7 +166,13 @@ def resolve_cell(options: Any, context: Any) -> Cell:
                 cache_dir=_path(base, config.cache_dir) if config.cache_dir else None,
                 ray_address=config.ray_address or None, python=config.python,
                 output_dir=_path(base, config.output) / _run_tag(vars_, context) / slug(config.agent)
-                / problem / checkpoint)
+                / problem / checkpoint, report=report_page(base, config, vars_, context), quality=config.quality)
+
+
+def report_page(base: Path, config: GradingConfig, vars_: dict[str, Any], context: dict[str, Any]) -> Path | None:
+    """The page `runners report --eval <id>` writes for this eval (provider config `report`)."""
+    eval_id = vars_.get("__evalId") or context.get("evaluationId")
+    return eval_report(_path(base, config.report), eval_id) if isinstance(eval_id, str) and eval_id else None
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -35,6 +35,8 @@ def summarize(metadata: dict[str, Any]) -> str:
     flags = metadata.get("flags") or []
     if flags:
         lines.append(f"flags: {', '.join(flags)}")
+    if isinstance(metadata.get("quality"), dict):  # the code's figures, not part of the verdict
+        lines.append(_quality_line(metadata["quality"]))
     failing = [t for t in metadata.get("tests") or [] if t.get("status") != "passed"]
     if failing:
         lines.append(f"failing ({len(failing)}):")
@@ -68,3 +70,15 @@ def _first_line(text: str | None) -> str:
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _quality_line(quality: dict[str, Any]) -> str:
+    from pydantic import ValidationError
+
+    from runners.quality.model import QualityReport
+    from runners.quality.text import line
+
+    try:
+        return line(QualityReport.model_validate(quality))
+    except ValidationError:
+        return "code: figures unreadable"

@@ -1,0 +1,239 @@
+"""`runners report` on a real batch: the page, opened from its file in headless Chromium, shows the
+agent x problem matrix with the rates of the results, a curve per agent and group, the code-quality
+figures, and a line per graded checkpoint; it asks for nothing but itself. Bad sources are bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from report_support import browse, matrix, need_browser
+from support import make_problem, need_sandbox, write_files
+
+from runners.batch.orchestrator import BatchOptions, run_batch
+from runners.environment import EnvironmentSpec
+from runners.report.links import row_anchor
+from runners.results import ExecutionResult
+
+TESTS = {
+    "test_checkpoint_1.py": """
+        import subprocess, pytest
+
+        def run(argv, *args):
+            return subprocess.run(argv + list(args), capture_output=True, text=True, timeout=20)
+
+        def test_echo(entrypoint_argv):
+            assert run(entrypoint_argv, "a").stdout == "a\\n"
+
+        @pytest.mark.functionality
+        def test_echo_words(entrypoint_argv):
+            assert run(entrypoint_argv, "a", "b").stdout == "a b\\n"
+
+        @pytest.mark.error
+        def test_no_args_fails(entrypoint_argv):
+            assert run(entrypoint_argv).returncode != 0
+    """,
+    "test_checkpoint_2.py": """
+        import subprocess, pytest
+
+        def run(argv, *args):
+            return subprocess.run(argv + list(args), capture_output=True, text=True, timeout=20)
+
+        def test_upper(entrypoint_argv):
+            assert run(entrypoint_argv, "--upper", "a").stdout == "A\\n"
+
+        @pytest.mark.error
+        def test_upper_alone_fails(entrypoint_argv):
+            assert run(entrypoint_argv, "--upper").returncode != 0
+    """,
+}
+GOOD_1 = "import sys\nwords = sys.argv[1:]\nif not words:\n    sys.exit('usage')\nprint(' '.join(words))\n"
+GOOD_2 = (
+    "import sys\nargs = sys.argv[1:]\nupper = bool(args) and args[0] == '--upper'\n"
+    "words = args[1:] if upper else args\nif not words:\n    sys.exit('usage')\n"
+    "text = ' '.join(words)\nprint(text.upper() if upper else text)\n"
+)
+# No error handling, and a second copy of the same logic at checkpoint 2.
+SLOPPY_1 = "import os, sys\nprint(' '.join(sys.argv[1:]))\n"
+SLOPPY_2 = """
+import os, sys
+
+
+def shout(args):
+    out = []
+    seen = set()
+    for word in args:
+        if word == "--upper" or word in seen and len(word) > 100:
+            continue
+        seen.add(word)
+        out.append(word.strip().upper())
+    return " ".join(out)
+
+
+def say(args):
+    out = []
+    seen = set()
+    for word in args:
+        if word == "--upper" or word in seen and len(word) > 100:
+            continue
+        seen.add(word)
+        out.append(word.strip())
+    return " ".join(out)
+
+
+if sys.argv[1:2] == ["--upper"]:
+    print(shout(sys.argv[2:]))
+else:
+    print(say(sys.argv[1:]))
+"""
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory) -> Path:
+    need_sandbox("bubblewrap")
+    root = tmp_path_factory.mktemp("report-batch")
+    problems = root / "problems"
+    make_problem(problems, TESTS, name="echo", checkpoints=2, timeout=20)
+    subs = root / "submissions"
+    for agent, (first, second) in {
+        "careful": (GOOD_1, GOOD_2),
+        "sloppy": (SLOPPY_1, SLOPPY_2),
+    }.items():
+        write_files(subs / agent / "echo" / "checkpoint_1", {"main.py": first})
+        write_files(subs / agent / "echo" / "checkpoint_2", {"main.py": second})
+    output = root / "batch"
+    outcome = run_batch(
+        BatchOptions(
+            problems=problems,
+            submissions=subs,
+            output=output,
+            sandbox="bubblewrap",
+            cache_dir=EnvironmentSpec().cache_dir,
+        )
+    )
+    assert outcome.exit_code == 0 and len(outcome.results) == 4
+    return output
+
+
+def report(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "runners", "report", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "200"},
+        check=False,
+    )
+
+
+@pytest.mark.node
+@pytest.mark.slow
+def test_the_page_of_a_batch_shows_the_matrix_the_curves_and_the_code_figures(batch, tmp_path):
+    need_browser()
+    made = report(str(batch))
+    page = batch / "report.html"
+    assert made.returncode == 0, made.stderr
+    assert f"report: {page.as_uri()}  (2 agents × 1 problem, 4 rows)" in made.stdout
+    shown = browse(page, tmp_path, "report-batch.png")
+
+    results = {
+        (r.parent.parts[-3], r.parent.parts[-1]): ExecutionResult.load(r)
+        for r in (batch / "cells").rglob("result.json")
+    }
+    for agent in ("careful", "sloppy"):
+        rates = [results[(agent, cp)].pass_rate for cp in ("checkpoint_1", "checkpoint_2")]
+        passed = sum(
+            results[(agent, cp)].passes_policy("all-cases")
+            for cp in ("checkpoint_1", "checkpoint_2")
+        )
+        expected = f"{sum(rates) / 2:.0%} | passed {passed}/2"
+        assert matrix(shown)[(agent, "echo")] == matrix(shown)[(agent, "all")] == expected
+    assert matrix(shown)[("careful", "echo")] == "100% | passed 2/2"
+    # A curve per agent in each of the four groups' panels; the menu has the problem.
+    curves = shown["figures"]["curves"]
+    assert sorted(curves["visible"]) == sorted(["careful", "sloppy"] * 4) and curves["drawn"] == 8
+    assert curves["menu"] == [] or curves["menu"][0] == "All problems"
+    quality = shown["figures"]["quality"]
+    assert sorted(quality["visible"]) == sorted(["careful", "sloppy"] * 4)
+    assert (
+        "usage" not in shown["figures"]
+        and "No cost or token figures in these results" in shown["bodyText"]
+    )
+    # A line per graded checkpoint, with the id a Promptfoo row would link to, and its figures.
+    assert shown["anchors"] == [
+        row_anchor(a, "echo", cp)
+        for a in ("careful", "sloppy")
+        for cp in ("checkpoint_1", "checkpoint_2")
+    ]
+    sloppy = results[("sloppy", "checkpoint_2")].quality
+    assert (
+        sloppy is not None
+        and sloppy.metrics.duplicate_blocks == 1
+        and sloppy.growth["duplicate_blocks"] == 1
+    )
+    lines = [
+        line
+        for line in shown["bodyText"].splitlines()
+        if line.startswith("sloppy\techo\tcheckpoint_2")
+    ]
+    assert lines and f"{sloppy.metrics.loc} (+{int(sloppy.growth['loc'])})" in lines[0]
+
+
+def test_a_report_of_results_without_figures_says_so(batch, tmp_path):
+    """Results written before the figures existed (or with --no-quality): the page says there are
+    none, and the rest is there."""
+    copy = tmp_path / "old"
+    subprocess.run(["cp", "-r", str(batch), str(copy)], check=True)
+    for path in (copy / "cells").rglob("result.json"):
+        data = json.loads(path.read_text())
+        data.pop("quality")
+        data["schema_version"] = 2
+        path.write_text(json.dumps(data))
+    made = report(str(copy), "-o", str(tmp_path / "page.html"), "--title", "Old results")
+    assert made.returncode == 0, made.stderr
+    html = (tmp_path / "page.html").read_text()
+    assert (
+        "<title>Old results</title>" in html and "No code-quality figures in these results" in html
+    )
+    assert 'id="quality"' not in html and 'id="curves"' in html
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (
+            lambda tmp: tmp / "nothing-here",
+            (
+                "argument SOURCE: {tmp}/nothing-here does not exist (expected a batch "
+                "directory or a Promptfoo results JSON file)"
+            ),
+        ),
+        (
+            lambda tmp: (tmp / "d").mkdir() or tmp / "d",
+            "argument SOURCE: {tmp}/d is not a batch directory (no cells/",
+        ),
+        (lambda tmp: (tmp / "x.json").write_text("{") and tmp / "x.json", "{tmp}/x.json: not JSON"),
+        (
+            lambda tmp: (tmp / "y.json").write_text('{"results": {"rows": []}}') and tmp / "y.json",
+            "{tmp}/y.json: field `results.results`: expected the list of a Promptfoo eval's rows",
+        ),
+    ],
+)
+def test_bad_sources_are_bad_input(tmp_path, setup, message):
+    source = setup(tmp_path)
+    made = report(str(source))
+    assert made.returncode == 2, made.stdout + made.stderr
+    assert message.format(tmp=tmp_path) in " ".join(made.stderr.split())
+    assert "Traceback" not in made.stderr
+
+
+def test_source_and_eval_are_one_or_the_other(tmp_path):
+    neither = report()
+    both = report(str(tmp_path), "--eval", "latest")
+    for made in (neither, both):
+        assert made.returncode == 2 and "give SOURCE" in made.stderr
