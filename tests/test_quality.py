@@ -137,7 +137,7 @@ def test_python_figures_lines_complexity_and_lint(tmp_path):
     assert metrics.complexity_max == 13 and metrics.complex_functions == 1
     assert metrics.complexity_total == 14 and metrics.complexity_mean == 7.0
     assert metrics.hotspots == ["pkg/branchy.py:1 classify (CC 13)"]
-    # The `# noqa: F401` is ignored: the finding counts.
+    # The submission's noqa comment on the import is ignored: the finding counts.
     assert metrics.lint_rules == {"F401": 1} and metrics.lint_findings == 1
     assert measured.tools.keys() >= {"lizard", "ruff"}
 

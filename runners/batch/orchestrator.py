@@ -32,6 +32,7 @@ from runners.batch.jobs import (
 )
 from runners.batch.local_pool import LocalExecutor
 from runners.batch.progress import BatchProgress
+from runners.batch.quality_summary import quality_markdown
 from runners.batch.ray_executor import RayExecutor
 from runners.batch.report import (
     Matrix,
@@ -254,7 +255,7 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                      f"{', '.join(outcome.cancelled[:20])}{' ...' if len(outcome.cancelled) > 20 else ''}")
     for cid in outcome.infra:
         notes.append(f"{cid}: infrastructure failure: {outcome.results[cid].infrastructure_reason}")
-    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes))
+    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes) + quality_markdown(matrix))
     store.write_batch_info({**meta, "cells": [c.id for c in found.cells], "ran": outcome.ran,
                             "kept": outcome.kept, "cancelled": outcome.cancelled,
                             "infrastructure_failures": outcome.infra, "notes": notes})

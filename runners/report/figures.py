@@ -216,7 +216,7 @@ def score_against_usage(data: ReportData) -> go.Figure:
         common: dict[str, Any] = {
             "mode": "markers+text",
             "text": [agent],
-            "textposition": "top center",
+            "textposition": "middle right",
             "marker": {"size": 14, "color": palette[agent]},
             "name": agent,
             "legendgroup": agent,

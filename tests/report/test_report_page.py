@@ -18,6 +18,8 @@ from support import make_problem, need_sandbox, write_files
 from runners.batch.orchestrator import BatchOptions, run_batch
 from runners.environment import EnvironmentSpec
 from runners.report.links import row_anchor
+from runners.report.model import ReportData, ReportRow, pass_at_k, summarise
+from runners.report.page import render
 from runners.results import ExecutionResult
 
 TESTS = {
@@ -237,3 +239,51 @@ def test_source_and_eval_are_one_or_the_other(tmp_path):
     both = report(str(tmp_path), "--eval", "latest")
     for made in (neither, both):
         assert made.returncode == 2 and "give SOURCE" in made.stderr
+
+
+def test_the_batch_summary_has_the_code_quality_of_the_last_checkpoint(batch):
+    """summary.md: the figures at the last checkpoint, and their growth since the first."""
+    summary = (batch / "summary.md").read_text()
+    assert "## Code quality" in summary
+    first = ExecutionResult.load(batch / "cells" / "sloppy" / "echo" / "checkpoint_1").quality
+    last = ExecutionResult.load(batch / "cells" / "sloppy" / "echo" / "checkpoint_2").quality
+    assert first is not None and last is not None
+    grown = last.metrics.loc - first.metrics.loc
+    assert f"| sloppy | echo | checkpoint_2 | {last.metrics.loc} (+{grown}) | " in summary
+    line = summary.split("| sloppy | echo | checkpoint_2 |", 1)[1].splitlines()[0]
+    assert "| 1 (+1) | " in line  # the duplicated block came at checkpoint 2
+
+
+def _row(agent: str, checkpoint: str, repeat: int, passed: bool, rate: float) -> ReportRow:
+    return ReportRow(
+        agent=agent,
+        problem="p",
+        checkpoint=checkpoint,
+        repeat=repeat,
+        anchor=row_anchor(agent, "p", checkpoint),
+        passed=passed,
+        pass_rate=rate,
+        groups={"Core": (round(rate * 4), 4)},
+    )
+
+
+def test_repeats_show_pass_at_k_and_the_spread():
+    """Three repeats of two checkpoints: checkpoint_1 passed by one repeat of three, checkpoint_2
+    by none. pass@3 of checkpoint_1 is 1 (one of the three passed), of checkpoint_2 0."""
+    rows = [
+        _row("a", "checkpoint_1", 0, True, 1.0),
+        _row("a", "checkpoint_1", 1, False, 0.5),
+        _row("a", "checkpoint_1", 2, False, 0.5),
+        _row("a", "checkpoint_2", 0, False, 0.5),
+        _row("a", "checkpoint_2", 1, False, 0.25),
+        _row("a", "checkpoint_2", 2, False, 0.25),
+    ]
+    data = ReportData(title="repeats", source="test", rows=rows)
+    assert data.repeats == 3
+    cell = summarise(rows, 3)
+    assert cell.checkpoints == 2 and cell.passed == 1 and cell.pass_at_k == 0.5
+    assert cell.mean_rate == 0.5 and cell.spread == 0.75 - 0.375
+    assert pass_at_k(3, 1, 1) == pytest.approx(1 / 3) and pass_at_k(3, 1, 2) == pytest.approx(2 / 3)
+    html = render(data)
+    assert "pass@3 50%" in html and "spread 38%" in html and "<th>Repeat</th>" in html
+    assert 'id="row-a--p--checkpoint_1--repeat-2"' in html
