@@ -1,7 +1,8 @@
 # The two commands the README starts with:
 #   make demo   set everything up, then compare the example agents with promptfoo: their
 #               submissions (npx promptfoo eval), then scripted agents run and graded
-#               (npx promptfoo eval -c promptfooconfig.agents.yaml); npx promptfoo view shows both
+#               (npx promptfoo eval -c promptfooconfig.agents.yaml); npx promptfoo view shows both,
+#               and each eval's report page (runners report, docs/report.md) is named on the last line
 #   make test   run the project's tests
 .PHONY: setup setup-full demo test test-fast bench
 

@@ -175,7 +175,7 @@ def start_quality(runner: Runner, submission: Path, listed: Inventory, limits: R
         previous = previous_submission(submission, runner.checkpoint.name, before)
     elif before is None:
         before = "previous"
-    return QualityJob.start(listed, previous, before, limits, runner.environment.cache_dir)
+    return QualityJob(listed, previous, before, limits, runner.environment.cache_dir)
 
 
 def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,

@@ -47,7 +47,8 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
                             "test_a_failed_or_timed_out_step_is_a_graded_failure_and_the_next_goes_on"},
     "report/test_report_page.py": {"test_the_page_of_a_batch_shows_the_matrix_the_curves_and_the_code_figures",
                                    "test_a_report_of_results_without_figures_says_so",
-                                   "test_the_batch_summary_has_the_code_quality_of_the_last_checkpoint"},
+                                   "test_the_batch_summary_has_the_code_quality_of_the_last_checkpoint",
+                                   "test_a_batch_of_agents_shows_their_cost_tokens_and_failed_steps"},
     "promptfoo/test_provider.py": {
         "test_named_scores_carry_the_code_quality_figures_and_not_the_score",
         "test_the_row_links_its_line_on_the_evals_report_page",

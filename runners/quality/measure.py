@@ -216,7 +216,8 @@ def previous_submission(
 
 
 class QualityJob:
-    """Measures in a thread of its own while the tests run; `report()` waits for it."""
+    """Measures in a thread of its own, started at once, while the tests run; `report()` waits
+    for it."""
 
     def __init__(
         self,
@@ -228,39 +229,24 @@ class QualityJob:
     ) -> None:
         self.running = tools.Running()
         self._report: QualityReport | None = None
-        self._thread = threading.Thread(
-            target=self._work,
-            args=(found, previous, previous_checkpoint, limits, cache_dir),
-            name="runners-quality",
-            daemon=True,
-        )
+        self.found, self.previous, self.previous_checkpoint = found, previous, previous_checkpoint
+        self.limits, self.cache_dir = limits, cache_dir
+        self._thread = threading.Thread(target=self._work, name="runners-quality", daemon=True)
+        self._thread.start()
 
-    @classmethod
-    def start(
-        cls,
-        found: Inventory,
-        previous: Path | None,
-        previous_checkpoint: str | None,
-        limits: ResourceLimits,
-        cache_dir: Path | None,
-    ) -> QualityJob:
-        job = cls(found, previous, previous_checkpoint, limits, cache_dir)
-        job._thread.start()
-        return job
-
-    def _work(
-        self,
-        found: Inventory,
-        previous: Path | None,
-        previous_checkpoint: str | None,
-        limits: ResourceLimits,
-        cache_dir: Path | None,
-    ) -> None:
+    def _work(self) -> None:
         started = time.monotonic()
+        previous, previous_checkpoint, cache_dir = (
+            self.previous,
+            self.previous_checkpoint,
+            self.cache_dir,
+        )
         try:
-            current = measure_inventory(found, cache_dir, self.running)
+            current = measure_inventory(self.found, cache_dir, self.running)
             before = (
-                measure_directory(previous, limits, cache_dir, self.running) if previous else None
+                measure_directory(previous, self.limits, cache_dir, self.running)
+                if previous
+                else None
             )
             notes = list(current.notes)
             if before is not None and before.metrics is None:

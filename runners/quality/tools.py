@@ -28,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from runners.quality.model import COMPLEX_ABOVE
 
@@ -232,22 +233,39 @@ class Findings:
         self.lint = (self.lint or Counter()) + rules
 
 
+def _json_of(
+    tool: str,
+    argv: list[str],
+    kind: type,
+    figure: str,
+    where: tuple[Path, Path, Running, Findings],
+    *,
+    ok: tuple[int, ...] = (0,),
+    **options: Any,
+) -> Any:
+    """`argv`'s stdout as JSON of type `kind`; None (and a note that `figure` is not counted) when
+    the tool failed, ran out of time or wrote something else."""
+    root, home, running, found = where
+    started = time.monotonic()
+    outcome = run_tool(argv, root, home, running, **options)
+    found.seconds[tool] = time.monotonic() - started
+    try:
+        data = json.loads(outcome.stdout) if outcome.code in ok else None
+    except ValueError:
+        data = None
+    if not isinstance(data, kind):
+        found.notes.append(f"{figure}: " + outcome.trouble(tool))
+        return None
+    return data
+
+
 def lizard(files: list[str], root: Path, home: Path, running: Running, found: Findings) -> None:
     listing = home / "lizard-files.json"
     listing.write_text(json.dumps(files), encoding="utf-8")
-    started = time.monotonic()
-    outcome = run_tool(
-        [sys.executable, "-I", str(LIZARD_SCRIPT), str(listing)], root, home, running
-    )
-    found.seconds["lizard"] = time.monotonic() - started
-    try:
-        data = json.loads(outcome.stdout) if outcome.code == 0 else None
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        found.notes.append(
-            "lines of code and complexity not measured: " + outcome.trouble("lizard")
-        )
+    argv = [sys.executable, "-I", str(LIZARD_SCRIPT), str(listing)]
+    where = (root, home, running, found)
+    data = _json_of("lizard", argv, dict, "lines of code and complexity not measured", where)
+    if data is None:
         return
     for rel, info in data.get("files", {}).items():
         found.loc += int(info.get("nloc", 0))
@@ -278,15 +296,10 @@ def ruff(files: list[str], root: Path, home: Path, running: Running, found: Find
         "--",
         *files,
     ]
-    started = time.monotonic()
-    outcome = run_tool(argv, root, home, running)
-    found.seconds["ruff"] = time.monotonic() - started
-    try:
-        items = json.loads(outcome.stdout) if outcome.code == 0 else None
-    except ValueError:
-        items = None
-    if not isinstance(items, list):
-        found.notes.append("Python lint findings not counted: " + outcome.trouble("ruff"))
+    items = _json_of(
+        "ruff", argv, list, "Python lint findings not counted", (root, home, running, found)
+    )
+    if items is None:
         return
     found.add_lint(
         Counter(str(item.get("code") or "syntax-error") for item in items if isinstance(item, dict))
@@ -316,28 +329,22 @@ def eslint(files: list[str], root: Path, home: Path, running: Running, found: Fi
         "--",
         *files,
     ]
-    started = time.monotonic()
     typescript = any(Path(rel).suffix.lower() in (".ts", ".mts", ".cts", ".tsx") for rel in files)
-    outcome = run_tool(
+    env = {
+        "RUNNERS_NODE_MODULES": str(modules),
+        "RUNNERS_ESLINT_TYPESCRIPT": "1" if typescript else "0",
+    }
+    reports = _json_of(
+        "eslint",
         argv,
-        root,
-        home,
-        running,
+        list,
+        "JavaScript/TypeScript lint findings not counted",
+        (root, home, running, found),
+        ok=(0, 1),  # 1: findings; 2: ESLint itself failed
         limit_memory=False,
-        env={
-            "RUNNERS_NODE_MODULES": str(modules),
-            "RUNNERS_ESLINT_TYPESCRIPT": "1" if typescript else "0",
-        },
+        env=env,
     )
-    found.seconds["eslint"] = time.monotonic() - started
-    try:  # exit 1: findings; 2: ESLint itself failed
-        reports = json.loads(outcome.stdout) if outcome.code in (0, 1) else None
-    except ValueError:
-        reports = None
-    if not isinstance(reports, list):
-        found.notes.append(
-            "JavaScript/TypeScript lint findings not counted: " + outcome.trouble("eslint")
-        )
+    if reports is None:
         return
     rules: Counter[str] = Counter()
     for report in reports:

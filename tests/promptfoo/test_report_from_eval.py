@@ -5,31 +5,17 @@ page each row of the viewer links to (metadata `report`), opened in headless Chr
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import urllib.parse
 from pathlib import Path
 
 import pytest
-from pf_support import PROBLEM, ROOT
+from pf_support import PROBLEM
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
-from report_support import browse, matrix, need_browser
+from report_support import browse, matrix, need_browser, report
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
-
-
-def report(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "runners", "report", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env={**os.environ, "COLUMNS": "200"},
-        check=False,
-    )
 
 
 def rows_of(run) -> list[dict]:

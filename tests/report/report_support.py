@@ -4,8 +4,10 @@ return what it shows; the screenshot is kept in .runners/artifacts/<name>."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,19 @@ def need_browser() -> None:
     need(
         NODE.exists() and (ROOT / "node_modules" / "playwright-core" / "package.json").is_file(),
         "playwright-core and node are not installed in node_modules (run: bash scripts/setup-node.sh)",
+    )
+
+
+def report(*args: str) -> subprocess.CompletedProcess[str]:
+    """`runners report ARGS` from the project root, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "runners", "report", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "200"},
+        check=False,
     )
 
 

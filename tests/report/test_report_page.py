@@ -6,13 +6,12 @@ figures, and a line per graded checkpoint; it asks for nothing but itself. Bad s
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from report_support import browse, matrix, need_browser
+from report_support import browse, matrix, need_browser, report
 from support import make_problem, need_sandbox, write_files
 
 from runners.batch.orchestrator import BatchOptions, run_batch
@@ -22,44 +21,10 @@ from runners.report.model import ReportData, ReportRow, pass_at_k, summarise
 from runners.report.page import render
 from runners.results import ExecutionResult
 
-TESTS = {
-    "test_checkpoint_1.py": """
-        import subprocess, pytest
+# pf_support's `mini` problem (echo words; checkpoint 2 adds `--upper`) and its good agent.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "promptfoo"))
+from pf_support import GOOD, TESTS
 
-        def run(argv, *args):
-            return subprocess.run(argv + list(args), capture_output=True, text=True, timeout=20)
-
-        def test_echo(entrypoint_argv):
-            assert run(entrypoint_argv, "a").stdout == "a\\n"
-
-        @pytest.mark.functionality
-        def test_echo_words(entrypoint_argv):
-            assert run(entrypoint_argv, "a", "b").stdout == "a b\\n"
-
-        @pytest.mark.error
-        def test_no_args_fails(entrypoint_argv):
-            assert run(entrypoint_argv).returncode != 0
-    """,
-    "test_checkpoint_2.py": """
-        import subprocess, pytest
-
-        def run(argv, *args):
-            return subprocess.run(argv + list(args), capture_output=True, text=True, timeout=20)
-
-        def test_upper(entrypoint_argv):
-            assert run(entrypoint_argv, "--upper", "a").stdout == "A\\n"
-
-        @pytest.mark.error
-        def test_upper_alone_fails(entrypoint_argv):
-            assert run(entrypoint_argv, "--upper").returncode != 0
-    """,
-}
-GOOD_1 = "import sys\nwords = sys.argv[1:]\nif not words:\n    sys.exit('usage')\nprint(' '.join(words))\n"
-GOOD_2 = (
-    "import sys\nargs = sys.argv[1:]\nupper = bool(args) and args[0] == '--upper'\n"
-    "words = args[1:] if upper else args\nif not words:\n    sys.exit('usage')\n"
-    "text = ' '.join(words)\nprint(text.upper() if upper else text)\n"
-)
 # No error handling, and a second copy of the same logic at checkpoint 2.
 SLOPPY_1 = "import os, sys\nprint(' '.join(sys.argv[1:]))\n"
 SLOPPY_2 = """
@@ -103,7 +68,7 @@ def batch(tmp_path_factory) -> Path:
     make_problem(problems, TESTS, name="echo", checkpoints=2, timeout=20)
     subs = root / "submissions"
     for agent, (first, second) in {
-        "careful": (GOOD_1, GOOD_2),
+        "careful": (GOOD, GOOD),
         "sloppy": (SLOPPY_1, SLOPPY_2),
     }.items():
         write_files(subs / agent / "echo" / "checkpoint_1", {"main.py": first})
@@ -120,17 +85,6 @@ def batch(tmp_path_factory) -> Path:
     )
     assert outcome.exit_code == 0 and len(outcome.results) == 4
     return output
-
-
-def report(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "runners", "report", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "COLUMNS": "200"},
-        check=False,
-    )
 
 
 @pytest.mark.node
@@ -287,3 +241,38 @@ def test_repeats_show_pass_at_k_and_the_spread():
     html = render(data)
     assert "pass@3 50%" in html and "spread 38%" in html and "<th>Repeat</th>" in html
     assert 'id="row-a--p--checkpoint_1--repeat-2"' in html
+
+
+def test_a_batch_of_agents_shows_their_cost_tokens_and_failed_steps(batch, tmp_path):
+    """`runners batch --agents` keeps each step's record in <output>/agent-steps: the page takes
+    the agent's cost, tokens and failure from there."""
+    from runners.agents.layout import RunLayout, StepRecord
+    from runners.agents.report import AgentReport
+
+    copy = tmp_path / "agents"
+    subprocess.run(["cp", "-r", str(batch), str(copy)], check=True)
+    layout = RunLayout(copy)
+    for checkpoint, failure in (
+        ("checkpoint_1", None),
+        ("checkpoint_2", "the agent exited with code 1: stuck"),
+    ):
+        record = StepRecord(
+            agent="sloppy",
+            problem="echo",
+            checkpoint=checkpoint,
+            number=int(checkpoint[-1]),
+            command=["x"],
+            sandbox="none",
+            started_from="empty",
+            duration=12.5,
+            failure=failure,
+            report=AgentReport(cost_usd=0.25, prompt_tokens=1000, completion_tokens=234),
+        )
+        record.save(layout.step_dir("sloppy", "echo", checkpoint))
+    made = report(str(copy))
+    assert made.returncode == 0, made.stderr
+    html = (copy / "report.html").read_text()
+    assert 'id="usage"' in html and "No cost or token figures" not in html
+    line = html.split('id="row-sloppy--echo--checkpoint_2"', 1)[1].split("</tr>", 1)[0]
+    assert "$0.2500" in line and "1,234" in line and "12.5 s" in line
+    assert "agent step failed: the agent exited with code 1: stuck" in line and "FAIL" in line
