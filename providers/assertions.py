@@ -15,10 +15,13 @@ Returns a GradingResult:
   (Core 1/2, Error 1/1, Regression 2/3)", or the infrastructure failure's reason;
 - `namedScores`: `core`, `functionality`, `error`, `regression`: the pass rate of each group this
   row has (a group without tests in the row is left out, so it does not drag the column down);
-  and the code-quality figures of the submission where they were measured (docs/quality.md):
-  `loc`, `complexity_max`, `duplicate_blocks`, `lint_findings`, and `<name>_growth` since the
-  previous checkpoint. They describe the code, not the grade: `score` and `pass` never read them.
-  Assertion `config: {quality: false}` leaves them out.
+  and four code-quality figures of the submission where they were measured (docs/quality.md),
+  as shares, because the viewer shows every named score as a percentage and lists only the first
+  ten of a column (alphabetically) before "Show more": `code_growth` (lines of code added since
+  the previous checkpoint, over its lines), `code_duplication` (duplicated lines over lines of
+  code), `code_complex_functions` (functions of cyclomatic complexity over 10, over functions),
+  `code_lint_per_line` (lint findings per line of code). They describe the code, not the grade:
+  `score` and `pass` never read them. Assertion `config: {quality: false}` leaves them out.
 
 A row of the agent provider (providers/agent_runner.py) whose agent step failed does not pass,
 and its reason starts with the step's failure.
@@ -39,8 +42,11 @@ from typing import Any
 
 GROUPS = ("Core", "Functionality", "Error", "Regression")
 GROUP_SCORES = tuple(group.lower() for group in GROUPS)
-#: The code-quality figures shown as named scores (ExecutionResult.quality.metrics).
-QUALITY = ("loc", "complexity_max", "duplicate_blocks", "lint_findings")
+#: The code-quality named scores: name -> (figure, what it is divided by), from
+#: ExecutionResult.quality.metrics; `code_growth` divides the growth of `loc` by the previous `loc`.
+QUALITY = {"code_duplication": ("duplicated_lines", "loc"),
+           "code_complex_functions": ("complex_functions", "functions"),
+           "code_lint_per_line": ("lint_findings", "loc")}
 POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
             "any-core-cases")
 
@@ -67,19 +73,23 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
 
 
 def quality_scores(metadata: dict[str, Any]) -> dict[str, float]:
-    """The code-quality figures of the row's submission and their growth, as named scores."""
+    """The code-quality figures of the row's submission, as shares (named scores)."""
     quality = metadata.get("quality")
     metrics = quality.get("metrics") if isinstance(quality, dict) else None
     if not isinstance(metrics, dict):
         return {}
-    growth = quality.get("growth") if isinstance(quality.get("growth"), dict) else {}
     scores: dict[str, float] = {}
-    for name in QUALITY:
-        if isinstance(metrics.get(name), int | float):
-            scores[name] = metrics[name]
-        if isinstance(growth.get(name), int | float):
-            scores[f"{name}_growth"] = growth[name]
+    for name, (part, whole) in QUALITY.items():
+        if _number(metrics.get(part)) and _number(metrics.get(whole)) and metrics[whole] > 0:
+            scores[name] = metrics[part] / metrics[whole]
+    previous = quality.get("previous") if isinstance(quality.get("previous"), dict) else {}
+    if _number(metrics.get("loc")) and _number(previous.get("loc")) and previous["loc"] > 0:
+        scores["code_growth"] = (metrics["loc"] - previous["loc"]) / previous["loc"]
     return scores
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def with_agent_step(metadata: dict[str, Any], graded: dict[str, Any]) -> dict[str, Any]:

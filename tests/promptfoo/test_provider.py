@@ -115,7 +115,7 @@ def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
     assert grade["pass"] is False and grade["score"] == 0
     assert grade["reason"].startswith("infrastructure failure:") and "no tests collected" in grade["reason"]
     # No group scores (no tests ran); the code's figures are still the code's.
-    assert set(grade["namedScores"]) == {"loc", "complexity_max", "duplicate_blocks", "lint_findings"}
+    assert set(grade["namedScores"]) == {"code_duplication", "code_lint_per_line"}
     assert "componentResults" not in grade
     # `any` passes even an infrastructure failure (the policy's definition), still with score 0.
     lax = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any"}})
@@ -274,25 +274,32 @@ def test_named_scores_and_reason_match_the_counts(partial_cp2):
 
 
 def test_named_scores_carry_the_code_quality_figures_and_not_the_score(partial_cp2):
-    """The submission's figures (and their growth since checkpoint_1, whose code is the same) are
-    named scores beside the groups'; the score and the verdict do not read them."""
+    """The submission's figures, as shares (the viewer shows named scores as percentages), beside
+    the groups'; the score and the verdict do not read them."""
     meta = partial_cp2["metadata"]
     quality = meta["quality"]
     assert quality["previous_checkpoint"] == "checkpoint_1"
     grade = assertions.get_assert("", {"metadata": meta, "config": {}})
     figures = {name: value for name, value in grade["namedScores"].items() if name not in assertions.GROUP_SCORES}
     metrics = quality["metrics"]
-    assert figures == {"loc": metrics["loc"], "complexity_max": metrics["complexity_max"],
-                       "duplicate_blocks": metrics["duplicate_blocks"], "lint_findings": metrics["lint_findings"],
-                       "loc_growth": 0, "complexity_max_growth": 0, "duplicate_blocks_growth": 0,
-                       "lint_findings_growth": 0}
     assert metrics["loc"] == 9 and metrics["functions"] == 0  # PARTIAL: a script of nine lines
+    # No function: no share of complex ones; the same code as at checkpoint_1: no growth.
+    assert figures == {"code_duplication": 0.0, "code_lint_per_line": 0.0, "code_growth": 0.0}
     without = assertions.get_assert("", {"metadata": meta, "config": {"quality": False}})
     assert set(without["namedScores"]) == {"core", "error", "regression"}
     assert (without["score"], without["pass"]) == (grade["score"], grade["pass"])
     unmeasured = {**meta, "quality": None}
     assert assertions.get_assert("", {"metadata": unmeasured})["score"] == grade["score"]
     assert f"code: {metrics['loc']} LOC (+0) · " in partial_cp2["output"]
+
+
+def test_quality_shares_from_the_figures():
+    metrics = {"loc": 200, "functions": 8, "complex_functions": 2, "duplicated_lines": 30, "lint_findings": 5}
+    quality = {"metrics": metrics, "previous": {**metrics, "loc": 160}}
+    assert assertions.quality_scores({"quality": quality}) == {
+        "code_duplication": 0.15, "code_complex_functions": 0.25, "code_lint_per_line": 0.025, "code_growth": 0.25}
+    unmeasured = {**metrics, "duplicated_lines": None, "lint_findings": None}
+    assert assertions.quality_scores({"quality": {"metrics": unmeasured}}) == {"code_complex_functions": 0.25}
 
 
 def test_the_row_links_its_line_on_the_evals_report_page(world, tmp_path):
