@@ -45,6 +45,7 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
                                  "test_batch_runs_the_agents_file_then_grades_and_a_regrade_agrees"},
     "agents/test_step.py": {"test_each_checkpoint_starts_from_what_the_previous_one_left",
                             "test_a_failed_or_timed_out_step_is_a_graded_failure_and_the_next_goes_on"},
+    "test_quality.py": {"test_the_command_line_shows_the_figures_and_can_turn_them_off"},
     "report/test_report_page.py": {"test_the_page_of_a_batch_shows_the_matrix_the_curves_and_the_code_figures",
                                    "test_a_report_of_results_without_figures_says_so",
                                    "test_the_batch_summary_has_the_code_quality_of_the_last_checkpoint",

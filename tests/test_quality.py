@@ -427,3 +427,107 @@ def test_the_line_and_the_table_cells(problem, tmp_path):
         f"{loc} (+{int(result.quality.growth['loc'])})",
         "13 (+12)",
     ]
+
+
+# ---- the command line --------------------------------------------------------------------------
+
+
+def cli(*args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "runners", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "200"},
+        check=False,
+    )
+
+
+def test_the_command_line_shows_the_figures_and_can_turn_them_off(tmp_path):
+    """`runners run` prints the `code:` line (growth from the sibling checkpoint directory, or
+    --previous); `runners evaluate` has a column per figure; --no-quality leaves them out."""
+    tests = {
+        "test_checkpoint_1.py": "def test_one(entrypoint_argv):\n    assert entrypoint_argv\n",
+        "test_checkpoint_2.py": "def test_two(entrypoint_argv):\n    assert entrypoint_argv\n",
+    }
+    problem = make_problem(tmp_path / "problems", tests, checkpoints=2)
+    root = tmp_path / "submission"
+    write_files(root / "checkpoint_1", {"main.py": SMALL})
+    write_files(root / "checkpoint_2", {"main.py": SMALL, "branchy.py": BRANCHY})
+    common = ["--sandbox", "none", "--cache-dir", str(tmp_path / "cache")]
+    run = cli(
+        "run",
+        str(problem),
+        "-c",
+        "checkpoint_2",
+        "-s",
+        str(root / "checkpoint_2"),
+        *common,
+        "--output",
+        str(tmp_path / "out-run"),
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    loc = measure(root / "checkpoint_2").metrics.loc
+    grown = loc - measure(root / "checkpoint_1").metrics.loc
+    assert (
+        f"code: {loc} LOC (+{grown}) · 2 functions (+1) · CC max 13 (+12), 1 over 10 (+1)"
+        in run.stdout
+    )
+    elsewhere = submission(tmp_path / "elsewhere", {"main.py": SMALL, "branchy.py": BRANCHY})
+    explicit = cli(
+        "run",
+        str(problem),
+        "-c",
+        "checkpoint_2",
+        "-s",
+        str(elsewhere),
+        *common,
+        "--previous",
+        str(root / "checkpoint_1"),
+        "--output",
+        str(tmp_path / "out-explicit"),
+    )
+    assert f"code: {loc} LOC (+{grown})" in explicit.stdout
+    off = cli(
+        "run",
+        str(problem),
+        "-c",
+        "checkpoint_2",
+        "-s",
+        str(root / "checkpoint_2"),
+        *common,
+        "--no-quality",
+        "--json",
+        str(tmp_path / "off.json"),
+        "--output",
+        str(tmp_path / "out-off"),
+    )
+    assert off.returncode == 0 and "code:" not in off.stdout
+    assert json.loads((tmp_path / "off.json").read_text())["quality"] is None
+    bad = cli(
+        "run",
+        str(problem),
+        "-c",
+        "checkpoint_2",
+        "-s",
+        str(elsewhere),
+        *common,
+        "--previous",
+        str(tmp_path / "nowhere"),
+    )
+    assert (
+        bad.returncode == 2
+        and "option --previous:" in bad.stderr
+        and "is not a directory" in bad.stderr
+    )
+    evaluated = cli(
+        "evaluate", str(problem), "-s", str(root), *common, "--output", str(tmp_path / "out-eval")
+    )
+    assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
+    header = next(line for line in evaluated.stdout.splitlines() if "Checkpoint" in line)
+    assert all(name in header for name in ("LOC", "CC max", "Dup", "Lint"))
+    second = next(line for line in evaluated.stdout.splitlines() if "│ checkpoint_2" in line)
+    assert f"{loc} (+{grown})" in second and "13 (+12)" in second
