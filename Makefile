@@ -3,6 +3,7 @@
 #               (npx promptfoo eval -c promptfooconfig.agents.yaml), then the comparison of the
 #               example agents' submissions (npx promptfoo eval), last, so that npx promptfoo view
 #               opens it (it opens the latest eval; the other is one click away under Evals)
+#               each eval's report page (runners report, docs/report.md) is named on its last line
 #   make test   run the project's tests
 .PHONY: setup setup-full demo test test-fast bench
 

@@ -19,6 +19,12 @@ Returns a GradingResult:
   reads in tests: `core 91.67% (22.00/24.00)` is 22 of the 24 Core tests of every row of that
   agent, not a sum of per-row rates (`14.99/22.00`). A group without tests in the row is left
   out. (The assertion has no `metric:` of its own: promptfoo would then average `tests` per row.)
+- `namedScores` also holds four code-quality figures of the submission where they were measured
+  (docs/quality.md), as shares: `code_growth` (lines of code added since the previous checkpoint,
+  over its lines), `code_duplication` (duplicated lines over lines of code),
+  `code_complex_functions` (functions of cyclomatic complexity over 10, over functions),
+  `code_lint_per_line` (lint findings per line of code). They describe the code, not the grade:
+  `score` and `pass` never read them. Assertion `config: {quality: false}` leaves them out.
 
 A row of the agent provider (providers/agent_runner.py) whose agent step failed does not pass,
 and its reason is the step's failure.
@@ -39,6 +45,12 @@ import difflib
 from typing import Any
 
 GROUPS = ("Core", "Functionality", "Error", "Regression")
+GROUP_SCORES = tuple(group.lower() for group in GROUPS)
+#: The code-quality named scores: name -> (figure, what it is divided by), from
+#: ExecutionResult.quality.metrics; `code_growth` divides the growth of `loc` by the previous `loc`.
+QUALITY = {"code_duplication": ("duplicated_lines", "loc"),
+           "code_complex_functions": ("complex_functions", "functions"),
+           "code_lint_per_line": ("lint_findings", "loc")}
 POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
             "any-core-cases")
 
@@ -62,8 +74,32 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
 
     runs = metadata.get("repeat_runs")
     if isinstance(runs, list) and runs:
-        return with_repeats(runs, policy, grade(metadata, policy, passed))
-    return with_agent_step(metadata, grade(metadata, policy, passed))
+        graded = with_repeats(runs, policy, grade(metadata, policy, passed))
+    else:
+        graded = with_agent_step(metadata, grade(metadata, policy, passed))
+    if config.get("quality", True) is not False:
+        graded["namedScores"] = {**graded.get("namedScores", {}), **quality_scores(metadata)}
+    return graded
+
+
+def quality_scores(metadata: dict[str, Any]) -> dict[str, float]:
+    """The code-quality figures of the row's submission, as shares (named scores)."""
+    quality = metadata.get("quality")
+    metrics = quality.get("metrics") if isinstance(quality, dict) else None
+    if not isinstance(metrics, dict):
+        return {}
+    scores: dict[str, float] = {}
+    for name, (part, whole) in QUALITY.items():
+        if _number(metrics.get(part)) and _number(metrics.get(whole)) and metrics[whole] > 0:
+            scores[name] = metrics[part] / metrics[whole]
+    previous = quality.get("previous") if isinstance(quality.get("previous"), dict) else {}
+    if _number(metrics.get("loc")) and _number(previous.get("loc")) and previous["loc"] > 0:
+        scores["code_growth"] = (metrics["loc"] - previous["loc"]) / previous["loc"]
+    return scores
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def with_repeats(runs: list[Any], policy: str, first: dict[str, Any]) -> dict[str, Any]:

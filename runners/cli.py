@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
@@ -83,6 +83,12 @@ def _reporting(enabled: bool, total: int | None = None, title: str = "") -> Abst
     return for_cli(lambda: console(stderr=True), enabled, total, title)
 
 
+def _status(text: str) -> AbstractContextManager[object]:
+    """A spinner on stderr when it is a terminal (a command with no stages of its own to report)."""
+    out = console(stderr=True)
+    return out.status(text) if out.is_terminal else nullcontext()
+
+
 def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     """Several click options as one decorator (shared by the commands)."""
 
@@ -130,6 +136,9 @@ _submission_limits = _options(
 _problem_arg = click.argument("problem_dir", type=_PathType)
 _progress_opt = click.option("--progress/--no-progress", "show_progress", default=True, show_default=True,
                              help="Say what runs on stderr: a live display on a terminal, plain lines in a pipe.")
+_quality_opt = click.option("--quality/--no-quality", default=True, show_default=True,
+                            help="Measure the code-quality figures of each submission (lines, complexity, "
+                            "duplicates, lint; docs/quality.md) beside the tests.")
 
 
 def _python_option(python: str | None) -> str | None:
@@ -146,7 +155,8 @@ def _node_option(node: str | None) -> str | None:
 
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
                  keep: bool, python: str | None = None,
-                 submission: tuple[int | None, ...] = (), *, node: str | None = None) -> EnvironmentSpec:
+                 submission: tuple[int | None, ...] = (), quality: bool = True, *,
+                 node: str | None = None) -> EnvironmentSpec:
     from runners.environment import EnvironmentSpec
     from runners.sandbox.registry import check_sandbox_name
 
@@ -164,6 +174,8 @@ def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_d
         spec.limits = spec.limits.model_copy(update=chosen)
     if cache_dir:
         spec.cache_dir = cache_dir.resolve()
+    if not quality:
+        spec.quality = False
     return spec
 
 
@@ -211,19 +223,27 @@ def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
 @_node_opt
 @_submission_limits
 @_progress_opt
+@_quality_opt
+@click.option("--previous", type=_PathType, default=None,
+              help="The previous checkpoint's submission, for the growth of the code-quality figures "
+              "(default: ../<previous checkpoint> when the submission's directory is named after its checkpoint).")
 def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass_policy: PassPolicy,
         json_file: Path | None, output: Path | None, select: tuple[str, ...], workers: int,
         wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool, junit_xml: Path | None,
         ctrf: Path | None, python: str | None, max_submission_mb: int | None,
         max_submission_disk_mb: int | None, max_submission_files: int | None,
-        max_submission_depth: int | None, show_progress: bool, node: str | None) -> None:
+        max_submission_depth: int | None, show_progress: bool, node: str | None, quality: bool,
+        previous: Path | None) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
     from runners.problem_loader import load_problem
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
-                                           max_submission_files, max_submission_depth), node=node)
+                                           max_submission_files, max_submission_depth), node=node,
+                                       quality=quality)
+    if previous is not None and not previous.is_dir():
+        raise UserInputError(f"option --previous: {previous} is not a directory")
     problem = load_problem(problem_dir)
     chosen = problem.checkpoint(checkpoint, "option --checkpoint")
     runner = make_runner(problem, chosen, submission, environment)  # imports its sandbox's
@@ -233,7 +253,7 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
 
     with _reporting(show_progress) as reporter, \
             running(Subject(problem.name, runner.checkpoint.name), reporter) as ending:
-        result = runner.run(select=list(select), output_dir=output)
+        result = runner.run(select=list(select), output_dir=output, previous=previous)
         ending.text = result.summary
     from runners.render import render_result  # imported while the tests ran
 
@@ -260,12 +280,13 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
 @_node_opt
 @_submission_limits
 @_progress_opt
+@_quality_opt
 def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: PassPolicy, output: Path | None,
              workers: int, wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool,
              json_file: Path | None, junit_xml: Path | None, ctrf: Path | None, python: str | None,
              max_submission_mb: int | None, max_submission_disk_mb: int | None,
              max_submission_files: int | None, max_submission_depth: int | None, show_progress: bool,
-             node: str | None) -> None:
+             node: str | None, quality: bool) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
     from runners.metrics import CheckpointScore
@@ -274,7 +295,8 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
-                                           max_submission_files, max_submission_depth), node=node)
+                                           max_submission_files, max_submission_depth), node=node,
+                                       quality=quality)
     problem = load_problem(problem_dir)
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
@@ -340,10 +362,11 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 @_python_opt
 @_node_opt
 @_progress_opt
+@_quality_opt
 def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jobs: int | None, executor: str, address: str | None, output: Path,
           overwrite: bool, retry_failed: bool, sandbox: str, pass_policy: PassPolicy, agent: tuple[str, ...],
           problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None,
-          show_progress: bool, node: str | None) -> None:
+          show_progress: bool, node: str | None, quality: bool) -> None:
     """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
 
     Exit 0 when every cell has a grade (tests may fail), 2 bad input (or an agent of --agents that
@@ -382,13 +405,49 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
                            wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
                            node=_node_option(node),
                            agents=agent, only_problems=problem, agent_failures=failures,
-                           agent_errors=not_started, progress=show_progress)
+                           agent_errors=not_started, progress=show_progress, quality=quality)
     try:
         outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)
         console(stderr=True).print("[bold yellow]interrupted[/]")
         raise SystemExit(EXIT_INTERRUPTED) from None
     raise SystemExit(outcome.exit_code)
+
+
+@app.command(short_help="One static HTML page from a batch's or a Promptfoo eval's results.")
+@click.argument("source", type=_PathType, required=False)
+@click.option("--eval", "eval_id", default=None,
+              help="A Promptfoo eval from promptfoo's own store (the project's .env): its id, or `latest`.")
+@click.option("--output", "-o", type=_PathType, default=None,
+              help="The page (default: SOURCE/report.html for a batch; .runners/reports/<eval id>.html for an eval).")
+@click.option("--title", default=None, help="The page's title (default: the batch's or the eval's).")
+def report(source: Path | None, eval_id: str | None, output: Path | None, title: str | None) -> None:
+    """Make one self-contained HTML page (docs/report.md) from SOURCE, a `runners batch` output
+    directory or a Promptfoo results JSON (`promptfoo eval -o FILE.json`), or from --eval."""
+    from runners.quality.tools import project_root
+    from runners.report.links import DEFAULT_REPORTS, eval_report
+    from runners.report.load import from_promptfoo_store, load
+    from runners.report.page import write
+
+    _started()
+    if (source is None) == (eval_id is None):
+        raise UserInputError("give SOURCE (a batch directory or a Promptfoo results JSON) or --eval ID|latest, not both")
+    with _status("reading the results..."):
+        data = load(source) if source is not None else from_promptfoo_store(eval_id or "", project_root())
+    if title:
+        data.title = title
+    if output is None:
+        if source is not None and source.is_dir():
+            output = source / "report.html"
+        elif data.eval_id:  # where the eval's rows link to (provider config `report`)
+            output = eval_report((project_root() if eval_id else Path.cwd()) / DEFAULT_REPORTS, data.eval_id)
+        else:
+            output = Path("report.html")
+    with _status("making the page..."):
+        page = write(data, output)
+    problems = len(data.problems)
+    console().print(f"report: {page.resolve().as_uri()}  ({len(data.agents)} agents × {problems} "
+                    f"problem{'s' if problems != 1 else ''}, {len(data.rows)} rows)", soft_wrap=True, highlight=False)
 
 
 from runners.agents.cli import register as _register_agent_commands  # noqa: E402 - it needs `app`

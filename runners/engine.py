@@ -24,13 +24,15 @@ from runners.categorize import categorize
 from runners.context import Invocation, Layout, RunContext, Verdict
 from runners.errors import InfrastructureError, UserInputError
 from runners.excerpt import with_output
+from runners.limits import ResourceLimits
 from runners.preload import Preload
+from runners.quality.measure import QualityJob, previous_submission
 from runners.records import ParsedReport, RawRecord
 from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
-from runners.submission import CopyTimeout, inventory, is_full, no_space
+from runners.submission import CopyTimeout, Inventory, inventory, is_full, no_space
 from runners.trust import exit_reason, issue_report_key
 from runners.workspace import SUBMISSION_IGNORE, Workspace
 from runners.workspace_place import workspace_base
@@ -52,6 +54,7 @@ def execute(
     select: list[str],
     output_dir: Path | None,
     sandbox: Sandbox | None = None,
+    previous: Path | None = None,
 ) -> ExecutionResult:
     problem, checkpoint, environment = runner.problem, runner.checkpoint, runner.environment
     submission = Path(submission).resolve()
@@ -68,6 +71,8 @@ def execute(
             sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
         except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
             return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
+    # The code-quality figures are measured from the listed files meanwhile (never graded).
+    quality = start_quality(runner, submission, listed, limits, previous)
     base = workspace_base(listed.allocated, sandbox.memory_bounded(), environment.keep_workspace)
     try:
         workspace = Workspace.create(base)
@@ -75,6 +80,8 @@ def execute(
         if not is_full(exc):
             raise
         reason = str(no_space(exc, base or tempfile.gettempdir(), "creating the run's workspace"))
+        if quality is not None:
+            quality.cancel()
         return failure_result(problem, checkpoint, runner.name, sandbox.name, reason)
     run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
     ctx = RunContext(
@@ -151,6 +158,7 @@ def execute(
                 verdict.problem_reason = problem_reason(
                     problem_faults(verdict.report.records, ctx.places(runner.problem_files(ctx), runner.parse_root(ctx))))
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
+        result.quality = quality.report() if quality else None
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
             save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), outcome, invocation, env)
@@ -161,15 +169,35 @@ def execute(
                 raise
             exc = no_space(exc, workspace.root, "preparing the run (the tests, the configuration, the toolchain)")
         result = _failed(runner, ctx, str(exc), timed_out=isinstance(exc, CopyTimeout))
+        result.quality = quality.report() if quality else None
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
             save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), None, None, None)
         return result
     finally:
+        if quality is not None:
+            quality.cancel()  # bad input found on the way: the tools stop
         if not environment.keep_workspace:
             workspace.cleanup()
         else:
             workspace.release()
+
+
+def start_quality(runner: Runner, submission: Path, listed: Inventory, limits: ResourceLimits,
+                  previous: Path | None) -> QualityJob | None:
+    """The code-quality figures of the submission (and the previous checkpoint's), measured in a
+    thread while the tests run; None when the environment turns them off."""
+    if not runner.environment.quality:
+        return None
+    order = runner.problem.ordered_checkpoints()
+    names = [cp.name for cp in order]
+    index = names.index(runner.checkpoint.name) if runner.checkpoint.name in names else 0
+    before = names[index - 1] if index > 0 else None
+    if previous is None:
+        previous = previous_submission(submission, runner.checkpoint.name, before)
+    elif before is None:
+        before = "previous"
+    return QualityJob(listed, previous, before, limits, runner.environment.cache_dir)
 
 
 def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,

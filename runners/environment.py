@@ -53,6 +53,8 @@ class EnvironmentSpec(BaseModel):
     docker_node_image: str = "runners-node:latest"
     env: dict[str, str] = Field(default_factory=dict, description="Extra variables for the tests.")
     keep_workspace: bool = False
+    quality: bool = Field(True, description="Measure the submission's code-quality figures beside the "
+                          "test run (docs/quality.md); off: `--no-quality`.")
 
     def limits_for(self, problem_limits: ResourceLimits | None) -> ResourceLimits:
         """Defaults, then what the problem asks for, then what the user set explicitly."""

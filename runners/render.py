@@ -182,6 +182,10 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
         console.print(Text(f"note: {error.splitlines()[0] if error else ''}", style="yellow"))
     if result.flags:
         console.print(Text(f"flags: {', '.join(result.flags)}", style="bold yellow"))
+    if result.quality is not None:  # the code's figures, never part of the verdict below
+        from runners.quality.text import line
+
+        console.print(Text(line(result.quality), style="cyan"))
     met = policy.check(result)
     verdict = Text("MET" if met else "NOT MET", style="bold green" if met else "bold red")
     if result.problem_error and not met:
@@ -196,6 +200,8 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
 
 
 def evaluation_table(problem: str, scores: Sequence[CheckpointScore], policy: PassPolicy) -> Table:
+    from runners.quality.text import COLUMNS as QUALITY_COLUMNS
+    from runners.quality.text import cells as quality_cells
     from runners.results import GROUP_ORDER
 
     table = Table(title=f"{problem} · per checkpoint", title_justify="left")
@@ -206,6 +212,9 @@ def evaluation_table(problem: str, scores: Sequence[CheckpointScore], policy: Pa
     _column(table, "Isolated", justify="center")
     _column(table, "Core", justify="center")
     _column(table, f"Policy ({policy.value})", justify="center")
+    quality = any(score.result.quality for score in scores)
+    for header, _ in QUALITY_COLUMNS if quality else ():
+        _column(table, header, justify="right")
     for score in scores:
         result = score.result
         cells: list[Text | str] = [score.checkpoint]
@@ -219,6 +228,7 @@ def evaluation_table(problem: str, scores: Sequence[CheckpointScore], policy: Pa
         else:
             cells += [_mark(score.strict), _mark(score.isolated), _mark(score.core)]
         cells.append(_mark(policy.check(result)))
+        cells += quality_cells(result.quality) if quality else []
         table.add_row(*cells)
     return table
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 from runners.groups import GROUP_ORDER, GroupType
 from runners.policy import PassPolicy
+from runners.quality.model import QualityReport
 
 if TYPE_CHECKING:
     from runners.config import CheckpointConfig, ProblemConfig
@@ -22,7 +23,9 @@ if TYPE_CHECKING:
 # files read back unchanged).
 # 3: `problem_error` / `problem_error_reason` and the derived `status` (absent before: read back as
 # a graded result or an infrastructure failure, as they were).
-SCHEMA_VERSION = 3
+# 4: `quality`, the code-quality figures of the submission (absent before: older files read back
+# with `quality` None).
+SCHEMA_VERSION = 4
 
 TestStatus = Literal["passed", "failed", "skipped", "error"]
 # What a result is: a grade; the harness could not run the tests or trust their report; or the
@@ -147,6 +150,9 @@ class ExecutionResult(BaseModel):
     stderr: str = Field("", description="Tail of the test process stderr.")
     output_truncated: bool = False
     artifacts_dir: str | None = None
+    quality: QualityReport | None = Field(
+        None, description="Code-quality figures of the submission and their growth since the previous "
+        "checkpoint (docs/quality.md); never part of the grade. None: not measured (--no-quality).")
 
     # ---- derived values -------------------------------------------------------------------
 

@@ -11,6 +11,7 @@
 #   3    some row is an infrastructure failure
 #   1    promptfoo itself failed (its own error; no results)
 # (the first that applies of 2, 4, 3; promptfoo's other codes are passed on).
+# Then it makes the eval's report page (`runners report --eval latest`) and ends with its address.
 #
 #   bash scripts/compare.sh                       # = npx promptfoo eval (promptfooconfig.yaml)
 #   bash scripts/compare.sh -c my-agents.yaml     # any `promptfoo eval` options
@@ -51,5 +52,11 @@ if ((status == 0)); then
   # `promptfoo view` opens the latest eval; earlier ones are under Evals (top left).
   description=$(sed -n 's/^description: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$config" 2>/dev/null | head -n 1)
   echo "compare: every row is a grade; open the viewer with: npx promptfoo view   (http://localhost:15500; it opens this eval${description:+: $description})"
+  # One static page of this eval (docs/report.md): the rows of the viewer link to it.
+  if made=$(.venv/bin/python -m runners report --eval latest 2>&1); then
+    echo "compare: the report page: ${made#report: }"
+  else
+    echo "compare: no report page: ${made##*$'\n'}" >&2
+  fi
 fi
 exit "$status"

@@ -119,6 +119,8 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
                   help="Write every checkpoint's step and result as JSON.")
     @click.option("--progress/--no-progress", "show_progress", default=True, show_default=True,
                   help="Say what runs on stderr: a live display on a terminal, plain lines in a pipe.")
+    @click.option("--quality/--no-quality", default=True, show_default=True,
+                  help="Measure the code-quality figures of each snapshot (docs/quality.md).")
     def solve(problem_dir: Path, agent: str | None, preset: str | None, model: str | None, key_env: str | None,
               args: tuple[str, ...], base_url: str | None, dry_run: Path | None, name: str,
               pass_env: tuple[str, ...], env: tuple[str, ...],
@@ -126,7 +128,7 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
               route: tuple[str, ...], repeat: int, budget: tuple[str, ...], image: str | None, home: Path | None,
               sandbox: str, pass_policy: str, output: Path | None, wall_timeout: float | None,
               cache_dir: Path | None, python: str | None, node: str | None, json_file: Path | None,
-              show_progress: bool) -> None:
+              show_progress: bool, quality: bool) -> None:
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
         sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
         from runners.agents.spec import parse_agent_options
@@ -143,7 +145,7 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
                      "dry_run": str(dry_run) if dry_run else None}
         spec = parse_agent_options({k: v for k, v in settings_.items() if v is not None}, OPTIONS)
         spec = spec.resolved(Path.cwd(), "option --mount/--home")
-        settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python, node=node)
+        settings = environment(sandbox, 1, wall_timeout, cache_dir, False, python, quality=quality, node=node)
         started()
         run(spec, problem_dir, settings, PassPolicy(pass_policy), output, json_file, console(),
             (lambda: console(stderr=True)) if show_progress else None)

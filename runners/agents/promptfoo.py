@@ -51,6 +51,7 @@ from runners.promptfoo.config import (
     _node,
     _path,
     refuse_config_error,
+    report_page,
 )
 from runners.results import failure_result
 from runners.suggest import did_you_mean
@@ -77,6 +78,7 @@ class AgentCell:
     policy: str
     overall: float
     progress: bool = True
+    report: Path | None = None  # the eval's page (runners report)
 
 
 def resolve(options: Any, context: Any) -> AgentCell:
@@ -97,6 +99,8 @@ def resolve(options: Any, context: Any) -> AgentCell:
         raise BadInput(f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r}"
                        f"{did_you_mean(checkpoint, problem.checkpoints)} (known: {', '.join(problem.checkpoints)})")
     environment = EnvironmentSpec(sandbox=config.sandbox)
+    if not config.quality:
+        environment.quality = False
     if config.wall_timeout is not None:
         environment.limits = environment.limits.model_copy(update={"wall_timeout": config.wall_timeout})
     if config.cache_dir:
@@ -115,7 +119,8 @@ def resolve(options: Any, context: Any) -> AgentCell:
                        f"raise `timeout`")
     layout = RunLayout(_path(base, config.output) / f"{spec.name}-{spec.key}")
     return AgentCell(spec, _row_repeats(spec, vars_, context), problem, problem.checkpoints[checkpoint], layout,
-                     environment, config.pass_policy, overall, config.progress)
+                     environment, config.pass_policy, overall, config.progress,
+                     report_page(base, config, vars_, context))
 
 
 def _row_repeats(spec: AgentSpec, vars_: dict[str, Any], context: dict[str, Any]) -> list[AgentSpec]:
@@ -153,8 +158,8 @@ def call(options: Any, context: Any) -> dict[str, Any]:
     from runners.agents.rows import repeats_response, response
 
     if len(outcome) == 1:
-        return response(outcome[0], cell.spec.name, cell.policy, cell.layout.root)
-    return repeats_response(outcome, cell.spec.name, cell.policy, cell.layout.root)
+        return response(outcome[0], cell.spec.name, cell.policy, cell.layout.root, report=cell.report)
+    return repeats_response(outcome, cell.spec.name, cell.policy, cell.layout.root, report=cell.report)
 
 
 def _bounded(cell: AgentCell) -> Any:

@@ -14,6 +14,8 @@ from runners.agents.repeats import repeats_table as repeats_table  # the tables 
 from runners.agents.solve import SolvedCheckpoint
 from runners.agents.spec import AgentSpec
 from runners.policy import PassPolicy
+from runners.quality.text import COLUMNS as QUALITY_COLUMNS
+from runners.quality.text import cells as quality_cells
 from runners.render import _column
 from runners.results import GROUP_ORDER
 
@@ -75,6 +77,9 @@ def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], po
     for group in GROUP_ORDER:
         _column(table, group.value, justify="right")
     _column(table, f"Policy ({policy.value})", justify="center")
+    quality = any(done.result.quality for done in solved)
+    for header, _ in QUALITY_COLUMNS if quality else ():
+        _column(table, header, justify="right")
     _column(table, "Said", fold=True)
     for done in solved:
         step, result = done.step, done.result
@@ -91,6 +96,7 @@ def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], po
         else:
             met = done.passed(policy)
             cells.append(Text("✔", style="green") if met else Text("✘", style="red"))
+        cells += quality_cells(result.quality) if quality else []
         cells.append(said(step))
         table.add_row(*cells)
     return _estimated_caption(table, [d.step for d in solved])

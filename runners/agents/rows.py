@@ -19,7 +19,8 @@ from runners.agents.solve import SolvedCheckpoint
 from runners.excerpt import terminal_safe
 
 
-def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -> dict[str, Any]:
+def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path,
+             report: Path | None = None) -> dict[str, Any]:
     from runners.promptfoo.output import headline, summarize
 
     step, result = solved.step, solved.result
@@ -28,6 +29,10 @@ def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -
     metadata.update(agent=agent, problem=step.problem, checkpoint=step.checkpoint, policy=policy,
                     passed=verdicts[policy], policies=verdicts, agent_step=step.model_dump(mode="json"),
                     run_dir=str(run_dir), **transcript_links(step, run_dir))
+    if report is not None:  # where `runners report --eval <id>` shows this row
+        from runners.report.links import row_link
+
+        metadata["report"] = row_link(report, agent, step.problem, step.checkpoint)
     metadata["headline"] = headline(metadata)
     failed = step.failed and result.graded
     lines = summarize(metadata, verdict="FAIL (agent step failed)" if failed else None).split("\n")
@@ -58,13 +63,14 @@ def proxy_usage(step: StepRecord) -> dict[str, Any] | None:
     return usage
 
 
-def repeats_response(solved: list[SolvedCheckpoint], agent: str, policy: str, run_dir: Path) -> dict[str, Any]:
+def repeats_response(solved: list[SolvedCheckpoint], agent: str, policy: str, run_dir: Path,
+                     report: Path | None = None) -> dict[str, Any]:
     """The row of an agent with repeats: the first repeat's answer (its result is the metadata's
     body), plus every repeat's verdicts and the statistics over them; the assertion passes the row
     when every repeat met its policy (`repeat_runs`), with the share that did as its score."""
     from runners.agents.repeats import repeat_stats
 
-    first = response(solved[0], agent, policy, run_dir)
+    first = response(solved[0], agent, policy, run_dir, report=report)
     metadata = first["metadata"]
     stats = repeat_stats(agent, solved[0].step.problem, solved[0].step.checkpoint,
                          ((s.result, s.verdicts()[policy]) for s in solved))

@@ -35,6 +35,7 @@ from runners.batch.jobs import (
 )
 from runners.batch.local_pool import LocalExecutor
 from runners.batch.progress import BatchProgress
+from runners.batch.quality_summary import quality_markdown
 from runners.batch.ray_executor import RayExecutor
 from runners.batch.report import (
     Matrix,
@@ -83,6 +84,7 @@ class BatchOptions:
     agent_errors: dict[str, str] = field(default_factory=dict)
     #: Say what runs on stderr (runners.progress); False: --no-progress.
     progress: bool = True
+    quality: bool = True  # the code-quality figures (--no-quality)
 
     def environment(self) -> EnvironmentSpec:
         check_sandbox_name(self.sandbox)
@@ -95,6 +97,8 @@ class BatchOptions:
             spec.python = self.python
         if self.node:
             spec.node = self.node
+        if not self.quality:
+            spec.quality = False
         return spec
 
     def settings(self) -> dict[str, Any]:
@@ -286,7 +290,8 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
         notes.append(f"{cid}: problem error (no grade): {outcome.results[cid].problem_error_reason}")
     for cid, why in outcome.agent_errors.items():
         notes.append(f"{cid}: the agent never started (no grade): {why}")
-    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes) + ("\n" + repeats_markdown(stats) if stats else ""))
+    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes) + quality_markdown(matrix)
+                        + ("\n" + repeats_markdown(stats) if stats else ""))
     store.write_batch_info({**meta, "cells": [c.id for c in found.cells], "ran": outcome.ran,
                             "kept": outcome.kept, "cancelled": outcome.cancelled,
                             "infrastructure_failures": outcome.infra, "problem_errors": outcome.problem_errors,

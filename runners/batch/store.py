@@ -31,6 +31,7 @@ from runners.agents.repeats import split_label
 from runners.artifacts import RESULT_FILE
 from runners.batch.cells import Cell
 from runners.policy import PassPolicy
+from runners.quality.columns import QUALITY_COLUMNS, quality_columns
 from runners.results import ExecutionResult
 
 CELL_FILE = "cell.json"
@@ -249,6 +250,9 @@ COLUMNS: dict[str, str] = {
     "started_at": "timestamp[us, tz=UTC]",
     "result_path": "string",
     "schema_version": "int64",
+    # the submission's code-quality figures (docs/quality.md), repeated on each row of the cell;
+    # `*_growth`: since the previous checkpoint. Null: not measured.
+    **QUALITY_COLUMNS,
 }
 
 
@@ -283,6 +287,7 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
         "started_at": result.started_at,
         "result_path": result.artifacts_dir and str(Path(result.artifacts_dir) / RESULT_FILE),
         "schema_version": result.schema_version,
+        **quality_columns(result.quality),
     }
     empty: dict[str, Any] = {"test_id": None, "test_name": None, "test_checkpoint": None, "group": None,
              "status": None, "raw_status": None, "duration_ms": None, "message": None,

@@ -74,13 +74,16 @@ class Runner(ABC):
         select: list[str] | None = None,
         output_dir: Path | None = None,
         sandbox: Sandbox | None = None,
+        previous: Path | None = None,
     ) -> ExecutionResult:
+        """`previous`: the previous checkpoint's submission, for the growth of the code-quality
+        figures (default: found beside the submission, runners.quality.measure)."""
         from runners.engine import execute
 
         if self.submission_path is None:
             raise UserInputError("a submission path is required to run tests")
         return execute(self, self.submission_path, extra_args=extra_args or [], select=select or [],
-                       output_dir=output_dir, sandbox=sandbox)
+                       output_dir=output_dir, sandbox=sandbox, previous=previous)
 
     # ---- what subclasses provide ------------------------------------------------------------
 

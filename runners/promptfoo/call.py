@@ -59,6 +59,8 @@ def _problem_and_environment(cell: Cell) -> tuple[ProblemConfig, EnvironmentSpec
                        f"exist (expected <submissions>/{cell.problem}/{cell.checkpoint}/ under "
                        f"provider config `submissions` = {cell.submissions})")
     environment = EnvironmentSpec(sandbox=cell.sandbox)
+    if not cell.quality:
+        environment.quality = False
     if cell.wall_timeout is not None:
         environment.limits = environment.limits.model_copy(update={"wall_timeout": cell.wall_timeout})
     if cell.cache_dir is not None:
@@ -131,6 +133,10 @@ def response(cell: Cell, result: ExecutionResult, latency_ms: int) -> dict[str, 
     metadata = result.model_dump(mode="json")
     metadata.update(agent=cell.agent, problem=cell.problem, checkpoint=cell.checkpoint,
                     policy=cell.policy, passed=policies[cell.policy], policies=policies, run_ms=latency_ms)
+    if cell.report is not None:  # where `runners report --eval <id>` shows this row
+        from runners.report.links import row_link
+
+        metadata["report"] = row_link(cell.report, cell.agent, cell.problem, cell.checkpoint)
     metadata["headline"] = headline(metadata)  # the assertion's reason line (it imports no runners)
     return answer(summarize(metadata), metadata, latency_ms)
 

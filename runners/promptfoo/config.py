@@ -27,6 +27,7 @@ from pydantic import (
     field_validator,
 )
 
+from runners.report.links import DEFAULT_REPORTS, eval_report
 from runners.suggest import did_you_mean
 from runners.validation import describe_validation_error
 
@@ -56,6 +57,9 @@ class GradingConfig(BaseModel):
     wall_timeout: PositiveFloat | None = Field(None, strict=True, description="seconds for one test run")
     overall_timeout: PositiveFloat | None = Field(None, strict=True, description="seconds for the whole row")
     output: StrictStr = DEFAULT_OUTPUT
+    report: StrictStr = Field(DEFAULT_REPORTS, description="where `runners report` writes the eval's page "
+                              "(each row's metadata `report` links there)")
+    quality: bool = Field(True, strict=True, description="measure the code-quality figures (docs/quality.md)")
     cache_dir: StrictStr | None = None
     python: StrictStr | None = None
     node: StrictStr | None = Field(None, description="the Node JavaScript tests run on (as --node)")
@@ -151,6 +155,8 @@ class Cell:
     output_dir: Path
     progress: bool = True
     node: str | None = None
+    report: Path | None = None  # the eval's page, when promptfoo named the eval
+    quality: bool = True
 
 
 def resolve_cell(options: Any, context: Any) -> Cell:
@@ -180,7 +186,8 @@ def resolve_cell(options: Any, context: Any) -> Cell:
                 ray_address=config.ray_address or None, python=config.python,
                 output_dir=_path(base, config.output) / _run_tag(vars_, context) / slug(config.agent)
                 / problem / checkpoint, progress=config.progress,
-                node=_node(base, config.node))
+                node=_node(base, config.node), report=report_page(base, config, vars_, context),
+                quality=config.quality)
 
 
 def _node(base: Path, node: str | None) -> str | None:
@@ -196,6 +203,10 @@ def refuse_config_error(metadata: dict[str, Any]) -> None:
     error = metadata.get("config_error")
     if isinstance(error, str) and error:
         raise BadInput(error)
+def report_page(base: Path, config: GradingConfig, vars_: dict[str, Any], context: dict[str, Any]) -> Path | None:
+    """The page `runners report --eval <id>` writes for this eval (provider config `report`)."""
+    eval_id = vars_.get("__evalId") or context.get("evaluationId")
+    return eval_report(_path(base, config.report), eval_id) if isinstance(eval_id, str) and eval_id else None
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -55,8 +55,15 @@ def test_solve_runs_every_checkpoint_and_prints_the_table(tmp_path, knowledge, e
             p.name for p in (ROOT / "examples" / "submissions" / knowledge / "inventory_cli" / step.checkpoint).iterdir())
     table = out.stdout
     assert f"scripted-{knowledge} on inventory_cli · per checkpoint" in table
-    for header in ("Checkpoint", "Agent", "Time", "Tokens", "Cost", "Regression", "Policy (all-cases)", "Said"):
+    for header in ("Checkpoint", "Agent", "Time", "Tokens", "Cost", "Regression", "Policy (all-cases)", "LOC", "CC max",
+                   "Dup", "Lint", "Said"):
         assert header in table
+    # The snapshots' code-quality figures, each checkpoint's growth since the one before.
+    third = ExecutionResult.model_validate(done[2]["result"]).quality
+    assert third is not None and third.previous_checkpoint == "checkpoint_2"
+    from runners.quality.text import delta
+
+    assert f"{third.metrics.loc}{delta(third.growth['loc'])}" in table
     assert "Implemented Inventory ledger — checkpoint 3" in table and "$0.0000" in table
     assert f"checkpoints passed: {3 if knowledge == 'alpha' else 1}/3" in table
 

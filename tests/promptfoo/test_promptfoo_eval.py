@@ -114,7 +114,13 @@ def test_row_verdict_and_counts_match_the_cli(promptfoo_eval, cli_results, agent
     expected = {GROUP_KEYS[g]: passed[g] / total[g] for g in total}
     rate = sum(passed.values()) / sum(total.values())
     assert row["score"] == pytest.approx(rate)
-    assert row["namedScores"] == pytest.approx({"tests": rate, **expected})
+    # Besides the groups', the code-quality figures of the submission (never the score).
+    quality = meta["quality"]["metrics"]
+    figures = {"code_duplication": quality["duplicated_lines"] / quality["loc"],
+               "code_lint_per_line": quality["lint_findings"] / quality["loc"]}
+    if checkpoint == "checkpoint_2":  # the growth since checkpoint_1's lines
+        figures["code_growth"] = meta["quality"]["growth"]["loc"] / meta["quality"]["previous"]["loc"]
+    assert row["namedScores"] == pytest.approx({"tests": rate, **expected, **figures})
     assert row["gradingResult"]["pass"] is (code == 0)
     # One check per row (the viewer's badge is the verdict); its reason says why in one line.
     checks = row["gradingResult"].get("componentResults") or [row["gradingResult"]]
@@ -140,7 +146,8 @@ def test_expected_outcomes_of_the_example_agents(promptfoo_eval):
     assert cell(promptfoo_eval, "good", "checkpoint_2")["success"] is True
     partial = cell(promptfoo_eval, "partial", "checkpoint_2")
     assert partial["success"] is False
-    assert partial["namedScores"] == pytest.approx({"tests": 4 / 6, "core": 0.5, "error": 1.0, "regression": 2 / 3})
+    groups = {k: v for k, v in partial["namedScores"].items() if k in ("tests", *GROUP_KEYS.values())}
+    assert groups == pytest.approx({"tests": 4 / 6, "core": 0.5, "error": 1.0, "regression": 2 / 3})
 
 
 def test_column_metrics_count_the_tests_of_each_group_over_the_rows(promptfoo_eval, cli_results):

@@ -153,7 +153,9 @@ def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
     grade = assertions.get_assert(response["output"], {"metadata": meta, "config": {}})
     assert grade["pass"] is False and grade["score"] == 0
     assert grade["reason"].startswith("infrastructure failure:") and "no tests collected" in grade["reason"]
-    assert grade["namedScores"] == {} and "componentResults" not in grade
+    # No group scores (no tests ran); the code's figures are still the code's.
+    assert set(grade["namedScores"]) == {"code_duplication", "code_lint_per_line"}
+    assert "componentResults" not in grade
     # `any` passes even an infrastructure failure (the policy's definition), still with score 0.
     lax = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any"}})
     assert lax["pass"] is True and lax["score"] == 0
@@ -303,9 +305,9 @@ def test_named_scores_and_reason_match_the_counts(partial_cp2):
     passed, total = meta["pass_counts"], meta["total_counts"]
     assert set(total) == {"Core", "Error", "Regression"}  # no Functionality in checkpoint_2's own tests
     rate = sum(passed.values()) / sum(total.values())
-    assert grade["namedScores"] == {**{g.lower(): passed[g] / total[g] for g in total}, "tests": rate}
-    assert grade["namedScores"] == {"core": 0.5, "error": 1.0, "regression": pytest.approx(2 / 3),
-                                    "tests": pytest.approx(4 / 6)}
+    groups = {name: value for name, value in grade["namedScores"].items() if not name.startswith("code_")}
+    assert groups == {**{g.lower(): passed[g] / total[g] for g in total}, "tests": rate}
+    assert groups == {"core": 0.5, "error": 1.0, "regression": pytest.approx(2 / 3), "tests": pytest.approx(4 / 6)}
     # Weighted by the number of tests, so promptfoo's column sums are counts of tests.
     assert grade["namedScoreWeights"] == {"core": 2, "error": 1, "regression": 3, "tests": 6}
     assert grade["score"] == pytest.approx(rate) == pytest.approx(4 / 6)
@@ -315,6 +317,47 @@ def test_named_scores_and_reason_match_the_counts(partial_cp2):
     assert passing["pass"] is True and passing["reason"] == "policy any-case met"
     # One result per row: the viewer's badge is the row's verdict, not a count of groups.
     assert "componentResults" not in grade
+
+
+def test_named_scores_carry_the_code_quality_figures_and_not_the_score(partial_cp2):
+    """The submission's figures, as shares (the viewer shows named scores as percentages), beside
+    the groups'; the score and the verdict do not read them."""
+    meta = partial_cp2["metadata"]
+    quality = meta["quality"]
+    assert quality["previous_checkpoint"] == "checkpoint_1"
+    grade = assertions.get_assert("", {"metadata": meta, "config": {}})
+    figures = {name: value for name, value in grade["namedScores"].items() if name not in assertions.GROUP_SCORES}
+    metrics = quality["metrics"]
+    assert metrics["loc"] == 9 and metrics["functions"] == 0  # PARTIAL: a script of nine lines
+    # No function: no share of complex ones; the same code as at checkpoint_1: no growth.
+    assert figures == {"code_duplication": 0.0, "code_lint_per_line": 0.0, "code_growth": 0.0}
+    without = assertions.get_assert("", {"metadata": meta, "config": {"quality": False}})
+    assert set(without["namedScores"]) == {"core", "error", "regression"}
+    assert (without["score"], without["pass"]) == (grade["score"], grade["pass"])
+    unmeasured = {**meta, "quality": None}
+    assert assertions.get_assert("", {"metadata": unmeasured})["score"] == grade["score"]
+    assert f"code: {metrics['loc']} LOC (+0) · " in partial_cp2["output"]
+
+
+def test_quality_shares_from_the_figures():
+    metrics = {"loc": 200, "functions": 8, "complex_functions": 2, "duplicated_lines": 30, "lint_findings": 5}
+    quality = {"metrics": metrics, "previous": {**metrics, "loc": 160}}
+    assert assertions.quality_scores({"quality": quality}) == {
+        "code_duplication": 0.15, "code_complex_functions": 0.25, "code_lint_per_line": 0.025, "code_growth": 0.25}
+    unmeasured = {**metrics, "duplicated_lines": None, "lint_findings": None}
+    assert assertions.quality_scores({"quality": {"metrics": unmeasured}}) == {"code_complex_functions": 0.25}
+
+
+def test_the_row_links_its_line_on_the_evals_report_page(world, tmp_path):
+    from runners.report.links import row_anchor
+
+    response = provider.call_api("", options(world, base=str(tmp_path), quality=False), context())
+    meta = response["metadata"]
+    page = tmp_path / ".runners" / "reports" / "eval-unit.html"
+    assert meta["report"] == f"{page.as_uri()}#{row_anchor('good', PROBLEM, 'checkpoint_1')}"
+    assert meta["quality"] is None and "code:" not in response["output"]
+    elsewhere = provider.call_api("", options(world, base=str(tmp_path), report="pages"), context())
+    assert elsewhere["metadata"]["report"].startswith((tmp_path / "pages" / "eval-unit.html").as_uri() + "#row-")
 
 
 def test_assertion_policy_from_config_overrides_the_providers(partial_cp2):

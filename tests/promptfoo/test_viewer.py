@@ -139,7 +139,7 @@ def browse(viewer: dict, run, expect: list[str], tmp_path: Path, artifact: str, 
 def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo_eval, viewer, tmp_path):
     assert viewer["health"]["status"] == "OK" and viewer["health"]["version"] == "0.123.1"
     labels = [f"agent-{a}" for a in promptfoo_eval.agents]
-    expect = [*labels, "core", "error", "functionality", "regression", "tests",
+    expect = [*labels, "core", "error", "functionality", "regression", "tests", "code_duplication",
               "mini · checkpoint_2: FAIL", "provider config `submissions`"]
     report = browse(viewer, promptfoo_eval, expect, tmp_path, "promptfoo-viewer.png")
     text = report["bodyText"]
