@@ -97,6 +97,18 @@ class Sandbox(ABC):
         """Remove leftovers of crashed earlier runs; returns how many were removed."""
         return 0
 
+    def leftovers(self, run_id: str) -> list[str]:
+        """What of run `run_id` this backend made outside its processes (containers, cgroups)
+        still exists, one line each; [] when nothing. The conformance suite's check that a run,
+        a kill, and a sweep after a killed harness leave nothing behind."""
+        return []
+
+    def limitations(self) -> dict[str, str]:
+        """The guarantees of the conformance suite (`runners.sandbox.conformance`) this backend
+        does not give here: a check's name, or a group such as "network", -> why. Those checks
+        are reported as not promised instead of run; every other one must pass."""
+        return {}
+
     def prepare(self, request: SandboxRequest) -> SandboxResult:
         """Run an install step: like `run`, with the network and the host's proxy/CA settings."""
         env = {**base_env(), **network_env(), **request.env}

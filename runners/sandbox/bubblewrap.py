@@ -202,6 +202,18 @@ class BubblewrapSandbox(Sandbox):
         return result
 
 
+    def limitations(self) -> dict[str, str]:
+        found = {}
+        if not (_is_root() and RunCgroup.usable()):
+            why = "no cgroup access (the harness is not root): rlimits only"
+            found.update({"limits.memory": why, "limits.pids": why, "limits.cpu": why})
+        if not _is_root():
+            found["network.allow_list"] = "the egress proxy is opened in the sandbox's namespace as root"
+        return found
+
+    def leftovers(self, run_id: str) -> list[str]:
+        return [str(group) for group in RunCgroup.groups() if group.name.startswith(f"{run_id}-")]
+
     def sweep_orphans(self) -> int:
         """Remove the cgroups of runs whose harness died mid-run (the sandbox died with it)."""
         if not _is_root():

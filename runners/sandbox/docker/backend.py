@@ -25,7 +25,7 @@ from runners.sandbox.docker.lifecycle import (
     run_container,
 )
 from runners.sandbox.docker.spec import CA_FILE_VARS, MB, container_spec, sandbox_user
-from runners.sandbox.docker.sweep import sweep_once, sweep_orphans
+from runners.sandbox.docker.sweep import LABEL_RUN, sweep_once, sweep_orphans
 
 
 @register_sandbox
@@ -132,6 +132,15 @@ class DockerSandbox(Sandbox):
     def sweep_orphans(self) -> int:
         """Remove containers labelled `runners.managed` whose owning process on this host is gone."""
         return sweep_orphans()
+
+    def leftovers(self, run_id: str) -> list[str]:
+        found = docker_client().containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+        return [f"container {c.short_id} ({c.status})" for c in found]
+
+    def limitations(self) -> dict[str, str]:
+        if os.geteuid() != 0:
+            return {"network.allow_list": "the egress proxy is opened in the container's namespace as root"}
+        return {}
 
 
 def _remove_quietly(container: Any) -> None:
