@@ -91,6 +91,9 @@ def grade(metadata: dict[str, Any], policy: str, passed: bool) -> dict[str, Any]
     if metadata.get("infrastructure_failure"):
         reason = f"infrastructure failure: {metadata.get('infrastructure_reason') or 'unknown'}"
         return {"pass": bool(passed), "score": 0.0, "reason": reason, "namedScores": {}}
+    if metadata.get("problem_error"):  # the provider answers these as ERROR rows; a saved result may not
+        reason = f"problem error (no grade): {metadata.get('problem_error_reason') or 'unknown'}"
+        return {"pass": bool(passed), "score": 0.0, "reason": reason, "namedScores": {}}
     pass_counts: dict[str, int] = metadata.get("pass_counts") or {}
     total_counts: dict[str, int] = metadata.get("total_counts") or {}
     all_passed, all_total = sum(pass_counts.values()), sum(total_counts.values())

@@ -1,7 +1,8 @@
 """Command line: `python -m runners run|evaluate ...`.
 
-Exit codes: 0 the pass policy is met, 1 it is not, 2 bad input (config, path, option),
-3 infrastructure failure (the tests could not be run or their report cannot be trusted).
+Exit codes (`runners.exitcodes`): 0 the pass policy is met, 1 it is not, 2 bad input (config,
+path, option), 3 infrastructure failure (the tests could not be run or their report cannot be
+trusted), 4 problem error (the problem's own files failed to load: no grade).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 import click
 
-from runners import preload
+from runners import exitcodes, preload
 from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS as SANDBOX_BUILTINS
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
     from runners.environment import EnvironmentSpec
     from runners.results import ExecutionResult
 
-EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
+EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PROBLEM = (
+    exitcodes.MET, exitcodes.NOT_MET, exitcodes.BAD_INPUT, exitcodes.INFRA, exitcodes.PROBLEM)
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -171,9 +173,7 @@ def _write_extra(result: ExecutionResult, json_file: Path | None, junit: Path | 
 
 
 def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
-    if result.infrastructure_failure and policy is not PassPolicy.ANY:
-        return EXIT_INFRA
-    return EXIT_MET if policy.check(result) else EXIT_NOT_MET
+    return exitcodes.for_results([result], policy)
 
 
 @app.command(short_help="Run one checkpoint's hidden tests against a submission.")
@@ -279,9 +279,7 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
     console().print(fit(console(), evaluation_table(problem.name, scores, pass_policy)))
     console().print(evaluation_summary(scores))
     console().print(f"[dim]artifacts: {output.resolve()}[/]")
-    if any(r.infrastructure_failure for r in results) and pass_policy is not PassPolicy.ANY:
-        raise SystemExit(EXIT_INFRA)
-    raise SystemExit(EXIT_MET if all(pass_policy.check(r) for r in results) else EXIT_NOT_MET)
+    raise SystemExit(exitcodes.for_results(results, pass_policy))
 
 
 @app.command(short_help="Run an agents x problems x checkpoints matrix.")
@@ -312,8 +310,9 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
           problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None) -> None:
     """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
 
-    Exit 0 when every cell has a result (tests may fail), 3 when a cell is an infrastructure
-    failure, 2 bad input, 130 interrupted (finished cells are kept; rerun to resume).
+    Exit 0 when every cell has a grade (tests may fail), 2 bad input (or an agent of --agents that
+    could not be started), 4 when a cell's problem failed to load (a problem error), 3 when a cell
+    is an infrastructure failure, 130 interrupted (finished cells are kept; rerun to resume).
     """
     from runners.batch.orchestrator import EXIT_INTERRUPTED, BatchOptions, run_batch
 
@@ -321,6 +320,7 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
     if executor not in ("local", "ray"):
         raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
     failures: dict[str, str] = {}  # cell id -> why its agent step failed: not solved, whatever the tests say
+    not_started: dict[str, str] = {}  # cell id -> why its agent never started: no grade, exit 2
     if agents_file is not None:  # the agent step first: its snapshots are the submissions
         from runners.agents.batch import run_agents
 
@@ -330,13 +330,18 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
         submissions, steps = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1, agents=agent,
                                         problems=problem, overwrite=overwrite, console=console())
         failures = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure for s in steps if s.failure is not None}
+        not_started = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure or "" for s in steps if s.not_started}
+        if not_started and all(s.not_started for s in steps):  # nothing to grade at all
+            raise UserInputError("no agent could be started, so nothing was graded:\n" + "\n".join(
+                f"  {cell}: {why}" for cell, why in not_started.items()))
     if submissions is None:
         raise UserInputError("option --submissions: required (or --agents FILE to run agents first)")
     options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
                            wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
-                           agents=agent, only_problems=problem, agent_failures=failures)
+                           agents=agent, only_problems=problem, agent_failures=failures,
+                           agent_errors=not_started)
     try:
         outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)

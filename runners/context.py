@@ -7,8 +7,10 @@ has to import the other to build or read them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from runners.blame import Places
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
 from runners.limits import ResourceLimits
@@ -72,6 +74,20 @@ class RunContext:
     # on the runner, so one runner object can serve runs in several threads at once.
     prepared: Any = None
 
+    def places(self, problem_files: set[str], relative_to: str) -> Places:
+        """Where the problem's files and the submission are as the sandbox saw them (to tell who
+        broke a test file that failed to load); `problem_files`: the problem's files laid into
+        the copy (a repository's overlay), relative to it; `relative_to`: the directory the
+        tool names files relative to."""
+        problem = self.problem
+        shown = {self.layout.tests: _relative(problem.tests_dir, problem.path),
+                 self.layout.config: "(the harness's generated configuration)"}
+        for rel in problem_files:
+            shown[f"{self.layout.submission}/{rel}"] = f"{_relative(problem.overlay_dir, problem.path)}/{rel}"
+        return Places(submission=self.layout.submission, problem=shown,
+                      bases=(relative_to, self.layout.submission),
+                      repository=problem.kind == "repository")
+
     def asset_env(self) -> dict[str, str]:
         env = {"SCBENCH_CHECKPOINT": self.checkpoint.name}
         if self.problem.static_assets:
@@ -104,6 +120,12 @@ class Verdict:
     # Why the tool failed a run whose report lists no failing test, when the report says so
     # (jest's obsolete snapshots): a note instead of "report not trusted".
     exit_explained: str | None = None
+    # The problem's own files failed to load (runners.blame), naming file and line: no grade.
+    problem_reason: str | None = None
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def _env_name(name: str) -> str:

@@ -11,12 +11,14 @@ Nothing here knows which framework ran; that is the runner's business.
 
 from __future__ import annotations
 
+import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from runners.artifacts import save_artifacts
+from runners.blame import problem_faults, problem_reason
 from runners.categorize import categorize
 from runners.context import Invocation, Layout, RunContext, Verdict
 from runners.errors import InfrastructureError, UserInputError
@@ -27,7 +29,7 @@ from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
-from runners.submission import CopyTimeout, inventory
+from runners.submission import CopyTimeout, inventory, is_full, no_space
 from runners.trust import exit_reason, issue_report_key
 from runners.workspace import SUBMISSION_IGNORE, Workspace
 from runners.workspace_place import workspace_base
@@ -65,8 +67,14 @@ def execute(
             sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
         except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
             return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
-    workspace = Workspace.create(workspace_base(listed.allocated, sandbox.memory_bounded(),
-                                                environment.keep_workspace))
+    base = workspace_base(listed.allocated, sandbox.memory_bounded(), environment.keep_workspace)
+    try:
+        workspace = Workspace.create(base)
+    except OSError as exc:
+        if not is_full(exc):
+            raise
+        reason = str(no_space(exc, base or tempfile.gettempdir(), "creating the run's workspace"))
+        return failure_result(problem, checkpoint, runner.name, sandbox.name, reason)
     run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
     ctx = RunContext(
         problem=problem,
@@ -86,8 +94,8 @@ def execute(
         copy_seconds = time.monotonic() - clock
         runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
         # What no sandbox stops (code the tests import runs inside the test process): flagged.
-        ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission,
-                                     protected=runner.protected(), skip=runner.problem_files(ctx))
+        ctx.flags += scan_submission(workspace.submission, problem.entry_file, protected=runner.protected(),
+                                     skip=runner.problem_files(ctx))
         runner.check_select(ctx)  # a --select id that names no test: refused before any sandbox
         workspace.copy_assets(problem)
         if runner.signs_reports:
@@ -134,12 +142,19 @@ def execute(
                 raise
             if verdict.infrastructure_reason is None:
                 verdict.infrastructure_reason = exit_reason(runner.exit_contract, outcome.exit_code, verdict)
+            if verdict.infrastructure_reason is None and verdict.problem_reason is None:
+                verdict.problem_reason = problem_reason(
+                    problem_faults(verdict.report.records, ctx.places(runner.problem_files(ctx), runner.parse_root(ctx))))
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
             save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), outcome, invocation, env)
         return result
-    except InfrastructureError as exc:
+    except (InfrastructureError, OSError) as exc:
+        if isinstance(exc, OSError):
+            if not is_full(exc):
+                raise
+            exc = no_space(exc, workspace.root, "preparing the run (the tests, the configuration, the toolchain)")
         result = _failed(runner, ctx, str(exc), timed_out=isinstance(exc, CopyTimeout))
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
@@ -155,8 +170,14 @@ def execute(
 def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
             verdict: Verdict) -> ExecutionResult:
     order = {cp.name: cp.order or 0 for cp in ctx.problem.ordered_checkpoints()}
-    cut = _bound_text(verdict.report.records)
-    tests = categorize(verdict.report.records, ctx.checkpoint.name, order, ctx.problem.marker_groups(),
+    # The problem's fault outranks the failure it caused (a conftest that failed: no report).
+    broken = verdict.problem_reason is not None
+    if broken:
+        verdict.infrastructure_reason = None
+    # A broken problem is no grade: no test counts (the raw report stays with the artifacts).
+    records = [] if broken else verdict.report.records
+    cut = _bound_text(records)
+    tests = categorize(records, ctx.checkpoint.name, order, ctx.problem.marker_groups(),
                        checkpoint_of=runner.checkpoint_of_file)
     flags = list(ctx.flags)
     if not ctx.sandbox.isolated:
@@ -185,6 +206,8 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         collected=verdict.report.collected,
         infrastructure_failure=reason is not None,
         infrastructure_reason=reason,
+        problem_error=broken,
+        problem_error_reason=utf8_safe(verdict.problem_reason or "") if broken else None,
         timed_out=outcome.timed_out,
         errors=[*ctx.workspace.notes, *ctx.errors, *map(utf8_safe, verdict.errors), *outcome.notes],
         flags=flags,

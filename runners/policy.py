@@ -1,7 +1,8 @@
 """Pass policies (SCBench names) decide whether a checkpoint result counts as passed.
 
-Unlike SCBench's count-only check, an infrastructure failure or a run with no tests where tests
-were expected never passes any policy except `any`.
+Unlike SCBench's count-only check, an infrastructure failure, a problem error (the problem's own
+files failed to load) or a run with no tests where tests were expected never passes any policy
+except `any`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class PassPolicy(str, Enum):
     def check(self, result: "ExecutionResult") -> bool:
         if self is PassPolicy.ANY:
             return True
-        if result.infrastructure_failure:
+        if not result.graded:
             return False
         passed, total = result.pass_counts, result.total_counts
         all_passed = sum(passed.values())
@@ -53,7 +54,7 @@ class PassPolicy(str, Enum):
 
 
 _DESCRIPTIONS = {
-    PassPolicy.ANY: "always passes, even an infrastructure failure",
+    PassPolicy.ANY: "always passes, even an infrastructure failure or a problem error",
     PassPolicy.ANY_CASE: "at least one test passed",
     PassPolicy.ALL_CASES: "every test passed, Regression included",
     PassPolicy.ALL_NON_ERROR_CASES: "every Core, Functionality and Regression test passed",

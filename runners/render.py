@@ -149,7 +149,13 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
         head, _, cause = (result.infrastructure_reason or "unknown").partition("\n")
         body = Group(Text(head, style="bold"), Text(cause)) if cause else Text(head, style="bold")
         console.print(Panel(body, title="Infrastructure failure", border_style="red"))
-    console.print(fit(console, result_table(result)))
+    if result.problem_error:
+        # Not the submission's grade: the problem's own files failed to load (runners.blame).
+        console.print(Panel(Text(result.problem_error_reason or "unknown"),
+                            title="Problem error: the problem's own files failed to load; no grade",
+                            border_style="yellow"))
+    else:
+        console.print(fit(console, result_table(result)))
     failures = failures_table(result)
     if failures is not None:
         console.print(fit(console, failures))
@@ -159,6 +165,8 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
         console.print(Text(f"flags: {', '.join(result.flags)}", style="bold yellow"))
     met = policy.check(result)
     verdict = Text("MET" if met else "NOT MET", style="bold green" if met else "bold red")
+    if result.problem_error and not met:
+        verdict = Text("NO GRADE (problem error)", style="bold yellow")
     console.print(Text.assemble(f"policy {policy.value}: ", verdict,
                                 f"   sandbox {result.sandbox} · "
                                 + (f"Python {result.python} · " if result.python else "")
@@ -186,6 +194,8 @@ def evaluation_table(problem: str, scores: Sequence[CheckpointScore], policy: Pa
             cells.append(f"{result.pass_counts.get(group, 0)}/{total}" if total else "-")
         if result.infrastructure_failure:
             cells += [Text("infra", style="magenta")] * 3
+        elif result.problem_error:
+            cells += [Text("problem", style="yellow")] * 3
         else:
             cells += [_mark(score.strict), _mark(score.isolated), _mark(score.core)]
         cells.append(_mark(policy.check(result)))

@@ -12,6 +12,7 @@ from typing import Annotated, Any, TypeVar, get_args, get_origin
 import yaml
 from pydantic import BaseModel, Tag, ValidationError
 
+from runners.cases import bounded_yaml
 from runners.errors import ConfigError
 
 M = TypeVar("M", bound=BaseModel)
@@ -44,9 +45,11 @@ def load_yaml_mapping(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(path, "file not found")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = bounded_yaml.load(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(path, f"not UTF-8 text ({exc.reason})") from None
+    except bounded_yaml.YAMLBoundsError as exc:
+        raise ConfigError(path, str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runners import janitor
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.errors import UserInputError
 from runners.limits import ResourceLimits
@@ -80,6 +81,7 @@ class Workspace:
     def create(cls, base_dir: Path | None = None) -> Workspace:
         sweep_stale(base_dir)
         root = Path(tempfile.mkdtemp(prefix="runners-", dir=base_dir)).resolve()
+        janitor.track("workspace", root)  # removed at once if this process dies with it
         (root / OWNER_FILE).write_text(owner_label(), encoding="utf-8")
         workspace = cls(root=root)
         for sub in ("config", "reports", "home", "tmp"):
@@ -164,12 +166,14 @@ class Workspace:
     def release(self) -> None:
         """Keep this workspace for good (`--keep-workspace`): no later sweep removes it."""
         (self.root / OWNER_FILE).unlink(missing_ok=True)
+        janitor.forget("workspace", self.root)
 
     def cleanup(self) -> None:
         if not self.owned or not self.root.exists():
             return
         shutil.rmtree(self.root, ignore_errors=True)
         if not self.root.exists():
+            janitor.forget("workspace", self.root)
             return
         # What is left sits in sealed trees or directories a run made read-only: restore write
         # permission there, then remove it. (Walking first would cost a pass over every file.)
@@ -184,6 +188,7 @@ class Workspace:
         except OSError:
             pass
         shutil.rmtree(self.root, ignore_errors=True)
+        janitor.forget("workspace", self.root)
 
 
 def sweep_stale(base_dir: Path | None = None) -> int:

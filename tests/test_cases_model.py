@@ -339,7 +339,7 @@ def test_case_results_keep_their_attributes_through_json_junit_ctrf_and_parquet(
     result = _case_result()
     again = ExecutionResult.model_validate_json(result.model_dump_json())
     assert again.tests[0].attributes[0].weight == 2 and again.tests[0].score == pytest.approx(1 / 3)
-    assert '"schema_version":2' in result.model_dump_json()
+    assert '"schema_version":3' in result.model_dump_json()  # 2 added scores; 3 the problem error
     assert "$.count: expected 2, got 3" in write_junit(result, tmp_path / "j.xml").read_text()
     ctrf = json.loads(write_ctrf(result, tmp_path / "c.json").read_text())
     assert any("$.count" in (t.get("message") or "") for t in ctrf["results"]["tests"])

@@ -19,8 +19,14 @@ from support import make_problem, make_submission
 from runners import EnvironmentSpec, UserInputError, load_problem
 from runners import GroupType as G
 from runners.engine import execute
-from runners.frameworks.pytest_runner import JSON_REPORT, PytestRunner
-from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
+from runners.frameworks.pytest_runner import CTRF_REPORT, JSON_REPORT, PytestRunner
+from runners.plugins.runners_report_signature import (
+    KEY_FILE_ENV,
+    KEY_FILE_NAME,
+    LOAD_ERRORS_FIELD,
+    SIGNATURE_FIELD,
+    sign,
+)
 from runners.sandbox.base import SandboxResult
 
 CP1 = "tests/test_checkpoint_1.py::"
@@ -247,9 +253,9 @@ def test_unsandboxed_and_truncated_output_are_flagged(problem, submission, tmp_p
 
 
 def test_grader_touching_submission_code_is_flagged_on_the_result(problem, tmp_path):
-    sub = make_submission(tmp_path, {"main.py": "print(1)\n", "conftest.py": "def pytest_configure(config):\n    pass\n"})
+    sub = make_submission(tmp_path, {"main.py": "print(1)\n", "calc.py": "import _pytest\n"})
     result = run(problem, sub, tmp_path, FakeSandbox(pytest_run([Case(CP1 + "test_a")])))
-    assert any("conftest.py:1 pytest_configure" in flag for flag in result.flags)
+    assert any("calc.py:1 imports _pytest" in flag for flag in result.flags)
     assert result.pass_counts == {G.CORE: 1}  # a flag warns; it does not change the grade
 
 
@@ -350,3 +356,37 @@ def test_one_runner_object_serves_two_runs_at_once(problem, tmp_path):
         thread.join()
     assert [r.infrastructure_reason for r in results] == [None, None]
     assert [r.tests[0].status for r in results] == ["passed", "failed"]
+
+
+def _collection_error(frames: list[list[object]], files: list[list[object]], error: str):
+    """A pytest run where checkpoint 1's test passed and checkpoint 2's file failed to load, with
+    the facts our plugin records about it (signed with the report)."""
+    def script(step: Step) -> SandboxResult:
+        report = json_report([Case(CP1 + "test_a")], 1)
+        report["collectors"] = [{"nodeid": "tests/test_checkpoint_2.py", "outcome": "failed", "result": [],
+                                 "longrepr": f"E   {error}"}]
+        report[LOAD_ERRORS_FIELD] = [{"nodeid": "tests/test_checkpoint_2.py", "error": error, "frames": frames,
+                                      "files": files, "missing_module": None, "submission_on_path": False}]
+        report[SIGNATURE_FIELD] = sign(report, step.take_key() or b"")
+        step.write(JSON_REPORT, report)
+        step.write(CTRF_REPORT, ctrf_report([Case(CP1 + "test_a")]))
+        return SandboxResult(exit_code=1, duration=0.01)
+
+    return script
+
+
+def test_a_problem_file_that_fails_to_load_is_a_problem_error_not_a_grade(problem, submission, tmp_path):
+    script = _collection_error([["/harness/tests/test_checkpoint_2.py", 3]],
+                               [["/harness/tests/test_checkpoint_2.py", 3]], "SyntaxError: invalid syntax")
+    result = run(problem, submission, tmp_path, FakeSandbox(script), checkpoint="checkpoint_2")
+    assert result.status == "problem_error" and not result.infrastructure_failure
+    assert result.problem_error_reason == "tests/test_checkpoint_2.py, line 3: SyntaxError: invalid syntax"
+    assert result.tests == [] and not result.passes_policy("all-cases")  # checkpoint 1's test is no grade either
+
+
+def test_a_file_that_fails_to_load_through_the_submission_is_its_graded_failure(problem, submission, tmp_path):
+    script = _collection_error([["/harness/tests/test_checkpoint_2.py", 1], ["/workspace/calc.py", 2]], [],
+                               "ZeroDivisionError: division by zero")
+    result = run(problem, submission, tmp_path, FakeSandbox(script), checkpoint="checkpoint_2")
+    assert result.status == "graded" and not result.problem_error
+    assert {t.id: t.status for t in result.tests} == {CP1 + "test_a": "passed", "tests/test_checkpoint_2.py": "error"}

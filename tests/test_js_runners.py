@@ -149,9 +149,11 @@ describe("with a failing beforeAll", () => {
 });
 """
 
+# Fails to load because of the submission (the module it imports from it is missing): an error of
+# that file, graded (a file of the problem's that fails to load is a problem error: test_blame.py).
 VITEST_BROKEN = """
 import { test } from "vitest";
-import { helper } from "./does-not-exist";
+const { helper } = await import(`${process.env.SUBMISSION_PATH}/does-not-exist.mjs`);
 
 test("never collected", () => helper());
 """
@@ -378,10 +380,13 @@ describe("with a failing beforeAll", () => {
 });
 """
 
+# Fails to compile because of the submission (the module it requires from it has a syntax error).
 JEST_BROKEN = """
+const helper = require(process.env.SUBMISSION_PATH + "/broken.js");
+
 test("never collected", () => {
-  expect(1).toBe(1)
-);
+  expect(helper).toBe(1);
+});
 """
 
 GOOD_CJS = "module.exports = { add: (a, b) => a + b };\n"
@@ -398,7 +403,7 @@ def jest_problem(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def jest_honest(jest_problem, tmp_path_factory) -> ExecutionResult:
-    sub = make_submission(tmp_path_factory.mktemp("sub"), {"main.js": GOOD_CJS})
+    sub = make_submission(tmp_path_factory.mktemp("sub"), {"main.js": GOOD_CJS, "broken.js": "module.exports = (;\n"})
     return run_checkpoint(jest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
 
 

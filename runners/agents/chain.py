@@ -7,7 +7,7 @@ not done yet, each from the snapshot the previous one left, and returns their re
 waits for another caller to run a step: the caller that holds the lock runs what is missing. So
 rows of later checkpoints wait for earlier ones without any deadlock, whatever the concurrency or
 the order rows arrive in. A step whose harness died (no step.json) or failed (an infrastructure
-failure) runs again, and so does one run with other agent settings (a resumed `solve` or `batch
+failure), or whose agent never started (the chain stops there: no later step runs), runs again, and so does one run with other agent settings (a resumed `solve` or `batch
 --agents` after the command changed), each with every step after it.
 """
 
@@ -64,7 +64,7 @@ def step_done(layout: RunLayout, spec: AgentSpec, problem: str, checkpoint: str)
     record = StepRecord.load(layout.step_dir(spec.name, problem, checkpoint))
     if record is None or not layout.snapshot(spec.name, problem, checkpoint).is_dir():
         return None
-    return None if record.infrastructure or record.agent_key != spec.key else record
+    return None if record.infrastructure or record.not_started or record.agent_key != spec.key else record
 
 
 def current_steps(layout: RunLayout, spec: AgentSpec, problem: str,
@@ -85,7 +85,8 @@ def current_steps(layout: RunLayout, spec: AgentSpec, problem: str,
 def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfig, layout: RunLayout,
                  environment: EnvironmentSpec, sandbox: Sandbox, deadline: float | None = None,
                  on_step: Callable[[StepRecord], None] | None = None) -> list[StepRecord]:
-    """The records of every step up to `up_to`, running those not done yet (in order)."""
+    """The records of every step up to `up_to`, running those not done yet (in order); they stop
+    at a step whose agent never started (`StepRecord.not_started`), the last one then."""
     name = problem.path.name
     ordered = problem.ordered_checkpoints()
     wanted = ordered[: ordered.index(up_to) + 1]
@@ -108,6 +109,8 @@ def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfi
             spent.tokens += record.tokens or 0
             spent.cost_usd += record.report.cost_usd or 0.0
             spent.seconds += record.duration
+            if record.not_started:  # the next steps could not start either: the chain ends here
+                break
             start = layout.snapshot(spec.name, name, checkpoint.name)
             started_from = checkpoint.name
     return records

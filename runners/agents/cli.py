@@ -3,8 +3,9 @@
 Registered on the main app by `runners.cli` (`register(app, ...)`), so this module imports only
 click at load time: the command's work is imported when it runs.
 
-Exit codes: 0 every checkpoint met the pass policy (and no agent step failed), 1 some did not,
-2 bad input, 3 infrastructure failure.
+Exit codes (`runners.exitcodes`): 0 every checkpoint met the pass policy (and no agent step
+failed), 1 some did not, 2 bad input (an agent that could not be started included), 4 a problem
+error (the problem's own files failed to load), 3 infrastructure failure.
 """
 
 from __future__ import annotations
@@ -159,6 +160,6 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     out.print(Text(f"checkpoints passed: {passed}/{len(solved)}", style="bold green" if passed == len(solved) else "bold"))
     out.print(Text(f"snapshots: {layout.submissions} · transcripts: {layout.root / 'agent-steps'} · "
                    f"grades: {layout.root / 'grades'}", style="dim"))
-    if any(d.result.infrastructure_failure for d in solved) and policy is not PassPolicy.ANY:
-        raise SystemExit(3)
-    raise SystemExit(0 if passed == len(solved) else 1)
+    from runners import exitcodes
+
+    raise SystemExit(exitcodes.for_results([d.result for d in solved], policy, met=passed == len(solved)))

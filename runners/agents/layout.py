@@ -69,6 +69,9 @@ class StepRecord(BaseModel):
     oom_killed: bool = False
     failure: str | None = Field(None, description="why the step failed (None: it did not)")
     infrastructure: bool = Field(False, description="the failure is the harness's, not the agent's")
+    not_started: bool = Field(False, description="the agent never ran: its program could not be started, or "
+                                                 "it failed before doing anything (no change, no model use); an "
+                                                 "error of the agent's configuration, never graded")
     report: AgentReport = Field(default_factory=AgentReport)
     excerpt: str = ""
     output_truncated: bool = False

@@ -41,7 +41,6 @@ from runners.errors import InfrastructureError, UserInputError
 from runners.problem_loader import load_problem
 from runners.promptfoo.call import PREFIX, log_traceback
 from runners.promptfoo.config import (
-    DEFAULT_POLICY,
     TIMEOUT_MARGIN_S,
     BadInput,
     GradingConfig,
@@ -50,6 +49,7 @@ from runners.promptfoo.config import (
     _env_timeout_ms,
     _mapping,
     _path,
+    refuse_config_error,
 )
 from runners.results import failure_result
 
@@ -83,6 +83,7 @@ def resolve(options: Any, context: Any) -> AgentCell:
     spec = parse_agent(config.agent, "provider config `agent`").resolved(base, "provider config `agent`")
     problems = _directory(base, "problems", config.problems)
     vars_, metadata = _mapping(context.get("vars")), _mapping(_mapping(context.get("test")).get("metadata"))
+    refuse_config_error(metadata)
     name, checkpoint = _cell_name(vars_, metadata, "problem"), _cell_name(vars_, metadata, "checkpoint")
     if not (problems / name / "config.yaml").is_file():
         raise BadInput(f"test `problem`: unknown problem {name!r} ({problems / name}/config.yaml not found)")

@@ -79,6 +79,8 @@ def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], po
             cells.append(f"{result.pass_counts.get(group, 0)}/{total}" if total else "-")
         if result.infrastructure_failure:
             cells.append(Text("infra", style="magenta"))
+        elif result.problem_error:
+            cells.append(Text("problem error", style="yellow"))
         else:
             met = done.passed(policy)
             cells.append(Text("✔", style="green") if met else Text("✘", style="red"))

@@ -27,11 +27,13 @@ def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -
                     passed=verdicts[policy], policies=verdicts, agent_step=step.model_dump(mode="json"),
                     run_dir=str(run_dir))
     lines = summarize(metadata).split("\n")
-    if step.failed and not result.infrastructure_failure:
+    if step.failed and result.graded:
         lines[0] = f"{step.problem} · {step.checkpoint}: FAIL (agent step failed)"
     # The verdict and the counts first, then what the agent did: the viewer folds a long cell.
     answer: dict[str, Any] = {"output": "\n".join([*lines[:2], *step_lines(step), *lines[2:]]),
                               "metadata": metadata, "latencyMs": round(step.duration * 1000)}
+    if result.problem_error:  # no grade: an ERROR row, as in providers/test_runner.py
+        answer["error"] = f"runners provider: {answer.pop('output')}"
     if step.report.cost_usd is not None:
         answer["cost"] = step.report.cost_usd
     usage = proxy_usage(step) or step.report.token_usage()

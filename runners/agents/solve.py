@@ -73,9 +73,24 @@ def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environmen
                            "the run's results (other agents' workspaces)": layout.root}, where)
 
 
+class AgentNotStarted(UserInputError):
+    """The agent never ran (its program could not be started, or it failed before doing anything):
+    an error of its configuration, reported as bad input, never a grade."""
+
+    def __init__(self, record: StepRecord) -> None:
+        self.record = record
+        notes = "".join(f"; note: {note}" for note in record.notes)
+        super().__init__(f"agent {record.agent!r} on {record.problem} {record.checkpoint}: {record.failure}{notes}; "
+                         f"nothing was graded (fix the agent's `command`, its program or its settings: "
+                         f"{' '.join(record.command)})")
+
+
 def grade_step(problem: ProblemConfig, checkpoint: CheckpointConfig, record: StepRecord, layout: RunLayout,
                environment: EnvironmentSpec) -> ExecutionResult:
-    """The grade of the snapshot the step left, with the problem's usual runner."""
+    """The grade of the snapshot the step left, with the problem's usual runner; an agent that
+    never started is no grade (AgentNotStarted)."""
+    if record.not_started:
+        raise AgentNotStarted(record)
     if record.infrastructure:
         return failure_result(problem, checkpoint, problem.framework, record.sandbox, record.failure or "unknown")
     snapshot = layout.snapshot(record.agent, record.problem, checkpoint.name)

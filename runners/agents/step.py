@@ -125,11 +125,16 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
             shutil.copytree(spec.home, workspace.home, symlinks=True, dirs_exist_ok=True)
         request = _request(spec, problem, checkpoint, number, workspace, sandbox, environment, limits, record)
         request = _watched(request, spec, sandbox, proxy, watch, seconds, record)
+        before = _contents(workspace.submission)
         outcome = sandbox.run(request)
         if proxy is not None:
             record.egress = proxy.close()
         record.duration = round(outcome.duration, 3)
         _judge(record, outcome, spec, limits, request, seconds, clock, watch)
+        if record.failed and not record.not_started and not outcome.timed_out and _did_nothing(record) \
+                and _contents(workspace.submission) == before:
+            record.not_started = True
+            record.failure = f"the agent failed before doing anything (it changed nothing): {record.failure}"
         _keep_snapshot(record, workspace.submission, start, layout, limits)
     except InfrastructureError as exc:
         record.failure, record.infrastructure = f"infrastructure failure: {exc}", True
@@ -301,6 +306,7 @@ def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: 
         record.failure = f"killed for exceeding the memory limit of {limits.memory_mb} MB"
     elif outcome.exit_code is None or unstarted is not None:
         record.failure = f"the agent could not be started: {unstarted or _first_line(outcome.stderr) or 'no output'}"
+        record.not_started = True
     elif outcome.exit_code != 0:
         said = report.error or _last_line(outcome.stderr) or _last_line(outcome.stdout)
         record.failure = f"the agent exited with code {outcome.exit_code}" + (f": {said}" if said else "")
@@ -308,13 +314,38 @@ def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: 
         record.failure = f"the agent reported an error: {report.error}"
 
 
+def _did_nothing(record: StepRecord) -> bool:
+    """Whether a failed step shows no sign of work: no model use reported (tokens, cost, turns).
+    With an unchanged workspace, it never got going (a wrong option, a missing key)."""
+    report = record.report
+    return record.exit_code not in (0, None) and report.token_usage() is None and report.cost_usd is None \
+        and not report.turns
+
+
+def _contents(root: Path) -> list[tuple[str, int, int]]:
+    """What a workspace holds (path, size, modification time), to tell whether a step changed it."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            try:
+                info = os.lstat(os.path.join(dirpath, name))
+            except OSError:
+                continue
+            found.append((os.path.relpath(os.path.join(dirpath, name), root), info.st_size, info.st_mtime_ns))
+    return sorted(found)
+
+
 def _keep_snapshot(record: StepRecord, left: Path | None, start: Path | None, layout: RunLayout,
                    limits: ResourceLimits) -> None:
     """What the agent left becomes the snapshot; when it cannot be kept (over a submission limit,
-    or no step ran), the snapshot is what the step started from, and the record says so."""
+    or no step ran), the snapshot is what the step started from, and the record says so. An
+    agent that never started leaves none: nothing of it is graded, and the step runs again."""
     target = layout.snapshot(record.agent, record.problem, record.checkpoint)
     partial = target.with_name(target.name + ".partial")
     _remove(partial)
+    if record.not_started:
+        _remove(target)
+        return
     source = left if left is not None else start
     listed = None
     if left is not None and not _real_directory(left):

@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import signal
 import tempfile
+import threading
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 from typing import Any
 
+from runners import janitor
 from runners.batch.jobs import (
     DEFAULT_GRACE,
     POLL_SECONDS,
@@ -49,6 +51,7 @@ def _worker_main(conn: Any, tmp_root: str) -> None:  # pragma: no cover - runs i
     # A Python handler, not SIG_IGN: an ignored SIGINT would be inherited by the tests' processes.
     signal.signal(signal.SIGINT, lambda signum, frame: None)
     signal.signal(signal.SIGTERM, on_term)
+    _follow_parent()
     tempfile.tempdir = tmp_root  # workspaces land here; the parent removes the whole root
     code = 0
     try:
@@ -65,6 +68,27 @@ def _worker_main(conn: Any, tmp_root: str) -> None:  # pragma: no cover - runs i
         except OSError:
             pass
     os._exit(code)  # no atexit/finalizers that could block on a parent that is gone
+
+
+# After its parent (the batch) died, a worker cancels its cell as on SIGTERM (the sandbox is killed,
+# the workspace removed) and is gone within this many seconds, however the cell behaves.
+ORPHAN_GRACE = 5.0
+
+
+def _follow_parent() -> None:  # pragma: no cover - runs in the child
+    """End this worker soon after the batch that started it dies (kill -9 included): nothing
+    else would tell it, and its cell could run on for its whole wall clock."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        mp_wait([parent.sentinel])  # readable once the parent is gone
+        os.kill(os.getpid(), signal.SIGTERM)  # cancel the running cell (KeyboardInterrupt)
+        time.sleep(ORPHAN_GRACE)
+        os._exit(130)
+
+    threading.Thread(target=watch, name="runners-follow-parent", daemon=True).start()
 
 
 @dataclass
@@ -94,10 +118,12 @@ class LocalExecutor:
 
     def start(self) -> None:
         self._tmp_root = Path(tempfile.mkdtemp(prefix="runners-batch-"))
+        janitor.track("workspace", self._tmp_root)  # removed at once if the batch is killed
 
     def close(self) -> None:
         if self._tmp_root is not None:
             rmtree_forcibly(self._tmp_root)
+            janitor.forget("workspace", self._tmp_root)
             self._tmp_root = None
 
     def _spawn(self) -> _Worker:

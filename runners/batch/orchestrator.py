@@ -1,8 +1,10 @@
 """One batch, end to end: discover cells -> keep the current ones -> run the rest on an executor
 -> record each as it finishes -> regenerate results.jsonl/.parquet -> matrix and summary.md.
 
-Exit codes: 0 every cell has a result (tests may have failed), 3 some cell is an infrastructure
-failure, 2 bad input (raised as UserInputError before anything runs), 130 interrupted.
+Exit codes (`runners.exitcodes`): 0 every cell has a grade (tests may have failed), 2 bad input
+(raised as UserInputError before anything runs; or an agent of `--agents` that could not be
+started), 4 some cell's problem failed to load (a problem error), 3 some cell is an
+infrastructure failure, 130 interrupted; the first that applies of 130, 2, 4, 3.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from runners.batch.report import (
     matrix_table,
 )
 from runners.batch.store import BatchStore, CellRecord, CellStatus
+from runners import exitcodes
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
@@ -50,7 +53,8 @@ from runners.render import fit
 from runners.results import ExecutionResult
 from runners.sandbox.registry import check_sandbox_name
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 0, 2, 3, 130
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PROBLEM, EXIT_INTERRUPTED = (
+    exitcodes.MET, exitcodes.BAD_INPUT, exitcodes.INFRA, exitcodes.PROBLEM, exitcodes.INTERRUPTED)
 DEFAULT_OUTPUT = Path("runs") / "batch"
 
 
@@ -74,6 +78,8 @@ class BatchOptions:
     grace: float = DEFAULT_GRACE
     #: cell id -> why its agent step failed (`batch --agents`): not solved, whatever its tests say.
     agent_failures: dict[str, str] = field(default_factory=dict)
+    #: cell id -> why its agent never started (`batch --agents`): no snapshot, no grade, exit 2.
+    agent_errors: dict[str, str] = field(default_factory=dict)
 
     def environment(self) -> EnvironmentSpec:
         check_sandbox_name(self.sandbox)
@@ -103,6 +109,7 @@ class BatchOutcome:
     results: dict[str, ExecutionResult] = field(default_factory=dict)
     records: dict[str, CellRecord] = field(default_factory=dict)
     matrix: Matrix | None = None
+    agent_errors: dict[str, str] = field(default_factory=dict)  # cell id -> why its agent never started
     interrupted: bool = False
     seconds: float = 0.0
     output: Path | None = None
@@ -112,9 +119,17 @@ class BatchOutcome:
         return [cid for cid, r in self.results.items() if r.infrastructure_failure]
 
     @property
+    def problem_errors(self) -> list[str]:
+        return [cid for cid, r in self.results.items() if r.problem_error]
+
+    @property
     def exit_code(self) -> int:
         if self.interrupted:
             return EXIT_INTERRUPTED
+        if self.agent_errors:
+            return EXIT_BAD_INPUT
+        if self.problem_errors:
+            return EXIT_PROBLEM
         if self.infra:
             return EXIT_INFRA
         return EXIT_OK
@@ -175,7 +190,7 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
     settings = options.settings()
     with console.status(f"hashing {len(found.cells)} cells..."):
         hashes = content_hashes(found.cells)
-    outcome = BatchOutcome(cells=found.cells, output=store.root)
+    outcome = BatchOutcome(cells=found.cells, output=store.root, agent_errors=dict(options.agent_errors))
     to_run: list[tuple[Cell, str]] = []
     for cell in found.cells:
         why = store.plan(cell, hashes[cell.id], settings, overwrite=options.overwrite,
@@ -258,10 +273,15 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                      f"{', '.join(outcome.cancelled[:20])}{' ...' if len(outcome.cancelled) > 20 else ''}")
     for cid in outcome.infra:
         notes.append(f"{cid}: infrastructure failure: {outcome.results[cid].infrastructure_reason}")
+    for cid in outcome.problem_errors:
+        notes.append(f"{cid}: problem error (no grade): {outcome.results[cid].problem_error_reason}")
+    for cid, why in outcome.agent_errors.items():
+        notes.append(f"{cid}: the agent never started (no grade): {why}")
     store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes) + ("\n" + repeats_markdown(stats) if stats else ""))
     store.write_batch_info({**meta, "cells": [c.id for c in found.cells], "ran": outcome.ran,
                             "kept": outcome.kept, "cancelled": outcome.cancelled,
-                            "infrastructure_failures": outcome.infra, "notes": notes})
+                            "infrastructure_failures": outcome.infra, "problem_errors": outcome.problem_errors,
+                            "agents_not_started": sorted(outcome.agent_errors), "notes": notes})
     _print_footer(console, outcome)
     return outcome
 
@@ -285,11 +305,12 @@ def _record(cell: Cell, done: CellOutcome, hashes: dict[str, str], settings: dic
             result.errors.append(done.traceback)
         status = "crashed"
     else:
-        status = "infra" if result.infrastructure_failure else "ok"
+        status = "infra" if result.infrastructure_failure else ("problem" if result.problem_error else "ok")
     record = CellRecord(agent=cell.agent, problem=cell.problem, checkpoint=cell.checkpoint,
                         status=status, problem_hash=hashes["problem"],
                         submission_hash=hashes["submission"], settings=settings,
-                        reason=crash if status == "crashed" else result.infrastructure_reason,
+                        reason=crash if status == "crashed" else (result.infrastructure_reason
+                                                                  or result.problem_error_reason),
                         executor=executor, worker=done.worker, seconds=round(done.seconds, 3))
     return record, result
 
@@ -332,17 +353,25 @@ def _meta(options: BatchOptions, outcome: BatchOutcome, started_at: datetime, ex
         "sandbox": options.sandbox,
         "pass policy": options.policy.value,
         "cells": f"{len(outcome.cells)} ({len(outcome.ran)} ran, {len(outcome.kept)} kept, "
-                 f"{len(outcome.cancelled)} not run, {len(outcome.infra)} infrastructure failures)",
+                 f"{len(outcome.cancelled)} not run, {len(outcome.infra)} infrastructure failures, "
+                 f"{len(outcome.problem_errors)} problem errors)",
         "status": "interrupted" if outcome.interrupted else "complete",
     }
 
 
 def _print_footer(console: Console, outcome: BatchOutcome) -> None:
     state = ("interrupted", "bold yellow") if outcome.interrupted else (
+        ("agents not started", "bold red") if outcome.agent_errors else
+        ("problem errors", "bold yellow") if outcome.problem_errors else
         ("infrastructure failures", "bold magenta") if outcome.infra else ("done", "bold green"))
+    for cid, why in outcome.agent_errors.items():
+        console.print(Text(f"error: {cid}: the agent never started: {why}", style="red"))
+    for cid in outcome.problem_errors:
+        reason = (outcome.results[cid].problem_error_reason or "unknown").splitlines()[0]
+        console.print(Text(f"problem error: {cid}: {reason}", style="yellow"))
     console.print(Text.assemble(
         state, f"  {len(outcome.ran)} ran · {len(outcome.kept)} kept · "
                f"{len(outcome.cancelled)} not run · {len(outcome.infra)} infra · "
-               f"{outcome.seconds:.1f} s"))
+               f"{len(outcome.problem_errors)} problem errors · {outcome.seconds:.1f} s"))
     console.print(Text(f"results: {outcome.output}  (summary.md, results.jsonl, results.parquet, "
                        f"cells/)", style="dim"))

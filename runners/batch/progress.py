@@ -21,8 +21,9 @@ from runners.batch.cells import Cell
 from runners.policy import PassPolicy
 from runners.results import ExecutionResult
 
-STATES = ("met", "not met", "infra", "running", "kept")
-_STYLES = {"met": "green", "not met": "red", "infra": "magenta", "running": "cyan", "kept": "dim"}
+STATES = ("met", "not met", "infra", "problem", "running", "kept")
+_STYLES = {"met": "green", "not met": "red", "infra": "magenta", "problem": "yellow", "running": "cyan",
+           "kept": "dim"}
 
 
 def _counts_text(counts: Counter[str]) -> str:
@@ -80,11 +81,13 @@ class BatchProgress:
         self._bump(cell, "running", -1)
         if result.infrastructure_failure:
             state = "infra"
+        elif result.problem_error:
+            state = "problem"
         else:
             state = "met" if self.policy.check(result) and cell.id not in self.agent_failures else "not met"
         self._bump(cell, state, 1, advance=1)
         mark = {"met": Text("✔", style="green"), "not met": Text("✘", style="red"),
-                "infra": Text("!", style="magenta")}[state]
+                "infra": Text("!", style="magenta"), "problem": Text("?", style="yellow")}[state]
         detail = result.summary if not crashed else f"CRASHED: {result.infrastructure_reason}"
         if cell.id in self.agent_failures:
             detail += f" (agent step failed: {self.agent_failures[cell.id]})"

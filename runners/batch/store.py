@@ -44,13 +44,14 @@ CELLS_DIR = "cells"
 RECORD_VERSION = 1
 MESSAGE_CHARS = 4000
 
-CellStatus = Literal["ok", "infra", "crashed"]
+CellStatus = Literal["ok", "infra", "problem", "crashed"]
 
 
 class CellRecord(BaseModel):
-    """How and from what a cell's result was produced. `status`: `ok` a result without an
-    infrastructure failure; `infra` the run reported one (kept; re-run with --retry-failed);
-    `crashed` the harness itself failed (exception, worker died): always re-run."""
+    """How and from what a cell's result was produced. `status`: `ok` a grade; `infra` the run
+    reported an infrastructure failure (kept; re-run with --retry-failed); `problem` a problem
+    error (the problem's own files failed to load: re-run when the problem changes); `crashed`
+    the harness itself failed (exception, worker died): always re-run."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -235,6 +236,8 @@ COLUMNS: dict[str, str] = {
     "cell_status": "string",
     "infrastructure_failure": "bool",
     "infrastructure_reason": "string",
+    "problem_error": "bool",
+    "problem_error_reason": "string",
     "timed_out": "bool",
     "exit_code": "int64",
     "cell_duration": "float64",
@@ -267,6 +270,8 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
         "cell_status": record.status,
         "infrastructure_failure": result.infrastructure_failure,
         "infrastructure_reason": result.infrastructure_reason,
+        "problem_error": result.problem_error,
+        "problem_error_reason": result.problem_error_reason,
         "timed_out": result.timed_out,
         "exit_code": result.exit_code,
         "cell_duration": result.duration,

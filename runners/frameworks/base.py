@@ -138,6 +138,11 @@ class Runner(ABC):
         by default the report files and the report key's file and variable."""
         return Protected(files=(*cls.report_files, KEY_FILE_NAME), names=(KEY_FILE_ENV,))
 
+    def parse_root(self, ctx: RunContext) -> str:
+        """The directory (as the sandbox sees it) the tool names files relative to, in its
+        reports and tracebacks: its root directory."""
+        return ctx.layout.root
+
     def report_paths(self, ctx: RunContext) -> list[Path]:
         """Host paths of the raw reports, kept with the run's artifacts."""
         return [ctx.workspace.reports / name for name in self.report_files]

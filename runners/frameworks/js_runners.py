@@ -141,10 +141,6 @@ class JsRunner(Runner):
         verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
         return verdict
 
-    def parse_root(self, ctx: RunContext) -> str:
-        """The directory test files are named relative to (the ids' first part)."""
-        return ctx.layout.root
-
     def parse(self, data: bytes, root: str) -> ParsedReport:
         raise NotImplementedError
 

@@ -83,6 +83,9 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
                     manifest_config.pythonpath_options(ctx.problem.overlay_dir / trusted, ctx.layout.submission))
         return f"{ctx.layout.submission}/{trusted}", []
 
+    def parse_root(self, ctx: RunContext) -> str:
+        return ctx.layout.submission  # --rootdir: the repository
+
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = ctx.prepared
         assert isinstance(prepared, PreparedRepoPython), "prepare() must run before invocation()"

@@ -122,7 +122,15 @@ def response(cell: Cell, result: ExecutionResult, latency_ms: int) -> dict[str, 
     metadata = result.model_dump(mode="json")
     metadata.update(agent=cell.agent, problem=cell.problem, checkpoint=cell.checkpoint,
                     policy=cell.policy, passed=policies[cell.policy], policies=policies, run_ms=latency_ms)
-    return {"output": summarize(metadata), "metadata": metadata, "latencyMs": latency_ms}
+    return answer(summarize(metadata), metadata, latency_ms)
+
+
+def answer(output: str, metadata: dict[str, Any], latency_ms: int) -> dict[str, Any]:
+    """The row: a graded result, or (a problem error: the problem's own files failed to load) an
+    ERROR row, which promptfoo counts among the errors, not the failures."""
+    if metadata.get("problem_error"):
+        return {"error": f"{PREFIX}{output}", "metadata": metadata, "latencyMs": latency_ms}
+    return {"output": output, "metadata": metadata, "latencyMs": latency_ms}
 
 
 def log_traceback() -> None:

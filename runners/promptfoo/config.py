@@ -146,6 +146,7 @@ def resolve_cell(options: Any, context: Any) -> Cell:
 
     vars_ = _mapping(context.get("vars"))
     metadata = _mapping(_mapping(context.get("test")).get("metadata"))
+    refuse_config_error(metadata)
     problem = _cell_name(vars_, metadata, "problem")
     checkpoint = _cell_name(vars_, metadata, "checkpoint")
     problem_dir = problems / problem
@@ -161,6 +162,14 @@ def resolve_cell(options: Any, context: Any) -> Cell:
                 ray_address=config.ray_address or None, python=config.python,
                 output_dir=_path(base, config.output) / _run_tag(vars_, context) / slug(config.agent)
                 / problem / checkpoint)
+
+
+def refuse_config_error(metadata: dict[str, Any]) -> None:
+    """A test the generator made for a problem it could not load (providers/tests_from_problems.py):
+    its row is an ERROR saying why."""
+    error = metadata.get("config_error")
+    if isinstance(error, str) and error:
+        raise BadInput(error)
 
 
 def _mapping(value: Any) -> dict[str, Any]:

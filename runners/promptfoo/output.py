@@ -21,6 +21,10 @@ def summarize(metadata: dict[str, Any]) -> str:
         # The reason's lines after the first are the tool's own output (bounded by the harness).
         lines = [f"{head}: INFRASTRUCTURE FAILURE", _clip(reason, MAX_REASON_CHARS)]
         return "\n".join(lines)
+    if metadata.get("problem_error"):
+        reason = (metadata.get("problem_error_reason") or "unknown").strip()
+        return "\n".join([f"{head}: PROBLEM ERROR (the problem's own files failed to load; no grade)",
+                          _clip(reason, MAX_REASON_CHARS)])
     verdict = "PASS" if metadata.get("passed") else "FAIL"
     lines = [f"{head}: {verdict} (policy {metadata.get('policy')})"]
     passed_counts = metadata.get("pass_counts") or {}

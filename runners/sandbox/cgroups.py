@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runners import janitor
 from runners.limits import ResourceLimits
 
 ROOT = Path("/sys/fs/cgroup")
@@ -55,8 +56,12 @@ class RunCgroup:
     @classmethod
     def create(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
         if (ROOT / "cgroup.controllers").is_file():
-            return cls._create_v2(run_id, limits)
-        return cls._create_v1(run_id, limits)
+            made = cls._create_v2(run_id, limits)
+        else:
+            made = cls._create_v1(run_id, limits)
+        for group in made.dirs if made is not None else []:
+            janitor.track("cgroup", group)  # killed and removed at once if the harness dies
+        return made
 
     @classmethod
     def _create_v2(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
@@ -200,8 +205,10 @@ class RunCgroup:
             for attempt in range(50):
                 try:
                     group.rmdir()
+                    janitor.forget("cgroup", group)
                     break
                 except FileNotFoundError:
+                    janitor.forget("cgroup", group)
                     break
                 except OSError:
                     time.sleep(min(0.001 * 2**attempt, 0.02))

@@ -207,3 +207,26 @@ def test_solve_gives_a_case_based_problem_its_checkpoint_spec(tmp_path):
         assert step.failure is None, step.failure
         assert step.excerpt.startswith(f"Implemented csv_stats — checkpoint {step.number}: wrote ")
         assert counts(result) == EXPECTED["csv_stats"]["alpha"][step.checkpoint]
+
+
+@pytest.mark.bubblewrap
+def test_an_agent_that_never_started_exits_2_from_solve_and_batch(tmp_path):
+    """solve: bad input (2), nothing graded. batch --agents: the agents that work are graded, the
+    one that never started is named, and the exit code is 2 (not 0: a config error, not a grade)."""
+    need_sandbox("bubblewrap")
+    out = runners_cli("solve", "problems/inventory_cli", "--agent", "no-such-agent-cli -p {prompt}",
+                      "--sandbox", "bubblewrap", "--output", str(tmp_path / "solve"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "error: agent 'agent' on inventory_cli checkpoint_1: the agent could not be started: its program " \
+           "'no-such-agent-cli' was not found" in " ".join(out.stderr.split())
+    assert not (tmp_path / "solve" / "grades").exists()
+    agents = tmp_path / "agents.yaml"
+    agents.write_text(yaml.safe_dump({"agents": {"broken": "no-such-agent-cli -p {prompt}",
+                                                 "works": "sh -c 'echo {checkpoint} > answer.txt'"}}))
+    out = runners_cli("batch", "--problems", "problems", "--problem", "inventory_cli", "--agents", str(agents),
+                      "--sandbox", "bubblewrap", "-o", str(tmp_path / "batch"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "error: broken/inventory_cli/checkpoint_1: the agent never started" in out.stdout
+    graded = sorted(str(p.parent.relative_to(tmp_path / "batch" / "cells"))
+                    for p in (tmp_path / "batch" / "cells").rglob("result.json"))
+    assert graded == [f"works/inventory_cli/checkpoint_{n}" for n in (1, 2, 3)], graded  # the working agent's only

@@ -119,3 +119,29 @@ def test_promptfoo_repetitions_are_separate_agent_runs_and_agent_repeat_gives_pa
     again = PROVIDER.call_api("", options(tmp_path, agent=flaky), context())  # stored: no agent runs again
     assert [r["agent_failure"] for r in again["metadata"]["repeat_runs"]] == [r["agent_failure"] for r in meta["repeat_runs"]]
     assert again["metadata"]["agent_step"] == meta["agent_step"]
+
+
+def test_a_key_not_set_on_the_host_is_said_in_the_row(tmp_path, monkeypatch):
+    """A real agent without its API key fails with its own words ("invalid API key") before doing
+    anything: an error row (no grade) that also says which `pass_env` name was not set where
+    promptfoo ran."""
+    answer_problem(tmp_path / "problems", checkpoints=1)
+    monkeypatch.delenv("RUNNERS_REVIEW_UNSET_KEY", raising=False)
+    agent = {"name": "a", "command": "sh -c 'echo Invalid API key >&2; exit 1'", "timeout": 30,
+             "pass_env": ["RUNNERS_REVIEW_UNSET_KEY"]}
+    answer = PROVIDER.call_api("", options(tmp_path, agent=agent), context())
+    assert "the agent exited with code 1: Invalid API key" in answer["error"]
+    assert "note: not set on the host, so not passed: RUNNERS_REVIEW_UNSET_KEY" in answer["error"]
+
+
+@pytest.mark.parametrize("command", ["no-such-agent-cli -p {prompt}", "sh -c 'echo invalid API key >&2; exit 1'"])
+def test_an_agent_that_never_started_is_an_error_row_for_every_checkpoint(tmp_path, command):
+    """Not a FAIL row graded on an empty workspace (which earned the Error tests' credit): ERROR,
+    which promptfoo counts apart from failures, saying what to fix."""
+    answer_problem(tmp_path / "problems", checkpoints=2)
+    for checkpoint in ("checkpoint_1", "checkpoint_2"):
+        answer = PROVIDER.call_api("", options(tmp_path, agent={"name": "a", "command": command, "timeout": 30}),
+                                   context(checkpoint=checkpoint))
+        assert set(answer) == {"error"}, answer
+        assert "agent 'a' on answer checkpoint_1:" in answer["error"] and "nothing was graded" in answer["error"]
+    assert not list((tmp_path / "runs").glob("*/grades"))

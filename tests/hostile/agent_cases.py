@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 NOT_ISOLATED = "not isolated: on `none` the agent runs as the harness's own user on the host"
 OK, FAILED, TIMED_OUT = "ok", "failed", "timed out"
+NOT_STARTED = "not started"  # never ran: an error of its configuration, no snapshot, never graded
 
 PRELUDE = '''
 import glob, os, signal, socket, subprocess, sys, time
@@ -235,7 +236,8 @@ class AgentCase:
     title: str
     body: str
     defence: str
-    expect: str = OK  # the step's outcome: ok, failed (exit code), timed out
+    expect: str = OK  # the step's outcome: ok, failed (exit code), timed out, not started
+    command: str | None = None  # the agent's own command instead of `{python} hostile_agent.py`
     skip_on: dict[str, str] = field(default_factory=dict)
     timeout: float = 30.0
     network: bool = False
@@ -288,5 +290,13 @@ AGENT_CASES = [
               "loopback and the harness's proxy, which refuses (403) every `host:port` not on the list",
               skip_on={"none": "`none` cannot take the network away (the allow-list is not enforced; the step "
                                "notes it)"}, allow_list=True),
+    AgentCase("agent-not-found", "its command's program does not exist where it runs (it used to be graded on the "
+              "empty workspace and earn the Error tests' credit)", "",
+              "the launcher's words (bwrap, docker's `timeout`, our reaper) are read as \"could not be started\": "
+              "the step is an error of the agent's configuration, with no snapshot and no grade (bad input, exit 2; "
+              "an ERROR row in Promptfoo)", expect=NOT_STARTED, command="no-such-agent-cli -p {prompt}"),
+    AgentCase("agent-fails-at-once", "its program refuses its options and exits 2 at once, changing nothing and "
+              "reporting no model use", "", "a failed step with no change and no model use never started: as "
+              "above", expect=NOT_STARTED, command="sh -c 'echo error: unknown option --frobnicate >&2; exit 2'"),
 ]
 BY_ID = {case.id: case for case in AGENT_CASES}

@@ -34,14 +34,14 @@ from support import make_problem, write_files
 
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
-from runners.agents.solve import agent_sandbox
+from runners.agents.solve import AgentNotStarted, agent_sandbox, grade_step
 from runners.agents.spec import parse_agent
 from runners.config import ProblemConfig
 from runners.environment import EnvironmentSpec, default_cache_dir
 from runners.limits import ResourceLimits
 from runners.problem_loader import load_problem
 
-from .agent_cases import FAILED, OK, PRELUDE, TIMED_OUT, AgentCase
+from .agent_cases import FAILED, NOT_STARTED, OK, PRELUDE, TIMED_OUT, AgentCase
 from .harness import (
     CANARY,
     CANARY_ENV,
@@ -185,7 +185,8 @@ class AgentWorld:
             return Observation(case.id, backend, "SKIP", note=case.skip_on[backend])
         token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
         environment = self.environment(backend)
-        spec = parse_agent({"name": f"{case.id}-{backend}", "command": "{python} {mounts[agent]}/hostile_agent.py",
+        spec = parse_agent({"name": f"{case.id}-{backend}",
+                            "command": case.command or "{python} {mounts[agent]}/hostile_agent.py",
                             "mounts": {"agent": str(self._agent_dir(case, backend, token))},
                             "pass_env": [PASSED_BY_NAME], "timeout": case.timeout,
                             "network": {"allow": [f"127.0.0.1:{self.model_port}"]} if case.allow_list else case.network,
@@ -199,7 +200,8 @@ class AgentWorld:
         elapsed = time.monotonic() - started
         if other is not None:
             other.join(120)
-        outcome = TIMED_OUT if record.timed_out else (FAILED if record.failed else OK)
+        outcome = NOT_STARTED if record.not_started else TIMED_OUT if record.timed_out else (
+            FAILED if record.failed else OK)
         obs = Observation(case.id, backend, outcome, elapsed=elapsed, reason=record.failure)
         obs.violations += self._check(case, record, token, elapsed, before)
         return obs
@@ -226,13 +228,24 @@ class AgentWorld:
     def _check(self, case: AgentCase, record: StepRecord, token: str, elapsed: float,
                before: dict[str, dict[str, str]]) -> list[str]:
         problems: list[str] = []
-        expected = {OK: "done", FAILED: "failed", TIMED_OUT: "timed out"}[case.expect]
-        got = "timed out" if record.timed_out else ("failed" if record.failed else "done")
+        expected = {OK: "done", FAILED: "failed", TIMED_OUT: "timed out", NOT_STARTED: "not started"}[case.expect]
+        got = "not started" if record.not_started else "timed out" if record.timed_out else (
+            "failed" if record.failed else "done")
         if got != expected:
             problems.append(f"the step {got} ({record.failure}), expected {expected}; said: {record.excerpt[:300]}")
+        snapshot = self.layout.snapshot(record.agent, record.problem, record.checkpoint)
+        if case.expect == NOT_STARTED:
+            if snapshot.exists():
+                problems.append("an agent that never started left a snapshot (it would be graded)")
+            try:
+                grade_step(self.problem, self.problem.checkpoints["checkpoint_1"], record, self.layout,
+                           self.environment(record.sandbox))
+                problems.append("an agent that never started was graded")
+            except AgentNotStarted:
+                pass
+            return problems + self._aftermath(record, token, before)
         if elapsed > case.timeout + GRACE:
             problems.append(f"took {elapsed:.1f} s, over its limit of {case.timeout:g} s + {GRACE:g} s")
-        snapshot = self.layout.snapshot(record.agent, record.problem, record.checkpoint)
         leaks = (snapshot / "leaks.txt").read_text() if (snapshot / "leaks.txt").is_file() else None
         if case.expect != TIMED_OUT and leaks is None:
             problems.append(f"the agent left no leaks.txt (it did not finish its probes): {record.excerpt[:300]}")
@@ -253,6 +266,11 @@ class AgentWorld:
             size = (step_dir / "stdout.txt").stat().st_size
             if not record.output_truncated or size > 2 * (LIMITS.output_bytes or 0) + 1000:
                 problems.append(f"the transcript is not capped: {size} bytes, truncated={record.output_truncated}")
+        return problems + self._aftermath(record, token, before)
+
+    def _aftermath(self, record: StepRecord, token: str, before: dict[str, dict[str, str]]) -> list[str]:
+        """What no step may leave: processes, containers, its temporary directory, changed host files."""
+        problems: list[str] = []
         left = lingering(token)
         if left:
             problems.append(f"processes left behind: {left[:5]}")

@@ -22,18 +22,35 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .cases import ANY, BACKENDS, CASES, PASS, Case
+from .cases import ANY, BACKENDS, CASES, INFRA, PASS, REFUSED, Case
 from .harness import GRACE, LIMITS, Observation, World, available_backends, cache_digest
 from .problems import REPO
 
 DOC = REPO / "docs" / "SECURITY.md"
 CRASH_ROW = Case("harness-crash", "§6.25", "the harness process and its direct children are SIGKILLed while a "
-                 "run spins (in a child harness; a Ray worker does that to a force-cancelled task); then a new "
-                 "harness starts and runs the honest submission", {}, frozenset({PASS}),
-                 "bubblewrap: --die-with-parent; `none`: the supervisor is a grandchild, and the killed link above "
-                 "it fires its parent-death signal; docker: the next "
-                 "start sweeps containers whose owner process is gone (and an in-container `timeout` backstop); "
-                 "every backend: the next start removes workspaces whose owner process is gone")
+                 "run spins (in a child harness; a Ray worker does that to a force-cancelled task): within 10 s, "
+                 "before any other harness starts, nothing of the run is left (processes, container, cgroups, "
+                 "workspace); then a new harness starts and runs the honest submission", {}, frozenset({PASS}),
+                 "the run's janitor (runners/janitor.py: a process of its own session, not the harness's child) "
+                 "removes the container, cgroups and workspace when the harness's pipe closes; bubblewrap: "
+                 "--die-with-parent; `none`: the supervisor is a grandchild, and the killed link above it fires "
+                 "its parent-death signal; every backend: the next start sweeps what a killed janitor left")
+# The rows that are not a submission's case (World.run_special runs them).
+SPECIAL_ROWS = [
+    CRASH_ROW,
+    Case("batch-crash", "issue 24", "`runners batch -j 2` is SIGKILLed while both workers run a spinning cell: "
+         "within 10 s its workers, their sandboxes, workspaces, cgroups and containers and its scratch directory "
+         "are gone", {}, frozenset({PASS}), "a worker watches its parent's sentinel and cancels its cell when the "
+         "batch is gone (then exits within 5 s); each worker's janitor and the batch's remove what is left"),
+    Case("workspace-fs-full", "issue 24", "the workspace file system is full while the submission is copied in "
+         "(a 2 MiB tmpfs as RUNNERS_WORKSPACE_DIR, a 5 MiB submission)", {}, frozenset({INFRA}),
+         "an infrastructure failure (exit 3) naming the file system and what was being copied; the half copy "
+         "is removed"),
+    Case("yaml-alias-bomb", "issue 24", "the problem's config.yaml holds a YAML alias bomb (10^9 values in 12 lines) "
+         "in a validated field (`tags`)", {}, frozenset({REFUSED}), "every YAML the harness reads is composed "
+         "first and refused when its aliases expand by more than 100,000 values (runners/cases/bounded_yaml.py): "
+         "bad input naming the file, at once, in bounded memory"),
+]
 
 
 @dataclass
@@ -107,7 +124,7 @@ def cell(case: Case, obs: Observation | None) -> str:
 def render(run: Run) -> str:
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     versions = _versions()
-    cases = [*CASES, CRASH_ROW]
+    cases = [*CASES, *SPECIAL_ROWS]
     violations = sum(1 for o in run.observations.values() if o.violations)
     header = "| # | case | §6 | what the submission does | expected | " + " | ".join(
         f"{b}{' (not isolated)' if b == 'none' else ''}" for b in BACKENDS) + " | defence |"
@@ -300,16 +317,21 @@ result, shown by the CLI and in the JSON): when the tests import the submission 
 its code runs *inside the test process* and can forge the grade from there: patch `_pytest`, return an
 object whose `__eq__` is always true, find the report key in the plugin's memory and re-sign a forged
 report at exit, extend vitest's or jest's `expect`, replace `Object.is`. No report format survives
-that. The scan flags pytest hooks (in a conftest or anywhere else), `_pytest` imports, exits at
-import time in library code, frame and interpreter introspection, replaced attributes of
-`time`/`sys`/`builtins`/`_pytest`, `__eq__` always true, fake test summaries, strings naming the
-hidden tests or the report files, `.pth` / `sitecustomize` / `pytest11`, reporter files, setup code
-that extends `expect`, imports of the test framework, replaced built-ins, `process.exit` in library
-code, and a shipped `node_modules`. Configuration the harness never reads (a `conftest.py` of
-fixtures, pytest settings, vitest/jest/Babel/TypeScript configs) is not flagged for being there:
-it cannot change a grade. It is bounded (2000 files, 512 KB per file, 16 MB, 5 s) and raises no
-flag on the example submissions in `examples/submissions` nor on the real repositories of
-`bench/repo_projects.py`.
+that. Each flag points at something that can change a grade and says what it can do: pytest hooks
+outside a conftest, `_pytest` imports, `os._exit` in library code (no grade), reading or rewriting
+the test's frames (`.f_locals`, writes through `.f_globals`, trace functions), the collector's
+`get_objects`, replaced attributes of `time`/`builtins`/`subprocess`/`_pytest`, a module replaced
+in `sys.modules` or an import hook, `__eq__` always true, strings naming the hidden tests, the
+report files or the report plugin, `.pth` / `sitecustomize`, setup code that extends `expect`,
+imports of the test framework, replaced built-ins and `process.exit` in library code. What cannot
+change a grade is not flagged, however unusual: `sys.exit` (pytest makes it an error), reading the
+call stack, a debugging `sys.excepthook`, a module wrapping its own `sys.modules` entry, a fake
+summary on stdout (grades never come from output), a conftest or a `pytest11` entry point (never
+loaded), a file named like a reporter, a shipped `node_modules` (never copied), configuration the
+harness never reads (pytest settings, vitest/jest/Babel/TypeScript configs). It is bounded (2000
+files, 512 KB per file, 16 MB, 5 s) and raises no flag on the example submissions in
+`examples/submissions`, on the real repositories of `bench/repo_projects.py`, nor on attrs and click;
+boltons gets 4 (reading frame locals for its rich tracebacks, `gc.get_objects`), down from 26.
 
 **Known limits** (documented, not defended):
 
@@ -337,8 +359,16 @@ flag on the example submissions in `examples/submissions` nor on the real reposi
   rest of the kernel is reachable, where docker's default profile is an allow list. Nested user
   namespaces are refused only where bwrap is 0.8 or newer and the kernel allows unprivileged user
   namespaces (otherwise `unshare -r` works inside).
-- *docker after a harness crash*: the container of the interrupted run keeps running until the next
-  harness start sweeps it, or at most the wall clock plus 30 s (the in-container backstop).
+- *A harness killed together with its janitor* (`kill -9` of both, or of the whole machine's
+  processes): the janitor removes what a killed harness left within a second (`harness-crash`,
+  `batch-crash`); if it is killed too, a docker container runs until the next harness start sweeps
+  it, or at most the wall clock plus 30 s (the in-container backstop), and the workspace and
+  cgroups stay until the next start.
+- *In-process blame forgery*: a submission imported into the test process can forge anything, the
+  facts `runners.blame` reads included (a module compiled with the test file's name, a rewritten
+  `__file__`), and so pass its own failure off as a problem error (no grade instead of a failed
+  one). The cases `fake-*` show that raising a problem's kind of error is not enough (its frames
+  show); forging the frames is the in-process class above, detected by the scan only.
 - *Harness memory while parsing*: a report may be up to 128 MB (more is an infrastructure failure);
   parsing it briefly costs a few times that.
 - *Snapshot copies* (vitest/jest): both tools write a `.snap` back after its test file, so each reads
@@ -360,13 +390,19 @@ flag on the example submissions in `examples/submissions` nor on the real reposi
 registry ("unknown sandbox 'none'"); bubblewrap let the submission create user namespaces (`unshare
 -r`, then mount); on `none`, a killed harness left the whole process tree running; a killed harness
 left its workspace in the temporary directory and (bubblewrap) its cgroups, forever; a test printing
-60 MB inside the test process made a 60 MB result (the harness grew by 200 MB per such run).
+60 MB inside the test process made a 60 MB result (the harness grew by 200 MB per such run); a killed
+harness left its /dev/shm workspace (once 315 MB of memory), its cgroups and (docker) its container
+running the submission until the next harness start, and a killed `batch` left its workers running
+their cells for 5-30 s; a broken problem (a syntax error in its tests, a missing module or data file)
+was graded as every agent's failure; a full workspace file system gave a traceback and exit 1; an
+alias bomb in a problem's config held the harness for minutes at 2 GB.
 
 ## Cases
 
 Outcomes: PASS (every test passed), FAIL (tests ran, some failed), INFRA (infrastructure failure with a
 reason), TIMEOUT (the wall clock ended the run), REFUSED (bad input, CLI exit 2: refused before anything
-was copied or run, e.g. a submission over its size limits). "true statuses": the FAIL must list exactly the
+was copied or run, e.g. a submission over its size limits), PROBLEM (a problem error, CLI exit 4: the
+problem's own files failed to load, no grade, the file and line named). "true statuses": the FAIL must list exactly the
 statuses of the honest truth (e.g. every test failed); "attack blocked": a correct submission that
 also attacks, and prints `LEAK` (failing its tests) if the attack worked; "flagged": the scan's flags
 for the case must be on the result. Each cell is checked for every property above (time, host

@@ -349,11 +349,45 @@ def test_generator_covers_the_example_problems():
         ({"problems": "problems", "only": ["nope"]}, "config `only`: no problem nope"),
     ],
 )
-def test_generator_rejects_bad_config(config, message, monkeypatch):
+def test_a_mistake_in_the_generators_config_is_one_error_row_not_an_aborted_eval(config, message, monkeypatch, world):
+    """promptfoo printed 60 lines of Python traceback and stored nothing; now the eval runs, and
+    its one row per provider is an ERROR saying what to fix."""
     monkeypatch.chdir(ROOT)
-    with pytest.raises(ValueError, match=None) as info:
-        generator.generate_tests(config)
-    assert message in str(info.value)
+    [test] = generator.generate_tests(config)
+    assert message in test["metadata"]["config_error"]
+    response = provider.call_api("x", options(world), {"vars": {}, "test": test})
+    assert set(response) == {"error"} and message in response["error"]
+
+
+def test_one_broken_problem_is_an_error_row_and_the_others_are_graded(world, tmp_path):
+    from support import make_problem
+
+    problems = tmp_path / "problems"
+    shutil.copytree(world["problems"] / PROBLEM, problems / PROBLEM)
+    broken = make_problem(problems, {"test_checkpoint_1.py": "def test_a(): pass\n"}, name="broken")
+    (broken / "config.yaml").write_text((broken / "config.yaml").read_text().replace("timeout: 30", "timeout: soon"))
+    tests = generator.generate_tests({"problems": str(problems)})
+    assert [(t["metadata"]["problem"], t["metadata"]["checkpoint"]) for t in tests] == [
+        ("broken", "config.yaml"), (PROBLEM, "checkpoint_1"), (PROBLEM, "checkpoint_2")]
+    opts = options(world, problems=str(problems))
+    answer = provider.call_api("x", opts, {"vars": {}, "test": tests[0]})
+    assert set(answer) == {"error"}
+    assert f"{broken / 'config.yaml'}: invalid configuration" in answer["error"]
+    assert "field `timeout`" in answer["error"] and "Traceback" not in answer["error"]
+    graded = provider.call_api("x", opts, {"vars": {}, "test": tests[1]})
+    assert "error" not in graded and graded["metadata"]["status"] == "graded"
+
+
+def test_a_problem_error_is_an_error_row_that_names_the_file(world, tmp_path):
+    from support import make_problem
+
+    problems = tmp_path / "problems"
+    make_problem(problems, {"test_checkpoint_1.py": "def test_a(:\n    pass\n"}, name=PROBLEM)
+    answer = provider.call_api("x", options(world, problems=str(problems)), context())
+    assert "output" not in answer, answer.get("output")
+    assert answer["error"].startswith(f"runners provider: {PROBLEM} · checkpoint_1: PROBLEM ERROR")
+    assert "tests/test_checkpoint_1.py, line 1: SyntaxError" in answer["error"]
+    assert answer["metadata"]["problem_error"] is True and answer["metadata"]["status"] == "problem_error"
 
 
 # ---- import cost --------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runners import janitor
 from runners.errors import InfrastructureError
 from runners.sandbox.docker.sweep import LABEL_REQUEST
 from runners.sandbox.process import CappedBuffer
@@ -56,6 +57,7 @@ def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: f
     try:
         try:
             container = client.containers.create(**spec)
+            janitor.track("container", container.id)  # removed at once if the harness dies
             sock = client.api.attach_socket(container.id, params={
                 "stdout": 1, "stderr": 1, "stream": 1, "logs": 1})
             _no_socket_timeout(sock)
@@ -247,8 +249,10 @@ def _remove(client: Any, container: Any, request_id: str) -> None:
         for _ in range(3):
             try:
                 target.remove(force=True)
+                janitor.forget("container", target.id)
                 break
             except docker.errors.NotFound:
+                janitor.forget("container", target.id)
                 break
             except Exception:  # retried; a leftover is swept later by its label
                 time.sleep(0.5)
