@@ -50,6 +50,7 @@ fi
 
 if ((full)); then
   [[ -x scripts/ci-docker.sh ]] && bash scripts/ci-docker.sh
+  [[ -x scripts/ci-podman.sh ]] && bash scripts/ci-podman.sh  # the podman sandbox's tests
   [[ -x scripts/setup-node.sh ]] && bash scripts/setup-node.sh
 fi
 echo "setup: done"

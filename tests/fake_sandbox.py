@@ -24,7 +24,7 @@ from typing import Any
 from runners.frameworks.pytest_runner import CTRF_REPORT, JSON_REPORT
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, SIGNATURE_FIELD, sign
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
-from runners.toolchains.hosts import ToolchainHost, register_toolchain_host
+from runners.toolchains.hosts import ToolchainHost
 
 FILE = "tests/test_checkpoint_1.py"
 
@@ -174,4 +174,4 @@ class FakeSandbox(Sandbox):
         return SandboxResult(exit_code=0)
 
 
-register_toolchain_host(FakeSandbox.name, FakeToolchains)
+FakeSandbox.toolchains = FakeToolchains

@@ -47,18 +47,9 @@ def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
     sandbox = resolve_sandbox(spec.sandbox or environment.sandbox, factory=lambda cls: cls.from_environment(environment))
     if isinstance(spec.network, NetworkPolicy) and sandbox.isolated:
         require_root(sandbox.name)  # said before any step, not at the first one
-    if spec.image and sandbox.name == "docker":
-        import docker
-
-        from runners.sandbox.docker.client import docker_client
-
-        try:
-            docker_client().images.get(spec.image)
-        except docker.errors.ImageNotFound:
-            raise UserInputError(f"agent {spec.name!r}: its image {spec.image} (`image`, --image) is not on this "
-                                 "machine: build or pull it first (docs/agents.md shows a Dockerfile)") from None
-        except docker.errors.APIError as exc:
-            raise InfrastructureError(f"cannot inspect the Docker image {spec.image}: {exc}") from None
+    if spec.image and (missing := sandbox.missing_image(spec.image)):
+        raise UserInputError(f"agent {spec.name!r}: its image {spec.image} (`image`, --image) {missing}: build or "
+                             "pull it first (docs/agents.md shows a Dockerfile)")
     return sandbox
 
 

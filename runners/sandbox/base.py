@@ -72,6 +72,9 @@ class Sandbox(ABC):
     name: ClassVar[str]
     isolated: ClassVar[bool] = True
     remaps_paths: ClassVar[bool] = True
+    # Where this backend's toolchains live (`runners.toolchains.hosts`): a ToolchainHost class or
+    # "module:Class", imported when first asked; a subclass inherits its parent's.
+    toolchains: ClassVar[str | type] = "runners.toolchains.hosts:ToolchainHost"
 
     @classmethod
     def from_environment(cls, environment: "EnvironmentSpec") -> "Sandbox":
@@ -96,6 +99,11 @@ class Sandbox(ABC):
     def sweep_orphans(self) -> int:
         """Remove leftovers of crashed earlier runs; returns how many were removed."""
         return 0
+
+    def missing_image(self, image: str) -> str | None:
+        """Why commands cannot run in `image` here (an agent's own image: "is not on this
+        machine"); None when they can, or when this backend runs no images."""
+        return None
 
     def leftovers(self, run_id: str) -> list[str]:
         """What of run `run_id` this backend made outside its processes (containers, cgroups)

@@ -134,6 +134,7 @@ def _no_nested_userns() -> list[str]:
 @register_sandbox
 class BubblewrapSandbox(Sandbox):
     name = "bubblewrap"
+    toolchains = "runners.toolchains.hosts:BubblewrapToolchains"  # this machine's, mounted
 
     @classmethod
     def probe(cls) -> str | None:
@@ -206,7 +207,7 @@ class BubblewrapSandbox(Sandbox):
         found = {}
         if not (_is_root() and RunCgroup.usable()):
             why = "no cgroup access (the harness is not root): rlimits only"
-            found.update({"limits.memory": why, "limits.pids": why, "limits.cpu": why})
+            found.update({"limits.memory": why, "limits.memory_flagged": why, "limits.pids": why, "limits.cpu": why})
         if not _is_root():
             found["network.allow_list"] = "the egress proxy is opened in the sandbox's namespace as root"
         return found

@@ -34,6 +34,7 @@ class NoSandbox(Sandbox):
             "files.read_only_root": host,
             "files.private_tmp": "the host's /tmp",
             "limits.memory": "per-process rlimits only (file size, open files): no memory limit",
+            "limits.memory_flagged": "no memory limit",
             "limits.pids": "per-process rlimits only: no process-count limit",
             "limits.cpu": "no CPU limit",
             "limits.tmp_size": "the host's /tmp",

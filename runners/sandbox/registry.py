@@ -30,6 +30,7 @@ BUILTINS = {
     "docker": "runners.sandbox.docker.backend:DockerSandbox",
     "bubblewrap": "runners.sandbox.bubblewrap:BubblewrapSandbox",
     "none": "runners.sandbox.none:NoSandbox",
+    "podman": "runners.sandbox.podman:PodmanSandbox",
 }
 AUTO_ORDER = ("docker", "bubblewrap")
 _load_lock = threading.Lock()
