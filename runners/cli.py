@@ -264,7 +264,10 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
         with _status(f"running {problem.name} {checkpoint.name}..."):
             result = runner.run(output_dir=output / checkpoint.name)
         scores.append(CheckpointScore(checkpoint.name, result))
-        console().print(f"[bold]{checkpoint.name}[/]: {result.summary}")
+        # Text, not markup: the summary may quote the tool's output (`[/]` would be read as a tag).
+        from rich.text import Text
+
+        console().print(Text.assemble((checkpoint.name, "bold"), f": {result.summary}"), highlight=False)
     results = [s.result for s in scores]
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from runners.excerpt import CONTROL, terminal_safe
 from runners.policy import PassPolicy
 
 if TYPE_CHECKING:  # imported where used: the CLI imports this module before it needs pydantic
@@ -25,13 +27,30 @@ DIFF_LINES_SHOWN = 8
 FILE_WIDTH = 200
 
 
+class SafeConsole(Console):
+    """A console whose output never carries a control character it did not make itself.
+
+    Test names, messages, a case's stderr, an agent's words: much of what a table shows is the
+    submission's or the agent's own text, and an escape in it would clear the user's screen or
+    restyle it. Every line rich writes goes through `_render_buffer`, after layout: the text of
+    each segment is cleaned there, in one place, and rich's own control segments (cursor moves
+    of a live display) and styles are kept.
+    """
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control or not CONTROL.search(segment.text)
+            else Segment(terminal_safe(segment.text), segment.style, segment.control)
+            for segment in buffer)
+
+
 def make_console(stderr: bool = False) -> Console:
     """A console for the CLI: the terminal's width, or COLUMNS, or FILE_WIDTH for a file."""
     stream = sys.stderr if stderr else sys.stdout
     terminal = hasattr(stream, "isatty") and stream.isatty()
     width = None if terminal or os.environ.get("COLUMNS") else FILE_WIDTH
     # emoji=False: `:name:` in a test id or message is text, not an emoji code.
-    return Console(stderr=stderr, width=width, emoji=False)
+    return SafeConsole(stderr=stderr, width=width, emoji=False)
 
 
 # A column that folds (test ids, messages) still needs this much room to be read in a table.

@@ -25,7 +25,7 @@ from runners.config import CONFIG_FILE, ProblemConfig
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.problem_loader import load_problem
-from runners.render import fit
+from runners.render import fit, make_console
 
 
 def _select(names: list[str], wanted: tuple[str, ...], option: str) -> set[str]:
@@ -40,7 +40,7 @@ def run_agents(agents_file: Path, problems_root: Path, output: Path, environment
                jobs: int = 1, agents: tuple[str, ...] = (), problems: tuple[str, ...] = (),
                overwrite: bool = False, console: Console | None = None) -> tuple[Path, list[StepRecord]]:
     """Run the agent steps; returns the submissions root to grade and every step's record."""
-    console = console or Console()
+    console = console or make_console()
     specs = load_agents_file(agents_file)
     chosen = _select([s.name for s in specs], agents, "--agent")
     specs = [s for s in specs if s.name in chosen]

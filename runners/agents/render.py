@@ -39,13 +39,18 @@ def step_status(step: StepRecord) -> Text:
     return Text(f"exit {step.exit_code}", style="red" if step.failed else "green")
 
 
-def usage_cells(step: StepRecord) -> list[str]:
+def usage_cells(step: StepRecord) -> list[Text | str]:
     """Tokens (the proxy's count when it carried the model traffic; `!` when the agent's own figures
-    differ from it) and cost."""
-    tokens = step.tokens
-    mark = " !" if step.token_mismatch else ""
-    return [f"{tokens:,}{mark}" if tokens is not None else "-",
-            f"${step.report.cost_usd:.4f}" if step.report.cost_usd is not None else "-"]
+    differ from it) and cost; `refused` (the step's notes say why) where a figure the agent gave
+    could not be true, `-` where there is none."""
+    report, proxied = step.report, bool(step.egress and step.egress.routed.requests)
+    tokens: Text | str = f"{step.tokens:,}{' !' if step.token_mismatch else ''}" if step.tokens is not None else "-"
+    cost: Text | str = f"${report.cost_usd:.4f}" if report.cost_usd is not None else "-"
+    if report.refused_tokens() and not proxied:
+        tokens = Text("refused", style="yellow")
+    if "cost_usd" in report.refused:
+        cost = Text("refused", style="yellow")
+    return [tokens, cost]
 
 
 def said(step: StepRecord) -> Text:

@@ -15,6 +15,7 @@ from typing import Any
 
 from runners.agents.layout import StepRecord
 from runners.agents.solve import SolvedCheckpoint
+from runners.excerpt import terminal_safe
 
 
 def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -> dict[str, Any]:
@@ -30,7 +31,8 @@ def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -
     if step.failed and result.graded:
         lines[0] = f"{step.problem} · {step.checkpoint}: FAIL (agent step failed)"
     # The verdict and the counts first, then what the agent did: the viewer folds a long cell.
-    answer: dict[str, Any] = {"output": "\n".join([*lines[:2], *step_lines(step), *lines[2:]]),
+    # The agent's words too are made safe: promptfoo prints the row's text in its terminal table.
+    answer: dict[str, Any] = {"output": terminal_safe("\n".join([*lines[:2], *step_lines(step), *lines[2:]])),
                               "metadata": metadata, "latencyMs": round(step.duration * 1000)}
     if result.problem_error:  # no grade: an ERROR row, as in providers/test_runner.py
         answer["error"] = f"runners provider: {answer.pop('output')}"
@@ -93,10 +95,14 @@ def step_lines(step: StepRecord) -> list[str]:
         return []  # the result's own reason says it
     status = "timed out" if step.timed_out else (f"exit {step.exit_code}" if step.exit_code is not None else "not started")
     parts = [f"agent: {status}", f"{step.duration:.1f} s"]
-    if step.tokens is not None:
-        parts.append(f"{step.tokens:,} tokens" + (" (counted by the proxy)" if step.egress and step.egress.routed.requests
-                                                 else ""))
-    if step.report.cost_usd is not None:
+    proxied = bool(step.egress and step.egress.routed.requests)
+    if step.report.refused_tokens() and not proxied:
+        parts.append("tokens refused")  # what it said, and why: a note below
+    elif step.tokens is not None:
+        parts.append(f"{step.tokens:,} tokens" + (" (counted by the proxy)" if proxied else ""))
+    if "cost_usd" in step.report.refused:
+        parts.append("cost refused")
+    elif step.report.cost_usd is not None:
         parts.append(f"${step.report.cost_usd:.4f}")
     lines = [" · ".join(parts)]
     if step.excerpt:

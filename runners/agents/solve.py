@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from runners.agents.chain import ensure_steps
+from runners.agents.exposure import refuse_copies
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.repeats import RepeatStats, group_repeats, repeat_label
 from runners.agents.spec import AgentSpec, refuse_exposure
@@ -55,13 +56,20 @@ def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
 
 def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
           where: str) -> None:
-    """Refuse, before any step runs, an agent whose mounts would show it the problems, the caches
-    or the run's results, and a problem with a checkpoint whose specification is missing."""
+    """Refuse, before any step runs, an agent whose mounts would show it the problems (or a copy
+    of any of their hidden files), the caches or the run's results, and a problem with a
+    checkpoint whose specification is missing."""
     for checkpoint in problem.ordered_checkpoints():
         spec_file(problem, checkpoint)
     refuse_exposure(spec, {"the problem directory (hidden tests, other specifications)": problem.path.parent,
                            "the harness's cache": environment.cache_dir,
                            "the run's results (other agents' workspaces)": layout.root}, where)
+    # Paths catch the problem itself, contents a copy of it anywhere else.
+    handed = {f"mounts.{name}": path for name, path in spec.mounts.items()}
+    if spec.home:
+        handed["home"] = spec.home
+    if handed:
+        refuse_copies(handed, problem, where)
 
 
 class AgentNotStarted(UserInputError):

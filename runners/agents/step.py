@@ -291,6 +291,7 @@ def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: 
     record.output_truncated = outcome.truncated
     record.excerpt = excerpt(report, outcome.stdout, outcome.stderr)
     record.notes += outcome.notes
+    record.notes += [f"the agent's own figure refused: {why}" for why in report.refused.values()]
     unstarted = _not_started(outcome, request)
     if outcome.stopped and watch.reason is not None:
         record.budget_stop = watch.reason

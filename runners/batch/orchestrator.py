@@ -49,7 +49,7 @@ from runners import exitcodes
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
-from runners.render import fit
+from runners.render import fit, make_console
 from runners.results import ExecutionResult
 from runners.sandbox.registry import check_sandbox_name
 
@@ -173,7 +173,7 @@ class _Signals:
 
 
 def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOutcome:
-    console = console or Console()
+    console = console or make_console()
     began = time.monotonic()
     started_at = datetime.now(UTC)
     environment = options.environment()

@@ -32,12 +32,7 @@ from runners.frameworks.pytest_select import check_pytest_select
 from runners.frameworks.registry import register_runner
 from runners.parsers.pytest_json import load_error, load_report_object, parse_pytest_json
 from runners.parsers.report_file import ReportError, read_report
-from runners.plugins.runners_report_signature import (
-    CONFTEST_ERROR_FILE,
-    KEY_FILE_ENV,
-    KEY_FILE_NAME,
-    verify,
-)
+from runners.plugins.runners_report_signature import CONFTEST_ERROR_FILE, verify
 from runners.plugins.runners_report_signature import __name__ as _signature_module
 from runners.records import ParsedReport, RawRecord
 from runners.sandbox.base import SandboxResult
@@ -203,7 +198,7 @@ def test_env(layout: Layout, bin_dir: str) -> dict[str, str]:
         "UV_OFFLINE": "1",
         "PIP_NO_INDEX": "1",
         "SUBMISSION_PATH": layout.submission,
-        KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
+        # No variable names the report key: our plugin finds it beside `--json-report-file`.
     }
 
 

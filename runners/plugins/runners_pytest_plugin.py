@@ -30,6 +30,7 @@ from runners_report_signature import (
     CONFTEST_ERROR_FILE,
     DOCTEST_ONLY_ENV,
     KEY_FILE_ENV,
+    KEY_FILE_NAME,
     LOAD_ERRORS_FIELD,
     MARKERS_ENV,
     SIGNATURE_FIELD,
@@ -69,11 +70,28 @@ def pytest_configure(config):
     _doctest_only = frozenset(p for p in os.environ.get(DOCTEST_ONLY_ENV, "").split(os.pathsep) if p)
 
 
+def _report_file_from_argv(argv):
+    """The `--json-report-file` the harness gave pytest, read from the command line: the plugin
+    is imported before pytest parses its options."""
+    for i, arg in enumerate(argv):
+        if arg.startswith("--json-report-file="):
+            return arg.split("=", 1)[1]
+        if arg == "--json-report-file" and i + 1 < len(argv):
+            return argv[i + 1]
+    return None
+
+
 def _take_key():
     """(key, reports directory): the one-time key read and its file deleted as this module is
     imported, before pytest loads any conftest (a problem's conftest may import the submission),
-    and this process made non-dumpable. xdist workers find no key (the controller signs)."""
+    and this process made non-dumpable. The harness leaves the key beside the report it reads
+    (`--json-report-file`): no variable names it, as the sandbox's first processes keep their
+    environment readable (/proc/1/environ under docker, bwrap's command line). xdist workers find
+    no key (the controller signs)."""
     path = os.environ.pop(KEY_FILE_ENV, None)
+    if not path:
+        report = _report_file_from_argv(sys.argv)
+        path = os.path.join(os.path.dirname(report), KEY_FILE_NAME) if report else None
     if not path:
         return None, None
     reports = os.path.dirname(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from runners.excerpt import terminal_safe
 from runners.groups import GroupType
 
 MAX_FAILURES_SHOWN = 10
@@ -20,11 +21,11 @@ def summarize(metadata: dict[str, Any]) -> str:
         reason = (metadata.get("infrastructure_reason") or "unknown").strip()
         # The reason's lines after the first are the tool's own output (bounded by the harness).
         lines = [f"{head}: INFRASTRUCTURE FAILURE", _clip(reason, MAX_REASON_CHARS)]
-        return "\n".join(lines)
+        return terminal_safe("\n".join(lines))
     if metadata.get("problem_error"):
         reason = (metadata.get("problem_error_reason") or "unknown").strip()
-        return "\n".join([f"{head}: PROBLEM ERROR (the problem's own files failed to load; no grade)",
-                          _clip(reason, MAX_REASON_CHARS)])
+        return terminal_safe("\n".join([f"{head}: PROBLEM ERROR (the problem's own files failed to load; no grade)",
+                          _clip(reason, MAX_REASON_CHARS)]))
     verdict = "PASS" if metadata.get("passed") else "FAIL"
     lines = [f"{head}: {verdict} (policy {metadata.get('policy')})"]
     passed_counts = metadata.get("pass_counts") or {}
@@ -52,7 +53,8 @@ def summarize(metadata: dict[str, Any]) -> str:
                 lines.append(f"    ... {len(diff) - MAX_DIFF_LINES} more lines")
         if len(failing) > MAX_FAILURES_SHOWN:
             lines.append(f"... and {len(failing) - MAX_FAILURES_SHOWN} more")
-    return "\n".join(lines)
+    # promptfoo prints the row's text in its own terminal table: the submission's words made safe
+    return terminal_safe("\n".join(lines))
 
 
 def _case_details(test: dict[str, Any]) -> str:

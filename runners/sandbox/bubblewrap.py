@@ -166,6 +166,9 @@ class BubblewrapSandbox(Sandbox):
             notes.append(f"no seccomp filter: none for {platform.machine()}")
         nested = _is_root() and bool(_no_nested_userns())  # then the inner bwrap installs it
         args = [bwrap, *_base_args(request.network or netns is not None), *([] if nested else filter_args)]
+        # The run's own POSIX message queues, listed (as docker does): a case-based run removes
+        # what one case left before the next (runners/cases/fresh.py); unlisted, they would stay.
+        args += ["--mqueue", "/dev/mqueue"]
         tmp_size = (limits.tmp_size_mb or 512) * MB
         # A private /tmp the unprivileged uid can use (bwrap would make it root-owned 0755).
         args += ["--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp",

@@ -16,6 +16,7 @@ from support import need_sandbox
 from runners.agents.layout import StepRecord
 from runners.batch.store import BatchStore
 from runners.results import ExecutionResult
+from runners.sandbox.base import network_env
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text())
@@ -24,9 +25,11 @@ SCRIPTED = ("{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[know
 
 
 def runners_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    # A user's minimal environment, with what their machine needs to reach a package index (its
+    # CA bundle, proxy): a cold toolchain cache installs the tests' dependencies.
     return subprocess.run([sys.executable, "-m", "runners", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=600, env={"PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "250",
-                                            "HOME": str(Path.home())})
+                                            "HOME": str(Path.home()), **network_env()})
 
 
 def counts(result: ExecutionResult) -> dict[str, list[int]]:

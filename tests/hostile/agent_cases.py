@@ -17,11 +17,14 @@ that answers with the canary).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 NOT_ISOLATED = "not isolated: on `none` the agent runs as the harness's own user on the host"
 OK, FAILED, TIMED_OUT = "ok", "failed", "timed out"
 NOT_STARTED = "not started"  # never ran: an error of its configuration, no snapshot, never graded
+REFUSED = "refused"  # bad input: refused before the step runs (runners.agents.solve.guard)
 
 PRELUDE = '''
 import glob, os, signal, socket, subprocess, sys, time
@@ -230,6 +233,66 @@ finish()
 '''
 
 
+SAYS_ESCAPES = '''
+ESCAPES = "\\x1b[2J\\x1b[?1049h\\x1b]0;pwned\\x07\\x1b[31mRED\\x9b31m\\x00"
+sys.stderr.write(ESCAPES + "boom on stderr\\n")
+print(ESCAPES + "boom: all done")
+with open("leaks.txt", "w") as handle:
+    handle.write("")
+print(ESCAPES + "boom: really done")
+sys.stdout.flush()
+os._exit(0)
+'''
+
+IMPOSSIBLE_FIGURES = '''
+import json
+print(json.dumps({"type": "result", "subtype": "success", "is_error": False, "num_turns": -3,
+                  "result": "all done", "total_cost_usd": -1000000,
+                  "usage": {"input_tokens": -5, "output_tokens": 10 ** 30}}))
+finish()
+'''
+
+READS_A_COPY = '''
+for path in glob.glob(os.path.join("@@COPY@@", "**", "*"), recursive=True):
+    if os.path.isfile(path):
+        leaks.append(f"read {path}: {read(path)[:60]!r}")
+finish()
+'''
+
+
+def _table_clean(record: Any) -> list[str]:
+    """The `batch --agents` table as the CLI prints it: the agent's words, not its escapes."""
+    import io
+
+    from runners.agents.render import steps_table
+    from runners.render import make_console
+
+    console = make_console()
+    console.file = io.StringIO()
+    console.print(steps_table([record]))
+    printed = console.file.getvalue()
+    bad = [repr(c) for c in ("\x1b", "\x00", "\x07", "\x9b") if c in printed]
+    problems = [f"the steps table carries the agent's control characters {bad}"] if bad else []
+    if "boom" not in printed:
+        problems.append(f"the agent's words are not in the table: {printed[-300:]!r}")
+    return problems
+
+
+def _figures_refused(record: Any) -> list[str]:
+    from runners.agents.render import usage_cells
+
+    report, problems = record.report, []
+    if {"cost_usd", "turns", "prompt_tokens", "completion_tokens"} - set(report.refused):
+        problems.append(f"not every impossible figure was refused: {report.refused}")
+    if report.cost_usd is not None or report.turns is not None or report.token_usage() is not None:
+        problems.append(f"an impossible figure was kept: {report}")
+    if [str(cell) for cell in usage_cells(record)] != ["refused", "refused"]:
+        problems.append(f"the table shows {usage_cells(record)}, not that the figures were refused")
+    if not any("refused" in note for note in record.notes):
+        problems.append(f"the step's notes do not say what was refused: {record.notes}")
+    return problems
+
+
 @dataclass(frozen=True)
 class AgentCase:
     id: str
@@ -244,6 +307,8 @@ class AgentCase:
     allow_list: bool = False  # `network: {allow: [the world's model server]}`
     concurrent_other: bool = False  # another agent's step runs (and holds a secret) at the same time
     check_files: dict[str, str] = field(default_factory=dict)  # snapshot file -> exact content
+    check: Callable[[Any], list[str]] | None = None  # extra assertions on the step record -> problems
+    mounts_problem_copy: bool = False  # mounted: a copy of the problem directory, at @@COPY@@
 
 
 AGENT_CASES = [
@@ -298,5 +363,21 @@ AGENT_CASES = [
     AgentCase("agent-fails-at-once", "its program refuses its options and exits 2 at once, changing nothing and "
               "reporting no model use", "", "a failed step with no change and no model use never started: as "
               "above", expect=NOT_STARTED, command="sh -c 'echo error: unknown option --frobnicate >&2; exit 2'"),
+]
+AGENT_CASES += [
+    AgentCase("agent-mounts-a-copy-of-the-problem", "is given a mount that is another copy of the problem "
+              "directory (hidden tests, later specifications) and reads it", READS_A_COPY,
+              "contents, not only paths: every file under a mount (or the home template) is compared with the "
+              "problem's files (size, then SHA-256): the agent is refused before any step runs, naming the copy",
+              expect=REFUSED, mounts_problem_copy=True),
+    AgentCase("agent-says-escapes", "ends with terminal escapes (screen clear, alternate screen, window title, "
+              "colours, a C1 CSI), a bell and a NUL in what it says, on stdout and stderr", SAYS_ESCAPES,
+              "the step keeps its words; the CLI's console drops every control character from what it prints "
+              "(the `solve` and `batch --agents` tables), as the Promptfoo row's text does", check=_table_clean),
+    AgentCase("agent-reports-impossible-figures", "reports a cost of -$1,000,000, -5 and 10^30 tokens and -3 "
+              "turns in Claude Code's JSON", IMPOSSIBLE_FIGURES,
+              "its own figures are validated (finite, from 0 to a bound): each impossible one is refused, kept "
+              "in the record with what it said, and shown as `refused`, never summed or passed to Promptfoo",
+              check=_figures_refused),
 ]
 BY_ID = {case.id: case for case in AGENT_CASES}

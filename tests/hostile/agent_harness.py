@@ -34,14 +34,15 @@ from support import make_problem, write_files
 
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
-from runners.agents.solve import AgentNotStarted, agent_sandbox, grade_step
+from runners.agents.solve import AgentNotStarted, agent_sandbox, grade_step, guard
 from runners.agents.spec import parse_agent
 from runners.config import ProblemConfig
 from runners.environment import EnvironmentSpec, default_cache_dir
+from runners.errors import UserInputError
 from runners.limits import ResourceLimits
 from runners.problem_loader import load_problem
 
-from .agent_cases import FAILED, NOT_STARTED, OK, PRELUDE, TIMED_OUT, AgentCase
+from .agent_cases import FAILED, NOT_STARTED, OK, PRELUDE, REFUSED, TIMED_OUT, AgentCase
 from .harness import (
     CANARY,
     CANARY_ENV,
@@ -167,7 +168,8 @@ class AgentWorld:
                   "@@ESCAPE@@": str(self.escape), "@@CANARY@@": CANARY, "@@PORT@@": str(self.port),
                   "@@MODEL_PORT@@": str(self.model_port),
                   "@@HOST_ADDRESSES@@": " ".join(_host_addresses()),
-                  "@@HOST_VARIABLES@@": " ".join(sorted(set(os.environ) - GIVEN))}
+                  "@@HOST_VARIABLES@@": " ".join(sorted(set(os.environ) - GIVEN)),
+                  "@@COPY@@": str(self.root / "copies" / f"{case.id}-{backend}" / "guarded")}
         source = PRELUDE + f"open('marker-{token}', 'w').close()\n" + case.body
         for key, value in values.items():
             source = source.replace(key, value)
@@ -185,16 +187,30 @@ class AgentWorld:
             return Observation(case.id, backend, "SKIP", note=case.skip_on[backend])
         token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
         environment = self.environment(backend)
+        mounts = {"agent": str(self._agent_dir(case, backend, token))}
+        if case.mounts_problem_copy:
+            mounts["copy"] = str(self._problem_copy(case, backend))
         spec = parse_agent({"name": f"{case.id}-{backend}",
                             "command": case.command or "{python} {mounts[agent]}/hostile_agent.py",
-                            "mounts": {"agent": str(self._agent_dir(case, backend, token))},
+                            "mounts": mounts,
                             "pass_env": [PASSED_BY_NAME], "timeout": case.timeout,
                             "network": {"allow": [f"127.0.0.1:{self.model_port}"]} if case.allow_list else case.network,
                             "env": {"HOSTILE_MARKER": token, "NETWORK_EXPECTED": "yes" if case.network else "no"},
                             "limits": LIMITS.model_dump(exclude_none=True)}, "hostile agent")
         before = self._sentinels()
-        other = self._other_step(backend) if case.concurrent_other else None
         started = time.monotonic()
+        try:  # what `solve`, `batch --agents` and the Promptfoo provider check before any step
+            guard(spec, self.problem, self.layout, environment, f"agent {spec.name!r}")
+        except UserInputError as exc:
+            obs = Observation(case.id, backend, REFUSED, elapsed=time.monotonic() - started, reason=str(exc))
+            if case.expect != REFUSED:
+                obs.violations.append(f"refused before the step: {exc}")
+            if self.layout.step_dir(spec.name, self.problem.path.name, "checkpoint_1").exists():
+                obs.violations.append("a step ran although the agent was refused")
+            return obs
+        if case.expect == REFUSED:
+            return Observation(case.id, backend, "ran", violations=["the agent was not refused before its step"])
+        other = self._other_step(backend) if case.concurrent_other else None
         record = ensure_steps(spec, self.problem, self.problem.checkpoints["checkpoint_1"], self.layout,
                               environment, agent_sandbox(spec, environment))[-1]
         elapsed = time.monotonic() - started
@@ -205,6 +221,13 @@ class AgentWorld:
         obs = Observation(case.id, backend, outcome, elapsed=elapsed, reason=record.failure)
         obs.violations += self._check(case, record, token, elapsed, before)
         return obs
+
+    def _problem_copy(self, case: AgentCase, backend: str) -> Path:
+        """Another copy of the problem directory, outside the problems' parent (a second checkout)."""
+        copy = self.root / "copies" / f"{case.id}-{backend}" / "guarded"
+        shutil.rmtree(copy.parent, ignore_errors=True)
+        shutil.copytree(self.problem.path, copy)
+        return copy
 
     def _other_step(self, backend: str) -> threading.Thread:
         """Another agent's step, live while the case runs: a secret in its workspace and environment."""
@@ -251,6 +274,8 @@ class AgentWorld:
             problems.append(f"the agent left no leaks.txt (it did not finish its probes): {record.excerpt[:300]}")
         if leaks:
             problems.append(f"the agent reached what it must not: {leaks[:1500]}")
+        if case.check is not None:
+            problems += case.check(record)
         for name, content in case.check_files.items():
             found = (snapshot / name).read_text() if (snapshot / name).is_file() else None
             if found != content:

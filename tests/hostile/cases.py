@@ -1643,8 +1643,10 @@ CASES += [
 
 from .blame_cases import BLAME_CASES  # noqa: E402 - a grade blames the right party
 from .cases_based import CASE_BASED  # noqa: E402 - case-based problems' cases, built on the names above
+from .environ_cases import ENVIRON_CASES  # noqa: E402 - they build on the submissions above
 from .repo_cases import repo_cases  # noqa: E402 - they build on the submissions above
 
+CASES += ENVIRON_CASES
 CASES += CASE_BASED
 CASES += repo_cases()
 CASES += BLAME_CASES

@@ -187,10 +187,12 @@ the previous checkpoint left. The agent is as untrusted as the code it writes. I
 chosen sandbox with the same profile as a test run, except what an agent needs: its workspace
 (a fresh copy of the previous snapshot) writable at `/workspace`, its checkpoint's specification
 alone read-only at `/agent/prompt/`, a private home at `/agent/home` and `/tmp`, its own read-only
-mounts (refused when they hold the problems, the harness's cache or the run's results), the variables
-it is allowed (by name from the host, or literal values), and the network only with `network: true`
-(all of it) or an allow-list (`network: {{allow, routes}}`: a network namespace of its own holding
-loopback and the harness's proxy, which lets through only the listed `host:port` and routes).
+mounts (refused when they hold the problems, a copy of any of their files, the harness's cache or the
+run's results), the variables it is allowed (by name from the host, or literal values), and the network
+only with `network: true` (all of it) or an allow-list (`network: {{allow, routes}}`: a network
+namespace of its own holding loopback and the harness's proxy, which lets through only the listed
+`host:port` and routes). Its own account of what it spent (cost, tokens, turns) is validated like its
+code: an impossible figure is refused and said so.
 The hidden tests, the problem's other specifications, other agents' workspaces and the caches are
 never mounted; what it leaves running is killed when its step ends; its output is capped. On `none`
 nothing is isolated: the step is flagged `unsandboxed`, and only the environment, the time limit,
@@ -303,11 +305,18 @@ case, or a server per group (with headless Chromium for browser cases). The case
 expected outputs sit in a directory of the read-only tests mount named after the run's one-time
 key, under a parent that cannot be listed (mode 0111); the case program reads and deletes the key
 before the submission's first process, signs its report with it, and is non-dumpable, so the
-submission can find neither the files nor the name through /proc. It is a child subreaper: what a
-case or a server leaves behind (daemons in sessions of their own) is killed at the end of the case
-or group; a server's output is drained into a bounded buffer; a server gets a start-up deadline and
-each request a timeout; Chromium is driven through a pipe (no debugging port) and sends everything
-not on loopback to a closed proxy port.
+submission can find neither the files nor the name through /proc; its settings are a file in that
+directory, never variables, so the sandbox's first processes (docker-init, `timeout`, bwrap's
+command line, none's supervisor) show nothing but the submission's own environment. It is a child
+subreaper: what a case or a server leaves behind (daemons in sessions of their own) is killed at
+the end of the case or group. Every case (every group's server) starts from the same state: the
+workspace, the run's private `/tmp` with its home, `/dev/shm`, `/dev/mqueue` and the report
+directory are put back as they were before the first case, and the IPC namespace's objects removed
+(on `none`: the run's HOME, TMPDIR and report directory). A server's output is drained into a
+bounded buffer; a server gets a start-up deadline, and each request (each health probe) one
+deadline for the whole exchange, not per socket read; Chromium is driven through a pipe (no
+debugging port) and sends everything not on loopback to a closed proxy port. What the submission
+wrote reaches the terminal without its control characters (the CLI's console drops them).
 
 The cases were run with these limits: pytest {py_limits}; vitest/jest {js_limits}; case-based {cases_limits}; wall clocks per case
 (6-8 s for the hang cases, 30-60 s otherwise).
@@ -353,6 +362,11 @@ boltons gets 4 (reading frame locals for its rich tracebacks, `gc.get_objects`),
   unbounded fork or allocation, a host socket or a secret are not run there (listed below); the rest
   show what `none` still guarantees (wall clock, tree kill, report integrity against files and
   daemons, capped output).
+- *Case-based runs on `none`* (`cases-cli-carries-state-honest`): `/tmp`, `/dev/shm` and the IPC
+  namespace are the host's, shared with every process of the machine, so they are never reset: a
+  CLI could leave a note there for its next case. Only the run's own HOME, TMPDIR and report
+  directory start every case as they were. The harness's own process, and its environment, are
+  readable there as everything of its user is.
 - *bubblewrap's seccomp filter is a short deny list*, on x86-64 only (`runners/sandbox/seccomp.py`:
   ptrace, process_vm_*, keyrings, bpf, perf events, userfaultfd, modules, kexec, mounts, unshare,
   setns, swap, reboot, host names, handle opens, I/O ports, acct, quotas; other ABIs refused); the
@@ -395,7 +409,13 @@ harness left its /dev/shm workspace (once 315 MB of memory), its cgroups and (do
 running the submission until the next harness start, and a killed `batch` left its workers running
 their cells for 5-30 s; a broken problem (a syntax error in its tests, a missing module or data file)
 was graded as every agent's failure; a full workspace file system gave a traceback and exit 1; an
-alias bomb in a problem's config held the harness for minutes at 2 GB.
+alias bomb in a problem's config held the harness for minutes at 2 GB. Also (issue 24): a CLI case left notes for the next one in `/tmp`, `$HOME` or `/dev/shm` (1 case of 9
+passed instead of 9); the case program's settings, the problem's host path among them, were in
+/proc/1/environ (docker), bwrap's command line and none's supervisor; an HTTP answer or health
+check trickled a byte at a time outlasted every timeout (45 s against 10); a case's escapes and
+NULs reached the terminal through the table, an agent's through `batch --agents`; an agent's
+mounts were compared with the problem by path, not contents; its cost, tokens and turns were
+stored and shown whatever they were (-$1,000,000, 10^30 tokens).
 
 ## Cases
 
