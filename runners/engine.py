@@ -64,7 +64,7 @@ def execute(
     listed = inventory(submission, limits, SUBMISSION_IGNORE)  # over a limit: refused, nothing copied
     if sandbox is None:
         try:
-            sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+            sandbox = resolve_sandbox(environment.sandbox, environment.sandbox_options)
         except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
             return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
     base = workspace_base(listed.allocated, sandbox.memory_bounded(), environment.keep_workspace)

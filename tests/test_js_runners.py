@@ -29,6 +29,7 @@ from runners import EnvironmentSpec, load_problem, run_checkpoint
 from runners import GroupType as G
 from runners.errors import ConfigError, UserInputError
 from runners.results import ExecutionResult, TestResult
+from runners.sandbox.docker.client import default_image
 from runners.sandbox.registry import sandbox_class
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +55,7 @@ def _need_node_image() -> None:
     need_sandbox("docker")
     from runners.images import docker_client, image_exists
 
-    tag = EnvironmentSpec().docker_node_image
+    tag = default_image("node")
     need(image_exists(docker_client(), tag),
          f"the image {tag} is missing: run scripts/ci-docker.sh (or `python -m runners image build`)")
 

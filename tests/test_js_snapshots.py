@@ -19,6 +19,7 @@ from support import make_problem, make_submission, need, need_sandbox, tree_dige
 
 from runners import EnvironmentSpec, run_checkpoint
 from runners.results import ExecutionResult
+from runners.sandbox.docker.client import default_image
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,7 +106,7 @@ def _need(sandbox: str) -> None:
         need_sandbox("docker")
         from runners.images import docker_client, image_exists
 
-        tag = EnvironmentSpec().docker_node_image
+        tag = default_image("node")
         need(image_exists(docker_client(), tag), f"the image {tag} is missing: run scripts/ci-docker.sh")
     elif sandbox != "none":
         need_sandbox(sandbox)

@@ -45,7 +45,7 @@ class SolvedCheckpoint:
 def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
     """The sandbox the agent runs in: its own choice, else the grader's (`auto` picks one). An
     agent image of the user's that is not on this machine is bad input, said before any step."""
-    sandbox = resolve_sandbox(spec.sandbox or environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+    sandbox = resolve_sandbox(spec.sandbox or environment.sandbox, environment.sandbox_options)
     if isinstance(spec.network, NetworkPolicy) and sandbox.isolated:
         require_root(sandbox.name)  # said before any step, not at the first one
     if spec.image and (missing := sandbox.missing_image(spec.image)):

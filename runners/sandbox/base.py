@@ -11,14 +11,13 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runners.errors import UserInputError
 from runners.limits import ResourceLimits
-
-if TYPE_CHECKING:
-    from runners.environment import EnvironmentSpec
 
 
 class Mount(BaseModel):
@@ -76,11 +75,19 @@ class Sandbox(ABC):
     # "module:Class", imported when first asked; a subclass inherits its parent's.
     toolchains: ClassVar[str | type] = "runners.toolchains.hosts:ToolchainHost"
 
+    # The settings `from_options` takes (EnvironmentSpec.sandbox_options[name]): name -> meaning.
+    options: ClassVar[dict[str, str]] = {}
+
     @classmethod
-    def from_environment(cls, environment: "EnvironmentSpec") -> "Sandbox":
-        """An instance set up from the user's execution settings (the docker backend takes its
-        images from them); the default ignores them."""
-        return cls()
+    def from_options(cls, options: Mapping[str, str]) -> Sandbox:
+        """An instance with the user's settings for this backend (`sandbox_options: {NAME: {...}}`);
+        a setting it does not take is bad input naming it and the ones it does."""
+        unknown = sorted(set(options) - set(cls.options))
+        if unknown:
+            takes = ", ".join(sorted(cls.options)) or "none"
+            raise UserInputError(f"sandbox_options.{cls.name}: {', '.join(unknown)} is not a setting of the "
+                                 f"{cls.name} sandbox (it takes: {takes})")
+        return cls(**dict(options))
 
     @classmethod
     @abstractmethod

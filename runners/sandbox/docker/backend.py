@@ -38,6 +38,9 @@ class DockerSandbox(Sandbox):
     # a subclass for another engine with Docker's API (podman) changes this line.
     engine_url: ClassVar[str | None] = None
     engine_hint: ClassVar[str] = ENGINE_HINT
+    options = {"python_image": "the image tests and Python toolchains run in",
+               "node_image": "the image JavaScript toolchains run in",
+               "engine_url": "the engine's URL (default: DOCKER_HOST, else its socket)"}
 
     def __init__(self, python_image: str | None = None, node_image: str | None = None,
                  engine_url: str | None = None) -> None:
@@ -58,11 +61,6 @@ class DockerSandbox(Sandbox):
     def with_images(self, python_image: str | None = None, node_image: str | None = None) -> DockerSandbox:
         """The same backend and engine with other images (a Python version's image)."""
         return type(self)(python_image or self.python_image, node_image or self.node_image, self.engine.url)
-
-    @classmethod
-    def from_environment(cls, environment: Any) -> DockerSandbox:
-        return cls(python_image=environment.docker_python_image,
-                   node_image=environment.docker_node_image)
 
     @classmethod
     def probe(cls) -> str | None:
