@@ -15,12 +15,11 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from runners.artifacts import save_artifacts
 from runners.blame import problem_faults, problem_reason
 from runners.categorize import categorize
-from runners.context import Invocation, Layout, RunContext, Verdict
+from runners.context import Invocation, Layout, RunContext, RunnerContract, Verdict
 from runners.errors import InfrastructureError, UserInputError
 from runners.excerpt import with_output
 from runners.preload import Preload
@@ -34,9 +33,6 @@ from runners.trust import exit_reason, issue_report_key
 from runners.workspace import SUBMISSION_IGNORE, Workspace
 from runners.workspace_place import workspace_base
 
-if TYPE_CHECKING:
-    from runners.frameworks.base import Runner
-
 TAIL_CHARS = 16_000
 # Per text field of one test (captured output, message, traceback): a test that prints 100 MB
 # must not make a 100 MB result, nor hold it in the harness's memory.
@@ -44,7 +40,7 @@ TEST_TEXT_CHARS = 64_000
 
 
 def execute(
-    runner: Runner,
+    runner: RunnerContract,
     submission: Path,
     *,
     extra_args: list[str],
@@ -167,7 +163,7 @@ def execute(
             workspace.release()
 
 
-def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
+def _result(runner: RunnerContract, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
             verdict: Verdict) -> ExecutionResult:
     order = {cp.name: cp.order or 0 for cp in ctx.problem.ordered_checkpoints()}
     # The problem's fault outranks the failure it caused (a conftest that failed: no report).
@@ -251,13 +247,13 @@ def utf8_safe(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _failed(runner: Runner, ctx: RunContext, reason: str, timed_out: bool = False) -> ExecutionResult:
+def _failed(runner: RunnerContract, ctx: RunContext, reason: str, timed_out: bool = False) -> ExecutionResult:
     outcome = SandboxResult(exit_code=None, timed_out=timed_out)
     result = _result(runner, ctx, None, outcome, Verdict(ParsedReport(), infrastructure_reason=reason))
     return result
 
 
-def _keep_refused(runner: Runner, ctx: RunContext, reason: str, output_dir: Path | None,
+def _keep_refused(runner: RunnerContract, ctx: RunContext, reason: str, output_dir: Path | None,
                   outcome: SandboxResult, invocation: Invocation, env: dict[str, str]) -> None:
     """Bad input found after the run: the run's output and reports are kept all the same, so
     the user can see what ran, before the error reaches them."""
