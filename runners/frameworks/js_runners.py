@@ -46,7 +46,6 @@ from runners.frameworks.js_report import (
     write_snapshot_resolver,
 )
 from runners.frameworks.js_select import js_escape, keep_selected, select_tests
-from runners.frameworks.registry import register_runner
 from runners.parsers.jest_json import parse_jest_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.parsers.vitest_json import parse_vitest_json
@@ -149,7 +148,6 @@ class JsRunner(Runner):
         return write_reporter(ctx, name)
 
 
-@register_runner
 class VitestRunner(JsRunner):
     name = "vitest"
     exit_contract = ExitContract("vitest", no_tests="vitest found no tests")
@@ -209,7 +207,6 @@ class VitestRunner(JsRunner):
         return parse_vitest_json(data, root=root)
 
 
-@register_runner
 class JestRunner(JsRunner):
     name = "jest"
     exit_contract = ExitContract("jest", no_tests="jest found no tests")

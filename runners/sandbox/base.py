@@ -66,7 +66,8 @@ class SandboxResult(BaseModel):
 
 
 class Sandbox(ABC):
-    """One backend. Subclasses register themselves with `@register_sandbox`."""
+    """One backend: a built-in is one `"module:Class"` line in `runners.sandbox.registry.BUILTINS`;
+    a third party's an entry point in `runners.sandboxes`, or `register_sandbox(cls)` in code."""
 
     name: ClassVar[str]
     isolated: ClassVar[bool] = True
@@ -130,8 +131,7 @@ class Sandbox(ABC):
         return self.run(request.model_copy(update={"env": env, "network": True}))
 
 
-# Backends by name, filled by `@register_sandbox`. Kept beside the interface so that a backend
-# registers itself without importing `runners.sandbox.registry`, which imports the backends.
+# Backends by name: those imported so far, and those registered in code (`register_sandbox`).
 SANDBOX_CLASSES: dict[str, type[Sandbox]] = {}
 
 

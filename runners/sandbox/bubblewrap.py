@@ -26,7 +26,7 @@ from runners.errors import InfrastructureError
 from runners.probe_memo import file_identity, kernel_identity, remembered
 from runners.processes import owner_alive
 from runners.sandbox import seccomp
-from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.cgroups import RunCgroup
 from runners.sandbox.process import apply_rlimits, run_process
 
@@ -131,7 +131,6 @@ def _no_nested_userns() -> list[str]:
     return inner if remembered("bwrap-nested-userns", _host_key(), ask) else []
 
 
-@register_sandbox
 class BubblewrapSandbox(Sandbox):
     name = "bubblewrap"
     toolchains = "runners.toolchains.hosts:BubblewrapToolchains"  # this machine's, mounted

@@ -10,14 +10,13 @@ import os
 import sys
 from pathlib import Path
 
-from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.process import apply_rlimits, run_process
 
 REAPER = Path(__file__).with_name("reaper.py")
 MB = 1024 * 1024
 
 
-@register_sandbox
 class NoSandbox(Sandbox):
     name = "none"
     isolated = False

@@ -10,14 +10,12 @@ import resource
 from pathlib import Path
 from typing import Any
 
-from runners.sandbox.base import register_sandbox
 from runners.sandbox.docker.backend import DockerSandbox
 
 SOCKET = "unix:///run/podman/podman.sock"
 NPROC = 32768
 
 
-@register_sandbox
 class PodmanSandbox(DockerSandbox):
     name = "podman"
     engine_url = os.environ.get("RUNNERS_PODMAN_HOST") or SOCKET

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from runners.egress.netns import require_root
 from runners.errors import InfrastructureError
 from runners.processes import owner_label
-from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env, register_sandbox
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.docker.client import ENGINE_HINT, Engine, default_image
 from runners.sandbox.docker.lifecycle import (
     SANDBOX_GID,
@@ -27,7 +27,6 @@ from runners.sandbox.docker.spec import CA_FILE_VARS, MB, container_spec, sandbo
 from runners.sandbox.docker.sweep import LABEL_RUN, sweep_once, sweep_orphans
 
 
-@register_sandbox
 class DockerSandbox(Sandbox):
     name = "docker"
     isolated = True
