@@ -53,6 +53,9 @@ class Runner(ABC):
     # Whether the run's reporter signs its report: the engine then leaves it a one-time key
     # (`ctx.report_key`) before `write_config`.
     signs_reports: ClassVar[bool] = False
+    # Whether `--select` ids can pick single tests (then `check_select` checks them and the
+    # invocation runs only those); a runner that leaves it False refuses any id.
+    selects: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -113,7 +116,11 @@ class Runner(ABC):
 
     def check_select(self, ctx: RunContext) -> None:
         """Refuse `ctx.select` ids that name no test (UserInputError), before any sandbox starts.
-        The tests are in `ctx.workspace.tests` by then; the default accepts anything."""
+        The tests are in `ctx.workspace.tests` by then. The default: a runner that cannot run
+        single tests (`selects` False) refuses any id, rather than running everything."""
+        if ctx.select and not self.selects:
+            raise UserInputError(f"option --select: the {self.name} runner cannot run single tests (it runs the "
+                                 "whole suite); run without --select")
 
     def prepare(self, ctx: RunContext) -> None:
         """Install toolchains and dependencies (network allowed), keeping what the run needs in

@@ -56,6 +56,7 @@ MAX_SCREENSHOTS = 100
 
 
 class CasesRunner(Runner):
+    selects = True
     name = "cases"
     report_files = (REPORT, SIGNATURE)
     exit_contract = ExitContract("the case program", meanings={2: "the problem's cases or scripts are wrong",

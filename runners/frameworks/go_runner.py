@@ -48,6 +48,7 @@ _BUILD = ('mkdir -p "$GOTMPDIR" "${RUNNERS_ENTRYPOINT%/*}" && cd "$SUBMISSION_PA
 
 
 class GoRunner(Runner):
+    selects = True
     name = "go"
     report_files = (REPORT, SIGNATURE)
     exit_contract = ExitContract("go test", no_tests="go test ran no tests")

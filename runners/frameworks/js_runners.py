@@ -79,6 +79,7 @@ def prepared_node(ctx: RunContext) -> PreparedNode:
 class JsRunner(Runner):
     report_name: str
     signs_reports = True
+    selects = True
 
     def test_files(self, checkpoint: str) -> list[str]:
         return [f"{checkpoint}.{kind}.{ext}" for kind in ("test", "spec") for ext in EXTENSIONS]

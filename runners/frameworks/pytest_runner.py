@@ -49,6 +49,7 @@ _TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
 
 
 class PytestRunner(Runner):
+    selects = True
     name = "pytest"
     report_files = (JSON_REPORT, CTRF_REPORT, CONFTEST_ERROR_FILE)
     collect_modules = ("runners.parsers.ctrf",)
