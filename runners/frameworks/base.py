@@ -91,6 +91,11 @@ class Runner(ABC):
     def test_files(self, checkpoint: str) -> list[str]:
         """File names under tests/ that hold `checkpoint`'s tests (any that exist are used)."""
 
+    def test_files_up_to(self, checkpoint: CheckpointConfig) -> set[str]:
+        """The test files that run for `checkpoint`: its own, and earlier checkpoints' unless it
+        sets `include_prior_tests: false` (the one place this is computed)."""
+        return {name for cp in self.problem.checkpoints_up_to(checkpoint) for name in self.test_files(cp.name)}
+
     @abstractmethod
     def is_test_file(self, name: str) -> bool:
         """Whether a top-level file of tests/ belongs to some checkpoint."""
@@ -100,7 +105,8 @@ class Runner(ABC):
         starts (and before the scan): the default copies this checkpoint's test files, the earlier
         ones' and every other file under tests/ into `ctx.workspace.tests`, beside the copy of the
         submission; a repository runner lays the problem's files into the copy instead."""
-        ctx.workspace.copy_tests(ctx.problem, ctx.checkpoint, self.is_test_file, self.test_files)
+        ctx.workspace.copy_tests(ctx.problem, ctx.checkpoint, self.is_test_file, self.test_files_up_to(ctx.checkpoint),
+                                 self.test_files(ctx.checkpoint.name))
 
     def problem_files(self, ctx: RunContext) -> set[str]:
         """Paths in the submission copy that are the problem's, not the submission's (the scan

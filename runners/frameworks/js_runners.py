@@ -94,9 +94,7 @@ class JsRunner(Runner):
 
     def selected_tests(self, ctx: RunContext) -> list[str]:
         """The checkpoint test files copied into the workspace, relative to the layout root."""
-        wanted = set()
-        for cp in ctx.problem.checkpoints_up_to(ctx.checkpoint):
-            wanted.update(self.test_files(cp.name))
+        wanted = self.test_files_up_to(ctx.checkpoint)
         return sorted(f"tests/{p.name}" for p in ctx.workspace.tests.iterdir() if p.name in wanted)
 
     def selection(self, ctx: RunContext) -> tuple[list[str], str | None]:
