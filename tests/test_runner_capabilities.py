@@ -26,7 +26,7 @@ def test_a_runner_that_cannot_select_refuses_ids_naming_the_option(framework):
 
 def test_every_built_in_runner_says_whether_it_selects():
     selecting = {key for key in BUILTINS if runner_class(*key).selects}
-    assert selecting == {(f, k) for f, k in BUILTINS if f not in ("junit", "ctrf")}
+    assert selecting == {(f, k) for f, k in BUILTINS if f not in ("junit", "ctrf", "node-test")}
 
 
 def test_the_test_files_up_to_a_checkpoint_honour_include_prior_tests(tmp_path):

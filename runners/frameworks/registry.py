@@ -26,6 +26,7 @@ BUILTINS: dict[tuple[str, str], str] = {
     ("ctrf", "suite"): f"{_F}.command_runner:CtrfRunner",
     ("go", "suite"): f"{_F}.go_runner:GoRunner",
     ("cases", "suite"): f"{_F}.cases_runner:CasesRunner",
+    ("node-test", "suite"): f"{_F}.node_test:NodeTestRunner",
     ("pytest", "repository"): f"{_F}.repo_pytest:RepositoryPytestRunner",
     ("vitest", "repository"): f"{_F}.repo_js:RepositoryVitestRunner",
     ("jest", "repository"): f"{_F}.repo_js:RepositoryJestRunner",
