@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from runners.groups import GROUP_ORDER, GroupType
+from runners.policy import PassPolicy
 
 if TYPE_CHECKING:
     from runners.config import CheckpointConfig, ProblemConfig
@@ -221,6 +222,9 @@ class ExecutionResult(BaseModel):
     @property
     def failing_tests(self) -> list[TestResult]:
         return [t for t in self.tests if not t.passed]
+
+    def passes_policy(self, policy: str) -> bool:
+        return PassPolicy(policy).check(self)
 
     # ---- persistence ----------------------------------------------------------------------
 
