@@ -52,11 +52,14 @@ def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
     from runners.errors import UserInputError
     from runners.problem_loader import load_problem
 
+    from runners.suggest import did_you_mean
+
     config = dict(config or {})
-    unknown = sorted(set(config) - {"problems", "only", "checkpoints"})
+    keys = ("problems", "only", "checkpoints")
+    unknown = sorted(set(config) - set(keys))
     if unknown:
-        raise ValueError(f"tests_from_problems: unknown config key(s) {', '.join(map(repr, unknown))} "
-                         "(known: problems, only, checkpoints)")
+        raise ValueError(f"tests_from_problems: unknown config key(s) "
+                         f"{', '.join(repr(k) + did_you_mean(str(k), keys) for k in unknown)} (known: problems, only, checkpoints)")
     root_text = config.get("problems", "problems")
     if not isinstance(root_text, str) or not root_text:
         raise ValueError(f"tests_from_problems: config `problems` must be a path, got {root_text!r}")
@@ -70,10 +73,11 @@ def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
 
     problem_dirs = sorted(p for p in root.iterdir() if (p / CONFIG_FILE).is_file())
     if only is not None:
-        missing = sorted(set(only) - {p.name for p in problem_dirs})
+        names = [p.name for p in problem_dirs]
+        missing = sorted(set(only) - set(names))
         if missing:
-            raise ValueError(f"tests_from_problems: config `only`: no problem {', '.join(missing)} "
-                             f"under {root}")
+            raise ValueError(f"tests_from_problems: config `only`: no problem "
+                             f"{', '.join(m + did_you_mean(m, names) for m in missing)} under {root}")
         problem_dirs = [p for p in problem_dirs if p.name in only]
 
     tests: list[dict[str, Any]] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 import click
 
 from runners import exitcodes, preload
+from runners.choice import Choice
 from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS as SANDBOX_BUILTINS
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from runners.environment import EnvironmentSpec
+    from runners.progress import Reporter
     from runners.results import ExecutionResult
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PROBLEM = (
@@ -70,14 +72,15 @@ def console(stderr: bool = False) -> Console:
     return make_console(stderr=stderr)
 
 
-def _status(text: str) -> AbstractContextManager[object]:
-    """A spinner on a terminal; nothing (and nothing imported for it) in a file or a pipe, where
-    rich is then imported while the tests run (`runners.preload`)."""
+def _reporting(enabled: bool, total: int | None = None, title: str = "") -> AbstractContextManager[Reporter | None]:
+    """What runs, said on stderr (runners.progress): a live display on a terminal, plain lines in
+    a pipe or a file, nothing with --no-progress. Without a terminal, rich is imported while the
+    tests run (`runners.preload`), not before."""
+    from runners.progress import for_cli
+
     if not sys.stdout.isatty():
         preload.after_run("runners.render")
-        return nullcontext()
-    out = console()
-    return out.status(text) if out.is_terminal else nullcontext()
+    return for_cli(lambda: console(stderr=True), enabled, total, title)
 
 
 def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -94,7 +97,7 @@ def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 _PathType = click.Path(path_type=Path)
 _sandbox_opt = click.option("--sandbox", default="auto", show_default=True,
                             help=" | ".join(["auto", *SANDBOX_BUILTINS]))
-_policy_opt = click.option("--pass-policy", "pass_policy", type=click.Choice([p.value for p in PassPolicy]),
+_policy_opt = click.option("--pass-policy", "pass_policy", type=Choice([p.value for p in PassPolicy]),
                            default=PassPolicy.ALL_CASES.value, show_default=True,
                            callback=lambda _c, _p, value: PassPolicy(value),
                            help="When a checkpoint counts as passed.")
@@ -111,6 +114,9 @@ _ctrf_opt = click.option("--ctrf", type=_PathType, default=None, help="Also writ
 _python_opt = click.option(
     "--python", default=None, help="The submission's Python: a version (3.12), a range (>=3.12) or an "
     "interpreter path (default: the problem's `python`, else the harness's own).")
+_node_opt = click.option(
+    "--node", default=None, help="The Node JavaScript tests run on: a version (22), a range (>=22) or a node "
+    "binary's path (default: node on PATH; docker: the node image's). The version that ran is in the result.")
 _submission_limits = _options(
     click.option("--max-submission-mb", type=click.IntRange(min=1), default=None,
                  help="Largest submission, sum of file sizes in MiB (default 1024)."),
@@ -122,6 +128,8 @@ _submission_limits = _options(
                  help="Deepest directory nesting in a submission (default 64)."),
 )
 _problem_arg = click.argument("problem_dir", type=_PathType)
+_progress_opt = click.option("--progress/--no-progress", "show_progress", default=True, show_default=True,
+                             help="Say what runs on stderr: a live display on a terminal, plain lines in a pipe.")
 
 
 def _python_option(python: str | None) -> str | None:
@@ -130,9 +138,15 @@ def _python_option(python: str | None) -> str | None:
     return validate_option(python)
 
 
+def _node_option(node: str | None) -> str | None:
+    from runners.nodes import validate_option
+
+    return validate_option(node)
+
+
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
                  keep: bool, python: str | None = None,
-                 submission: tuple[int | None, ...] = ()) -> EnvironmentSpec:
+                 submission: tuple[int | None, ...] = (), *, node: str | None = None) -> EnvironmentSpec:
     from runners.environment import EnvironmentSpec
     from runners.sandbox.registry import check_sandbox_name
 
@@ -140,6 +154,8 @@ def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_d
     spec = EnvironmentSpec(sandbox=sandbox, workers=workers, keep_workspace=keep)  # type: ignore[arg-type]
     if python:
         spec.python = _python_option(python)
+    if node:
+        spec.node = _node_option(node)
     if wall_timeout:
         spec.limits = spec.limits.model_copy(update={"wall_timeout": wall_timeout})
     names = ("submission_mb", "submission_disk_mb", "submission_files", "submission_depth")
@@ -192,26 +208,33 @@ def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
 @_junit_opt
 @_ctrf_opt
 @_python_opt
+@_node_opt
 @_submission_limits
+@_progress_opt
 def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass_policy: PassPolicy,
         json_file: Path | None, output: Path | None, select: tuple[str, ...], workers: int,
         wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool, junit_xml: Path | None,
         ctrf: Path | None, python: str | None, max_submission_mb: int | None,
         max_submission_disk_mb: int | None, max_submission_files: int | None,
-        max_submission_depth: int | None) -> None:
+        max_submission_depth: int | None, show_progress: bool, node: str | None) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
     from runners.problem_loader import load_problem
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
-                                           max_submission_files, max_submission_depth))
+                                           max_submission_files, max_submission_depth), node=node)
     problem = load_problem(problem_dir)
-    runner = make_runner(problem, checkpoint, submission, environment)  # imports its sandbox's
+    chosen = problem.checkpoint(checkpoint, "option --checkpoint")
+    runner = make_runner(problem, chosen, submission, environment)  # imports its sandbox's
     _started()
     output = output or _default_output(problem.name, runner.checkpoint.name)
-    with _status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
+    from runners.progress import Subject, running
+
+    with _reporting(show_progress) as reporter, \
+            running(Subject(problem.name, runner.checkpoint.name), reporter) as ending:
         result = runner.run(select=list(select), output_dir=output)
+        ending.text = result.summary
     from runners.render import render_result  # imported while the tests ran
 
     _write_extra(result, json_file, junit_xml, ctrf)
@@ -234,12 +257,15 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
 @_junit_opt
 @_ctrf_opt
 @_python_opt
+@_node_opt
 @_submission_limits
+@_progress_opt
 def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: PassPolicy, output: Path | None,
              workers: int, wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool,
              json_file: Path | None, junit_xml: Path | None, ctrf: Path | None, python: str | None,
              max_submission_mb: int | None, max_submission_disk_mb: int | None,
-             max_submission_files: int | None, max_submission_depth: int | None) -> None:
+             max_submission_files: int | None, max_submission_depth: int | None, show_progress: bool,
+             node: str | None) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
     from runners.metrics import CheckpointScore
@@ -248,7 +274,7 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
-                                           max_submission_files, max_submission_depth))
+                                           max_submission_files, max_submission_depth), node=node)
     problem = load_problem(problem_dir)
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
@@ -258,16 +284,20 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
         raise UserInputError(f"option --submission: {submission} has none of the checkpoint directories ({names})")
     output = output or _default_output(problem.name, "all")
     scores: list[CheckpointScore] = []
-    for checkpoint in found:
-        runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
-        _started()  # the first runner has imported its sandbox's modules
-        with _status(f"running {problem.name} {checkpoint.name}..."):
-            result = runner.run(output_dir=output / checkpoint.name)
-        scores.append(CheckpointScore(checkpoint.name, result))
-        # Text, not markup: the summary may quote the tool's output (`[/]` would be read as a tag).
-        from rich.text import Text
+    from rich.text import Text
 
-        console().print(Text.assemble((checkpoint.name, "bold"), f": {result.summary}"), highlight=False)
+    from runners.progress import Subject, above, running
+
+    with _reporting(show_progress, total=len(found), title=problem.name) as reporter:
+        for checkpoint in found:
+            runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
+            _started()  # the first runner has imported its sandbox's modules
+            with running(Subject(problem.name, checkpoint.name), reporter) as ending:
+                result = runner.run(output_dir=output / checkpoint.name)
+                ending.text = result.summary
+            scores.append(CheckpointScore(checkpoint.name, result))
+            # Text, not markup: the summary may quote the tool's output (`[/]` would be read as a tag).
+            above(reporter, Text.assemble((checkpoint.name, "bold"), f": {result.summary}"), console())
     results = [s.result for s in scores]
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)
@@ -308,9 +338,12 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 @_wall_opt
 @_cache_opt
 @_python_opt
+@_node_opt
+@_progress_opt
 def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jobs: int | None, executor: str, address: str | None, output: Path,
           overwrite: bool, retry_failed: bool, sandbox: str, pass_policy: PassPolicy, agent: tuple[str, ...],
-          problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None) -> None:
+          problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None,
+          show_progress: bool, node: str | None) -> None:
     """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
 
     Exit 0 when every cell has a grade (tests may fail), 2 bad input (or an agent of --agents that
@@ -321,7 +354,10 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
 
     _started()
     if executor not in ("local", "ray"):
-        raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
+        from runners.suggest import did_you_mean
+
+        raise UserInputError(f"option --executor: {executor!r} is not one of local, ray"
+                             f"{did_you_mean(executor, ('local', 'ray'))}")
     failures: dict[str, str] = {}  # cell id -> why its agent step failed: not solved, whatever the tests say
     not_started: dict[str, str] = {}  # cell id -> why its agent never started: no grade, exit 2
     if agents_file is not None:  # the agent step first: its snapshots are the submissions
@@ -329,9 +365,10 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
 
         if submissions is not None:
             raise UserInputError("option --submissions: not with --agents (the agents' snapshots are graded)")
-        agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python)
+        agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python, node=node)
         submissions, steps = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1, agents=agent,
-                                        problems=problem, overwrite=overwrite, console=console())
+                                        problems=problem, overwrite=overwrite, console=console(),
+                                        progress=show_progress)
         failures = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure for s in steps if s.failure is not None}
         not_started = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure or "" for s in steps if s.not_started}
         if not_started and all(s.not_started for s in steps):  # nothing to grade at all
@@ -343,8 +380,9 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
                            wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
+                           node=_node_option(node),
                            agents=agent, only_problems=problem, agent_failures=failures,
-                           agent_errors=not_started)
+                           agent_errors=not_started, progress=show_progress)
     try:
         outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)
@@ -392,7 +430,10 @@ def image_build(kind: str, base_image: str | None, rebuild: bool, python: tuple[
 
     _started()
     if kind not in (*KINDS, "all"):
-        raise UserInputError(f"option --kind: {kind!r} is not one of {', '.join(KINDS)}, all")
+        from runners.suggest import did_you_mean
+
+        raise UserInputError(f"option --kind: {kind!r} is not one of {', '.join(KINDS)}, all"
+                             f"{did_you_mean(kind, (*KINDS, 'all'))}")
     kinds = KINDS if kind == "all" else tuple(k for k in KINDS if k == kind)
     versions = [check_python_version(v) for v in python]
     built = ensure_images(kinds, base_image, rebuild=rebuild, pythons=versions,

@@ -70,6 +70,7 @@ class RunContext:
     errors: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     python: str | None = None  # the version Python toolchains were built from, once prepared
+    node: str | None = None  # the version of the Node the tests (or the submission) run on, once prepared
     # The one-time key the run's reporter signs with (from the engine, when the runner signs).
     report_key: bytes = b""
     # What the runner's `prepare` made for this run (toolchains, environments): per run, never

@@ -16,6 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
+from runners import progress
 from runners.artifacts import save_artifacts
 from runners.blame import problem_faults, problem_reason
 from runners.categorize import categorize
@@ -86,6 +87,7 @@ def execute(
         extra_args=extra_args,
     )
     try:
+        progress.stage(progress.PREPARING_WORKSPACE)
         workspace.copy_submission(submission, listed, deadline=clock + wall)
         copy_seconds = time.monotonic() - clock
         runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
@@ -97,6 +99,7 @@ def execute(
         if runner.signs_reports:
             ctx.report_key = issue_report_key(workspace.reports)
         runner.write_config(ctx)
+        progress.stage(progress.PREPARING_TOOLCHAIN)
         runner.prepare(ctx)
         workspace.seal(workspace.tests, workspace.config)
         invocation = runner.invocation(ctx)
@@ -113,6 +116,7 @@ def execute(
         }
         ctx.started_at = time.time()
         preload = Preload(runner.collect_modules)  # what only the end of the run needs
+        progress.stage(progress.RUNNING_TESTS)
         outcome = sandbox.run(
             SandboxRequest(
                 argv=invocation.argv,
@@ -127,6 +131,7 @@ def execute(
             )
         )
         preload.join()
+        progress.stage(progress.COLLECTING)
         # A killed run's reports are never read: whatever it left behind is not graded.
         if outcome.timed_out:
             verdict = wall_clock_verdict(ctx)
@@ -195,6 +200,7 @@ def _result(runner: RunnerContract, ctx: RunContext, entrypoint: str | None, out
         framework=runner.name,
         sandbox=ctx.sandbox.name,
         python=ctx.python,
+        node=ctx.node,
         entrypoint=entrypoint,
         duration=round(outcome.duration, 3),
         tests=tests,

@@ -189,6 +189,7 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
     console.print(Text.assemble(f"policy {policy.value}: ", verdict,
                                 f"   sandbox {result.sandbox} · "
                                 + (f"Python {result.python} · " if result.python else "")
+                                + (f"Node {result.node} · " if result.node else "")
                                 + f"{result.duration:.2f} s"))
     if result.artifacts_dir:
         console.print(Text(f"artifacts: {result.artifacts_dir}", style="dim"))

@@ -116,6 +116,8 @@ class ExecutionResult(BaseModel):
     sandbox: str = "none"
     python: str | None = Field(None, description="Version of the Python the submission and its "
                                "tests ran on (Python problems), e.g. 3.12.1.")
+    node: str | None = Field(None, description="Version of the Node the tests (JavaScript problems) or the "
+                             "submission (a case-based problem's `node` command) ran on, e.g. 22.22.0.")
     entrypoint: str | None = None
     started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     duration: float = Field(0.0, description="Wall-clock seconds of the test step.")

@@ -28,6 +28,16 @@ fi
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 results="$scratch/results.json"
+# The config this eval reads (-c/--config, else promptfoo's default), to name it at the end.
+config=promptfooconfig.yaml
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[i]}" in
+    -c | --config) config="${args[i + 1]:-$config}" ;;
+    --config=*) config="${args[i]#--config=}" ;;
+  esac
+done
+
 status=0
 npx --no-install promptfoo eval "$@" -o "$results" || status=$?
 if ((status == 0 || status == 100)) && [[ -f "$results" ]]; then
@@ -36,8 +46,10 @@ if ((status == 0 || status == 100)) && [[ -f "$results" ]]; then
   fi
   status=0
   .venv/bin/python -m runners.promptfoo.verdict "$results" || status=$?
-  if ((status == 0)); then
-    echo "compare: every row is a grade; open the viewer with: npx promptfoo view   (http://localhost:15500)"
-  fi
+fi
+if ((status == 0)); then
+  # `promptfoo view` opens the latest eval; earlier ones are under Evals (top left).
+  description=$(sed -n 's/^description: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$config" 2>/dev/null | head -n 1)
+  echo "compare: every row is a grade; open the viewer with: npx promptfoo view   (http://localhost:15500; it opens this eval${description:+: $description})"
 fi
 exit "$status"

@@ -59,7 +59,7 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
     "agents/test_step.py": {"test_each_checkpoint_starts_from_what_the_previous_one_left",
                             "test_a_failed_or_timed_out_step_is_a_graded_failure_and_the_next_goes_on"},
     "promptfoo/test_provider.py": {
-        "test_provider_returns_output_metadata_and_latency", "test_provider_output_lists_failing_tests_with_first_message_line",
+        "test_provider_returns_output_metadata_and_latency", "test_provider_output_is_a_verdict_and_the_counts_per_group",
         "test_provider_infrastructure_failure_is_a_normal_response", "test_provider_paths_are_relative_to_base_path",
         "test_named_scores_and_components_match_the_counts", "test_assertion_policy_from_config_overrides_the_providers",
         "test_assertion_reads_provider_response_metadata_and_falls_back_to_runners"},

@@ -312,13 +312,13 @@ def _case_result():
 def test_the_promptfoo_row_and_the_table_show_a_failing_case_s_diff():
     from rich.console import Console
 
-    from runners.promptfoo.output import summarize
+    from runners.promptfoo.output import headline
     from runners.render import failures_table
 
     result = _case_result()
-    row = summarize({**result.model_dump(mode="json"), "problem": "p", "checkpoint": "checkpoint_1", "passed": False,
+    line = headline({**result.model_dump(mode="json"), "problem": "p", "checkpoint": "checkpoint_1", "passed": False,
                      "policy": "all-cases"})
-    assert "- [Core] skips: output wrong (score 0.33)\n    output:\n      $.count: expected 2, got 3" in row
+    assert line == "[Core] skips: output wrong (score 0.33); output: $.count: expected 2, got 3"
     console = Console(width=160, record=True)
     console.print(failures_table(result))
     table = console.export_text()

@@ -15,7 +15,7 @@ from rich.text import Text
 from support import run_agents_batch, runners_cli, write_files
 
 from runners.excerpt import terminal_safe
-from runners.promptfoo.output import summarize
+from runners.promptfoo.output import headline, summarize
 from runners.render import SafeConsole
 
 # Clear the screen, switch to the alternate screen, set the window title, colour, a one-byte CSI
@@ -114,8 +114,10 @@ def test_the_promptfoo_row_text_is_made_safe():
         ],
     }
     text = summarize(metadata)
-    assert "boom" in text and not _controls(text)
-    reason = summarize(
+    assert text.startswith("p · checkpoint_1: FAIL") and not _controls(text)
+    line = headline(metadata)  # the row's reason: the failing test's own words
+    assert line is not None and "boom" in line and not _controls(line)
+    reason = headline(
         {
             "problem": "p",
             "checkpoint": "c",
@@ -123,5 +125,5 @@ def test_the_promptfoo_row_text_is_made_safe():
             "infrastructure_reason": f"pytest exited 4\n    {HOSTILE}",
         }
     )
-    assert "boom" in reason and not _controls(reason)
+    assert reason is not None and "boom" in reason and not _controls(reason)
     assert terminal_safe("tab\tand\nnewline") == "tab\tand\nnewline"

@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from runners.agents.budget import Spent
+from runners import progress
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec
 from runners.agents.step import STARTER_DIR, run_step
@@ -44,11 +45,15 @@ def chain_lock(path: Path, deadline: float | None) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
+        waited = False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                if not waited:
+                    waited = True
+                    progress.stage(f"{progress.WAITING} for the same agent's earlier checkpoints")
                 if deadline is not None and time.monotonic() > deadline:
                     raise LockTimeout(f"another caller kept {path} (a step of the same agent and problem) "
                                       "past this one's deadline") from None
@@ -101,6 +106,7 @@ def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfi
         spent = Spent()  # by the earlier steps of the run: its budget
         for number, (checkpoint, record) in enumerate(zip(wanted, current_steps(layout, spec, name, wanted)), start=1):
             if record is None:
+                progress.stage(f"{progress.AGENT_STEP} ({checkpoint.name})")
                 record = run_step(spec, problem, checkpoint, number, start, started_from, layout,
                                   environment, sandbox, spent=replace(spent))
                 if on_step is not None:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from runners.agents.report import AgentReport
 from runners.agents.tokens import TokenCheck
 from runners.egress.proxy import EgressRecord
+from runners.modelserver.usage import Served
 
 STEP_FILE = "step.json"
 STEP_SCHEMA = 1
@@ -93,6 +94,11 @@ class StepRecord(BaseModel):
     @property
     def token_mismatch(self) -> bool:
         return self.token_check is not None and self.token_check.matches is False
+    preset: str | None = Field(None, description="the preset the agent was (runners.agents.presets)")
+    model: str | None = Field(None, description="the model it asked for (a preset's `model`)")
+    transcript: list[str] = Field(default_factory=list, description="the session logs the CLI wrote, kept "
+                                                                    "beside step.json (paths relative to it)")
+    model_server: Served | None = Field(None, description="a dry run: what the scripted model server served")
 
     @property
     def failed(self) -> bool:

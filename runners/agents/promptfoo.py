@@ -48,10 +48,12 @@ from runners.promptfoo.config import (
     _directory,
     _env_timeout_ms,
     _mapping,
+    _node,
     _path,
     refuse_config_error,
 )
 from runners.results import failure_result
+from runners.suggest import did_you_mean
 
 DEFAULT_OUTPUT = ".runners/agent-runs"
 
@@ -74,6 +76,7 @@ class AgentCell:
     environment: EnvironmentSpec
     policy: str
     overall: float
+    progress: bool = True
 
 
 def resolve(options: Any, context: Any) -> AgentCell:
@@ -86,11 +89,13 @@ def resolve(options: Any, context: Any) -> AgentCell:
     refuse_config_error(metadata)
     name, checkpoint = _cell_name(vars_, metadata, "problem"), _cell_name(vars_, metadata, "checkpoint")
     if not (problems / name / "config.yaml").is_file():
-        raise BadInput(f"test `problem`: unknown problem {name!r} ({problems / name}/config.yaml not found)")
+        known = [p.name for p in problems.iterdir() if (p / "config.yaml").is_file()]
+        raise BadInput(f"test `problem`: unknown problem {name!r}{did_you_mean(name, known)} "
+                       f"({problems / name}/config.yaml not found)")
     problem = load_problem(problems / name)
     if checkpoint not in problem.checkpoints:
-        raise BadInput(f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r} "
-                       f"(known: {', '.join(problem.checkpoints)})")
+        raise BadInput(f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r}"
+                       f"{did_you_mean(checkpoint, problem.checkpoints)} (known: {', '.join(problem.checkpoints)})")
     environment = EnvironmentSpec(sandbox=config.sandbox)
     if config.wall_timeout is not None:
         environment.limits = environment.limits.model_copy(update={"wall_timeout": config.wall_timeout})
@@ -98,6 +103,8 @@ def resolve(options: Any, context: Any) -> AgentCell:
         environment.cache_dir = _path(base, config.cache_dir)
     if config.python:
         environment.python = config.python
+    if config.node:
+        environment.node = _node(base, config.node)
     promptfoo_ms = config.timeout or _env_timeout_ms()
     cap = promptfoo_ms / 1000.0 - TIMEOUT_MARGIN_S
     overall = config.overall_timeout or cap
@@ -108,7 +115,7 @@ def resolve(options: Any, context: Any) -> AgentCell:
                        f"raise `timeout`")
     layout = RunLayout(_path(base, config.output) / f"{spec.name}-{spec.key}")
     return AgentCell(spec, _row_repeats(spec, vars_, context), problem, problem.checkpoints[checkpoint], layout,
-                     environment, config.pass_policy, overall)
+                     environment, config.pass_policy, overall, config.progress)
 
 
 def _row_repeats(spec: AgentSpec, vars_: dict[str, Any], context: dict[str, Any]) -> list[AgentSpec]:
@@ -156,20 +163,26 @@ def _bounded(cell: AgentCell) -> Any:
     and a later row finds its steps done."""
     from runners.agents.chain import ensure_steps
     from runners.agents.solve import SolvedCheckpoint, agent_sandbox, grade_step
+    from runners.progress import Subject, for_promptfoo, running
 
     box: dict[str, Any] = {}
     deadline = time.monotonic() + cell.overall
 
     def work() -> None:
+        subject = Subject(cell.problem.path.name, cell.checkpoint.name, cell.spec.name)
         try:
-            sandbox = agent_sandbox(cell.spec, cell.environment)
-            solved = []
-            for run in cell.runs:
-                record = ensure_steps(run, cell.problem, cell.checkpoint, cell.layout, cell.environment, sandbox,
-                                      deadline=deadline)[-1]
-                solved.append(SolvedCheckpoint(record, grade_step(cell.problem, cell.checkpoint, record, cell.layout,
-                                                                  cell.environment)))
-            box["result"] = solved
+            with running(subject, for_promptfoo(cell.progress)) as ending:
+                sandbox = agent_sandbox(cell.spec, cell.environment)
+                solved = []
+                for run in cell.runs:
+                    record = ensure_steps(run, cell.problem, cell.checkpoint, cell.layout, cell.environment,
+                                          sandbox, deadline=deadline)[-1]
+                    solved.append(SolvedCheckpoint(record, grade_step(cell.problem, cell.checkpoint, record,
+                                                                      cell.layout, cell.environment)))
+                box["result"] = solved
+                met = sum(s.verdicts()[cell.policy] for s in solved)
+                ending.text = (f"{'PASS' if met == len(solved) else 'FAIL'} · {solved[0].result.summary}"
+                               + (f" · {met}/{len(solved)} repeats met" if len(solved) > 1 else ""))
         except UserInputError as exc:
             box["result"] = exc
         except InfrastructureError as exc:

@@ -45,7 +45,9 @@ def usage_cells(step: StepRecord) -> list[Text | str]:
     could not be true, `-` where there is none."""
     report, proxied = step.report, bool(step.egress and step.egress.routed.requests)
     tokens: Text | str = f"{step.tokens:,}{' !' if step.token_mismatch else ''}" if step.tokens is not None else "-"
-    cost: Text | str = f"${report.cost_usd:.4f}" if report.cost_usd is not None else "-"
+    cost: Text | str = "-" if report.cost_usd is None else f"${report.cost_usd:.4f}"
+    if report.cost_estimated and report.cost_usd is not None:
+        cost = f"~{cost}"
     if report.refused_tokens() and not proxied:
         tokens = Text("refused", style="yellow")
     if "cost_usd" in report.refused:
@@ -91,7 +93,7 @@ def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], po
             cells.append(Text("✔", style="green") if met else Text("✘", style="red"))
         cells.append(said(step))
         table.add_row(*cells)
-    return table
+    return _estimated_caption(table, [d.step for d in solved])
 
 
 def steps_table(records: Sequence[StepRecord]) -> Table:
@@ -105,4 +107,11 @@ def steps_table(records: Sequence[StepRecord]) -> Table:
     for step in records:
         table.add_row(step.agent, step.problem, step.checkpoint, step_status(step), f"{step.duration:.1f} s",
                       *usage_cells(step), said(step))
+    return _estimated_caption(table, records)
+
+
+def _estimated_caption(table: Table, steps: Sequence[StepRecord]) -> Table:
+    if any(step.report.cost_estimated for step in steps):
+        table.caption = "~$: estimated from the tokens and the price table (runners/agents/prices.yaml)"
+        table.caption_justify = "left"
     return table

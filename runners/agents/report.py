@@ -40,6 +40,8 @@ class AgentReport(BaseModel):
     is_error: bool = False
     error: str | None = None
     cost_usd: float | None = None
+    cost_estimated: bool = False  # from the price table (runners/agents/prices.py), not the agent
+    cost_note: str | None = None  # how it was estimated
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cached_tokens: int | None = None  # prompt tokens read from the model's cache (within prompt)

@@ -1,11 +1,12 @@
-"""The Promptfoo answer for one agent row, and the lines that say what the agent did.
+"""The Promptfoo answer for one agent row, and the line that says what the agent did.
 
-    inventory_cli · checkpoint_2: FAIL (agent step failed)
-    Core 6/6, Functionality 11/11, ... (the grade of what it left)
+    inventory_cli · checkpoint_2: FAIL (agent step failed) 57/65 tests   (the grade of what it left)
+    Core 6/6 · Functionality 11/11 · ...
     agent: exit 1 · 12.3 s · 10,412 tokens · $0.0310
-    said: "I could not finish: the importer needs ..."
-    agent step failed: the agent exited with code 1: ...
-    failing (3): ...
+    note: not set on the host, so not passed: ANTHROPIC_API_KEY          (when there are notes)
+
+The row's reason (red) says why the step failed; what the agent said and its whole record are in
+the metadata (`agent_step`).
 """
 
 from __future__ import annotations
@@ -19,20 +20,19 @@ from runners.excerpt import terminal_safe
 
 
 def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path) -> dict[str, Any]:
-    from runners.promptfoo.output import summarize
+    from runners.promptfoo.output import headline, summarize
 
     step, result = solved.step, solved.result
     verdicts = solved.verdicts()
     metadata = result.model_dump(mode="json")
     metadata.update(agent=agent, problem=step.problem, checkpoint=step.checkpoint, policy=policy,
                     passed=verdicts[policy], policies=verdicts, agent_step=step.model_dump(mode="json"),
-                    run_dir=str(run_dir))
-    lines = summarize(metadata).split("\n")
-    if step.failed and result.graded:
-        lines[0] = f"{step.problem} · {step.checkpoint}: FAIL (agent step failed)"
-    # The verdict and the counts first, then what the agent did: the viewer folds a long cell.
+                    run_dir=str(run_dir), **transcript_links(step, run_dir))
+    metadata["headline"] = headline(metadata)
+    failed = step.failed and result.graded
+    lines = summarize(metadata, verdict="FAIL (agent step failed)" if failed else None).split("\n")
     # The agent's words too are made safe: promptfoo prints the row's text in its terminal table.
-    answer: dict[str, Any] = {"output": terminal_safe("\n".join([*lines[:2], *step_lines(step), *lines[2:]])),
+    answer: dict[str, Any] = {"output": terminal_safe("\n".join([*lines, *step_line(step)])),
                               "metadata": metadata, "latencyMs": round(step.duration * 1000)}
     if result.problem_error:  # no grade: an ERROR row, as in providers/test_runner.py
         answer["error"] = f"runners provider: {answer.pop('output')}"
@@ -87,12 +87,30 @@ def repeats_response(solved: list[SolvedCheckpoint], agent: str, policy: str, ru
                                for key in ("prompt", "completion", "total")}
     first["latencyMs"] = round(sum(s.step.duration for s in solved) * 1000)
     return first
+def transcript_links(step: StepRecord, run_dir: Path) -> dict[str, str]:
+    """The CLI's session logs as `file://` URLs (the viewer shows a metadata value that is a URL as a
+    link): `transcript`, then `transcript_2`, ..."""
+    from runners.agents.layout import RunLayout
+
+    step_dir = RunLayout(run_dir).step_dir(step.agent, step.problem, step.checkpoint)
+    return {("transcript" if n == 1 else f"transcript_{n}"): (step_dir / path).resolve().as_uri()
+            for n, path in enumerate(step.transcript, start=1)}
 
 
-def step_lines(step: StepRecord) -> list[str]:
-    """What the agent did, in two or three lines."""
+def cost_text(step: StepRecord) -> str | None:
+    """`$0.0310`, or `$0.0310 (estimated)` when it came from the price table; None: unknown."""
+    if step.report.cost_usd is None:
+        return None
+    return f"${step.report.cost_usd:.4f}" + (" (estimated)" if step.report.cost_estimated else "")
+
+
+def step_line(step: StepRecord) -> list[str]:
+    """What the agent did, in one line, and what a reader must know besides (a token count that
+    disagrees with the proxy's, what the proxy refused, the step's notes: a `pass_env` name not set
+    where promptfoo ran says why the agent had no key); none for an infrastructure failure (the
+    reason says it)."""
     if step.infrastructure:
-        return []  # the result's own reason says it
+        return []
     status = "timed out" if step.timed_out else (f"exit {step.exit_code}" if step.exit_code is not None else "not started")
     parts = [f"agent: {status}", f"{step.duration:.1f} s"]
     proxied = bool(step.egress and step.egress.routed.requests)
@@ -102,13 +120,9 @@ def step_lines(step: StepRecord) -> list[str]:
         parts.append(f"{step.tokens:,} tokens" + (" (counted by the proxy)" if proxied else ""))
     if "cost_usd" in step.report.refused:
         parts.append("cost refused")
-    elif step.report.cost_usd is not None:
-        parts.append(f"${step.report.cost_usd:.4f}")
+    elif (cost := cost_text(step)) is not None:
+        parts.append(cost)
     lines = [" · ".join(parts)]
-    if step.excerpt:
-        lines.append(f"said: \"{step.excerpt}\"")
-    if step.failed:
-        lines.append(f"agent step failed: {step.failure}")
     if step.token_check is not None and step.token_check.matches is False:
         lines.append(f"token check: MISMATCH: {step.token_check.detail}")
     if step.egress is not None and step.egress.refused:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from runners.agents.chain import ensure_steps
 from runners.agents.exposure import refuse_copies
@@ -23,7 +24,9 @@ from runners.egress.netns import require_root
 from runners.egress.policy import NetworkPolicy
 from runners.environment import EnvironmentSpec
 from runners.errors import InfrastructureError, UserInputError
+from runners.modelserver.script import check_script
 from runners.policy import PassPolicy
+from runners.progress import Reporter, Subject, running
 from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox
 from runners.sandbox.registry import resolve_sandbox
@@ -61,6 +64,8 @@ def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environmen
     checkpoint whose specification is missing."""
     for checkpoint in problem.ordered_checkpoints():
         spec_file(problem, checkpoint)
+    if spec.dry_run:
+        check_script(Path(spec.dry_run), [c.name for c in problem.ordered_checkpoints()], where)
     refuse_exposure(spec, {"the problem directory (hidden tests, other specifications)": problem.path.parent,
                            "the harness's cache": environment.cache_dir,
                            "the run's results (other agents' workspaces)": layout.root}, where)
@@ -105,15 +110,19 @@ def repeats_of(spec: AgentSpec) -> list[AgentSpec]:
 
 def solve(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
           on_step: Callable[[StepRecord], None] | None = None,
-          on_graded: Callable[[SolvedCheckpoint], None] | None = None) -> list[SolvedCheckpoint]:
-    """Every checkpoint of `problem`, in order: the agent's step, then its grade; once per repeat."""
+          on_graded: Callable[[SolvedCheckpoint], None] | None = None,
+          reporter: Reporter | None = None) -> list[SolvedCheckpoint]:
+    """Every checkpoint of `problem`, in order: the agent's step, then its grade (said to
+    `reporter` as it goes); once per repeat."""
     guard(spec, problem, layout, environment, f"agent {spec.name!r}")
     sandbox = agent_sandbox(spec, environment)
     solved = []
     for each in repeats_of(spec):
         for checkpoint in problem.ordered_checkpoints():
-            record = ensure_steps(each, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
-            done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
+            with running(Subject(problem.path.name, checkpoint.name, each.name), reporter) as ending:
+                record = ensure_steps(each, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
+                done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
+                ending.text = done.result.summary
             solved.append(done)
             if on_graded is not None:
                 on_graded(done)

@@ -13,6 +13,7 @@ What it left becomes the checkpoint's snapshot; what it printed, its transcript.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -25,10 +26,14 @@ from pathlib import Path
 from runners.agents.budget import BudgetWatch, Spent, StreamTally, exhausted, step_seconds
 from runners.agents.command import expand
 from runners.agents.layout import RunLayout, StepRecord
+from runners.agents.model_route import ModelRoute, gateway_route, start_route
+from runners.agents.presets import Preset, get_preset
+from runners.agents.presets.install import Installed, install
 from runners.agents.repeats import split_label
-from runners.agents.report import excerpt, read_report
+from runners.agents.report import AgentReport, excerpt, read_report
 from runners.agents.spec import AgentSpec
 from runners.agents.tokens import check_tokens
+from runners.agents.transcripts import keep_transcripts
 from runners.case_config import CaseCheckpointConfig
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.egress.policy import NetworkPolicy, network_mode
@@ -93,10 +98,12 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     spent = spent or Spent()
     limits = step_limits(spec, environment)
     prompt = spec_file(problem, checkpoint)
+    preset = get_preset(spec.preset) if spec.preset else None
     record = StepRecord(agent=spec.name, problem=problem.path.name, checkpoint=checkpoint.name, number=number,
                         command=spec.argv, agent_key=spec.key, repeat=split_label(spec.name)[1],
                         sandbox=sandbox.name, network=spec.network is not False,
-                        network_mode=network_mode(spec.network), started_from=started_from, started_at=time.time())
+                        network_mode=network_mode(spec.network), started_from=started_from, started_at=time.time(),
+                        preset=spec.preset, model=spec.model)
     if not sandbox.isolated:
         record.flags.append("unsandboxed")
     skipped = exhausted(spec.budget, spent)
@@ -114,6 +121,8 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     # memory limit (RUNNERS_WORKSPACE_DIR still chooses).
     workspace = Workspace.create(workspace_base(listed.allocated if listed else 0, False, False))
     outcome: SandboxResult | None = None
+    route = ModelRoute()
+    step_dir = layout.step_dir(spec.name, record.problem, checkpoint.name)
     try:
         if listed is not None:
             copy_inventory(listed, workspace.submission)
@@ -123,14 +132,28 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
         shutil.copyfile(prompt, workspace.root / "prompt" / f"{checkpoint.name}.md")
         if spec.home:
             shutil.copytree(spec.home, workspace.home, symlinks=True, dirs_exist_ok=True)
-        request = _request(spec, problem, checkpoint, number, workspace, sandbox, environment, limits, record)
+        installed = install(preset, sandbox, environment) if preset is not None else None
+        if preset is not None:
+            _write_home_files(preset, workspace.home)
+        paths = AgentPaths.of(workspace, sandbox.remaps_paths)
+        if spec.dry_run:
+            inside = "/agent/model" if sandbox.remaps_paths else str(workspace.root / "model")
+            route = start_route(preset, Path(spec.dry_run), checkpoint.name, workspace.root / "model", inside,
+                                paths.workspace)
+        elif preset is not None and spec.base_url:
+            route = gateway_route(preset, spec.base_url)
+        request = _request(spec, problem, checkpoint, number, workspace, sandbox, environment, limits, record,
+                           installed, route)
         request = _watched(request, spec, sandbox, proxy, watch, seconds, record)
         before = _contents(workspace.submission)
         outcome = sandbox.run(request)
         if proxy is not None:
             record.egress = proxy.close()
         record.duration = round(outcome.duration, 3)
-        _judge(record, outcome, spec, limits, request, seconds, clock, watch)
+        transcripts = keep_transcripts(preset, workspace.home, step_dir, record)
+        report = (preset.report(outcome.stdout, outcome.stderr, transcripts, spec.model) if preset is not None
+                  else read_report(outcome.stdout, outcome.stderr))
+        _judge(record, outcome, spec, limits, request, report, route.program(request.argv), seconds, clock, watch)
         if record.failed and not record.not_started and not outcome.timed_out and _did_nothing(record) \
                 and _contents(workspace.submission) == before:
             record.not_started = True
@@ -142,6 +165,10 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     finally:
         if proxy is not None:
             proxy.close()
+        if route.server is not None:
+            record.model_server = route.server.stop()
+            step_dir.mkdir(parents=True, exist_ok=True)
+            (step_dir / "model-server.json").write_text(json.dumps(route.server.model.log, indent=1), encoding="utf-8")
         workspace.cleanup()
     _account(record, spec)
     return _save(record, layout, outcome)
@@ -154,6 +181,15 @@ def _save(record: StepRecord, layout: RunLayout, outcome: SandboxResult | None) 
     (step_dir / "stderr.txt").write_text(outcome.stderr if outcome else "", encoding="utf-8")
     record.save(step_dir)
     return record
+
+
+def _write_home_files(preset: Preset, home: Path) -> None:
+    """The preset's settings files, unless the user's `home` template brought its own."""
+    for relative, text in preset.home_files.items():
+        path = home / relative
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
 
 
 def _proxy(spec: AgentSpec, watch: BudgetWatch) -> EgressProxy | None:
@@ -210,23 +246,29 @@ def _account(record: StepRecord, spec: AgentSpec) -> None:
 
 def _request(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConfig, number: int,
              workspace: Workspace, sandbox: Sandbox, environment: EnvironmentSpec, limits: ResourceLimits,
-             record: StepRecord) -> SandboxRequest:
+             record: StepRecord, installed: Installed | None = None, route: ModelRoute | None = None) -> SandboxRequest:
     paths = AgentPaths.of(workspace, sandbox.remaps_paths)
     prompt_file = f"{paths.prompt_dir}/{checkpoint.name}.md"
     mounts = [Mount(source=workspace.submission, target=paths.workspace, writable=True),
               Mount(source=workspace.root / "prompt", target=paths.prompt_dir),
               Mount(source=workspace.home, target=paths.home, writable=True),
               *(Mount(source=Path(path), target=path) for path in spec.mounts.values())]
+    route = route or ModelRoute()
+    image = spec.image or (installed.image if installed else None)
+    if installed is not None:
+        mounts += installed.mounts
+    if route.server is not None:
+        mounts.append(Mount(source=workspace.root / "model", target=route.inside))
     python = ""
-    if spec.uses("python"):
-        python, extra = _python(spec, sandbox, environment)
+    if spec.uses("python") or route.server is not None:
+        python, extra = _python(image, sandbox, environment)
         mounts += extra
     values = {"prompt_file": prompt_file, "prompt": (workspace.root / "prompt" / f"{checkpoint.name}.md")
               .read_text(encoding="utf-8", errors="replace"), "workspace": paths.workspace, "home": paths.home,
               "checkpoint": checkpoint.name, "checkpoint_number": str(number), "problem": problem.path.name,
               "python": python}
     try:
-        argv = expand(spec.argv, values, spec.mounts)
+        argv = route.wrap(expand(spec.argv, values, spec.mounts) + route.args, python)
     except ValueError as exc:
         raise UserInputError(f"agent {spec.name!r}: field `command`: {exc}") from None
     passed = {name: os.environ[name] for name in spec.pass_env if name in os.environ}
@@ -237,18 +279,21 @@ def _request(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
         record.notes.append("network: `none` cannot take it away, so the agent always had it")
     env = {**base_env(), "HOME": paths.home, "TMPDIR": paths.tmp, "RUNNERS_PROBLEM": problem.path.name,
            "RUNNERS_CHECKPOINT": checkpoint.name, "RUNNERS_CHECKPOINT_NUMBER": str(number), "RUNNERS_REPEAT": str(record.repeat),
-           "RUNNERS_PROMPT_FILE": prompt_file, "RUNNERS_WORKSPACE": paths.workspace, **passed, **spec.env}
+           "RUNNERS_PROMPT_FILE": prompt_file, "RUNNERS_WORKSPACE": paths.workspace, **passed, **spec.env,
+           **route.env}
+    if installed is not None:
+        env["PATH"] = ":".join([*installed.path, env["PATH"]])
     return SandboxRequest(argv=argv, cwd=paths.workspace, env=env, mounts=mounts, network=spec.network is True,
-                          limits=limits, timeout=spec.timeout, image=spec.image,
+                          limits=limits, timeout=spec.timeout, image=image,
                           run_id=f"agent-{spec.name}-{problem.path.name}-{checkpoint.name}-{uuid.uuid4().hex[:8]}",
                           purpose="agent")
 
 
-def _python(spec: AgentSpec, sandbox: Sandbox, environment: EnvironmentSpec) -> tuple[str, list[Mount]]:
-    """`{python}`: the image's python3 in an agent image of the user's; else the interpreter the
-    backend's toolchains use (the harness's own on the host, the image's in docker), with what it
-    needs mounted."""
-    if spec.image:
+def _python(image: str | None, sandbox: Sandbox, environment: EnvironmentSpec) -> tuple[str, list[Mount]]:
+    """`{python}` (and the dry run's bridge): the image's python3 in an agent image; else the
+    interpreter the backend's toolchains use (the harness's own on the host, the image's in
+    docker), with what it needs mounted."""
+    if image:
         return "python3", []
     from runners.toolchains.hosts import toolchain_host
 
@@ -261,19 +306,20 @@ def _python(spec: AgentSpec, sandbox: Sandbox, environment: EnvironmentSpec) -> 
 # What each backend's launcher says when the agent's program cannot be run (none's reaper,
 # bubblewrap, the `timeout` that starts it in a docker container).
 _NOT_STARTED = (re.compile(r"^reaper: cannot run (?P<program>.+?): (?:\[Errno \d+\] )?(?P<why>.+)$"),
+                re.compile(r"^runners-bridge: cannot run (?P<program>.+?): (?P<why>.+)$"),
                 re.compile(r"^bwrap: execvp (?P<program>.+?): (?P<why>.+)$"),
                 re.compile(r"^timeout: failed to run command [‘'](?P<program>.+?)[’']: (?P<why>.+)$"))
 
 
-def _not_started(outcome: SandboxResult, request: SandboxRequest) -> str | None:
-    """Why the agent's program could not be started, said the same on every backend; None when it
-    was started."""
+def _not_started(outcome: SandboxResult, request: SandboxRequest, program: str) -> str | None:
+    """Why the agent's program (or the dry run's bridge that starts it) could not be started, said
+    the same on every backend; None when it was started."""
     if outcome.exit_code == 0:
         return None
     line = _first_line(outcome.stderr)
     for pattern in _NOT_STARTED:
         found = pattern.match(line)
-        if found and found["program"] == request.argv[0]:
+        if found and found["program"] in (program, request.argv[0]):
             program, why = found["program"], found["why"]
             if why.startswith("No such file or directory"):
                 return (f"its program {program!r} was not found where it runs (its PATH: {request.env.get('PATH')}; "
@@ -283,8 +329,8 @@ def _not_started(outcome: SandboxResult, request: SandboxRequest) -> str | None:
 
 
 def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: ResourceLimits,
-           request: SandboxRequest, seconds: float, clock: str | None, watch: BudgetWatch) -> None:
-    report = read_report(outcome.stdout, outcome.stderr)
+           request: SandboxRequest, report: AgentReport, program: str, seconds: float, clock: str | None,
+           watch: BudgetWatch) -> None:
     record.report = report
     record.exit_code = outcome.exit_code
     record.timed_out, record.oom_killed = outcome.timed_out, outcome.oom_killed
@@ -292,7 +338,7 @@ def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: 
     record.excerpt = excerpt(report, outcome.stdout, outcome.stderr)
     record.notes += outcome.notes
     record.notes += [f"the agent's own figure refused: {why}" for why in report.refused.values()]
-    unstarted = _not_started(outcome, request)
+    unstarted = _not_started(outcome, request, program)
     if outcome.stopped and watch.reason is not None:
         record.budget_stop = watch.reason
         record.failure = f"budget: {watch.reason}; every process it started was killed"

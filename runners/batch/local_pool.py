@@ -15,13 +15,14 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 from typing import Any
 
 from runners import janitor
+from runners import progress
 from runners.batch.jobs import (
     DEFAULT_GRACE,
     POLL_SECONDS,
@@ -59,7 +60,10 @@ def _worker_main(conn: Any, tmp_root: str) -> None:  # pragma: no cover - runs i
             job = conn.recv()
             if job is None:
                 break
-            conn.send(execute_cell(job))
+            cell = job.cell
+            with progress.running(progress.Subject(cell.problem, cell.checkpoint, cell.agent), _StageSender(conn)):
+                outcome = execute_cell(job)
+            conn.send(outcome)
     except (KeyboardInterrupt, EOFError, BrokenPipeError):
         code = 130
     finally:
@@ -91,6 +95,32 @@ def _follow_parent() -> None:  # pragma: no cover - runs in the child
     threading.Thread(target=watch, name="runners-follow-parent", daemon=True).start()
 
 
+@dataclass(frozen=True)
+class _Stage:
+    """A stage the worker's cell has reached (runners.progress), sent before its outcome."""
+
+    text: str
+
+
+class _StageSender:
+    """The worker's progress reporter: each stage goes to the parent, which shows it."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def begin(self, key: int, subject: progress.Subject) -> None:
+        pass
+
+    def stage(self, key: int, stage: str) -> None:
+        try:
+            self.conn.send(_Stage(stage))
+        except (OSError, ValueError):
+            pass  # the parent is gone: the cell's own outcome will fail to go too
+
+    def end(self, key: int, outcome: str | None) -> None:
+        pass
+
+
 @dataclass
 class _Worker:
     process: Any
@@ -115,6 +145,8 @@ class LocalExecutor:
         self._ctx = multiprocessing.get_context(start_method)
         self._tmp_root: Path | None = None
         self.killed: list[int] = []  # pids killed after the grace period (for tests and logs)
+        #: Told each stage a running cell reaches (runners.progress), in the parent.
+        self.on_stage: Callable[[CellJob, str], None] | None = None
 
     def start(self) -> None:
         self._tmp_root = Path(tempfile.mkdtemp(prefix="runners-batch-"))
@@ -184,8 +216,7 @@ class LocalExecutor:
         outcome: CellOutcome | None = None
         dead = False
         try:
-            if worker.conn.poll():
-                outcome = worker.conn.recv()
+            outcome = self._answer(worker, job)
         except Exception as exc:
             outcome, dead = self._death(worker, job, f"lost its answer ({type(exc).__name__})"), True
         if outcome is None and not worker.process.is_alive():
@@ -198,6 +229,17 @@ class LocalExecutor:
             workers.remove(worker)
             self._reap(worker)
         on_done(job, outcome)
+
+    def _answer(self, worker: _Worker, job: CellJob) -> CellOutcome | None:
+        """The cell's outcome when the worker has sent it; the stages sent before it are passed
+        on to `on_stage`."""
+        while worker.conn.poll():
+            message = worker.conn.recv()
+            if not isinstance(message, _Stage):
+                return message  # type: ignore[no-any-return]
+            if self.on_stage is not None:
+                self.on_stage(job, message.text)
+        return None
 
     def _death(self, worker: _Worker, job: CellJob, detail: str | None) -> CellOutcome:
         code = worker.process.exitcode
@@ -233,8 +275,8 @@ class LocalExecutor:
         for worker in workers:
             if worker.job is not None:
                 try:  # a cell that finished just now is kept
-                    if worker.conn.poll():
-                        outcome = worker.conn.recv()
+                    outcome = self._answer(worker, worker.job)
+                    if outcome is not None:
                         job, worker.job = worker.job, None
                         on_done(job, outcome)
                 except Exception:

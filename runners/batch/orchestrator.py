@@ -73,6 +73,7 @@ class BatchOptions:
     wall_timeout: float | None = None
     cache_dir: Path | None = None
     python: str | None = None
+    node: str | None = None
     agents: tuple[str, ...] = ()
     only_problems: tuple[str, ...] = ()
     grace: float = DEFAULT_GRACE
@@ -80,6 +81,8 @@ class BatchOptions:
     agent_failures: dict[str, str] = field(default_factory=dict)
     #: cell id -> why its agent never started (`batch --agents`): no snapshot, no grade, exit 2.
     agent_errors: dict[str, str] = field(default_factory=dict)
+    #: Say what runs on stderr (runners.progress); False: --no-progress.
+    progress: bool = True
 
     def environment(self) -> EnvironmentSpec:
         check_sandbox_name(self.sandbox)
@@ -90,6 +93,8 @@ class BatchOptions:
             spec.cache_dir = Path(self.cache_dir).resolve()
         if self.python:
             spec.python = self.python
+        if self.node:
+            spec.node = self.node
         return spec
 
     def settings(self) -> dict[str, Any]:
@@ -97,6 +102,8 @@ class BatchOptions:
         settings: dict[str, Any] = {"sandbox": self.sandbox, "wall_timeout": self.wall_timeout}
         if self.python:  # only when chosen: results stored before the option existed stay current
             settings["python"] = self.python
+        if self.node:
+            settings["node"] = self.node
         return settings
 
 
@@ -220,8 +227,10 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                 info = executor.cluster()
                 console.print(Text(f"ray: {info.get('nodes')} node(s), resources "
                                    f"{_short_resources(info.get('resources', {}))}", style="dim"))
-            with BatchProgress(console, found.cells, kept_cells, options.policy, options.agent_failures) as progress, \
-                    _Signals(cancel, console):
+            with BatchProgress(console, found.cells, kept_cells, options.policy, options.agent_failures,
+                               show=options.progress) as progress, _Signals(cancel, console):
+                if isinstance(executor, LocalExecutor):  # Ray's tasks say only when they start and end
+                    executor.on_stage = lambda job, stage: progress.staged(job.cell, stage)
 
                 def on_start(job: CellJob) -> None:
                     running.add(job.cell.id)

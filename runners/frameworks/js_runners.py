@@ -91,6 +91,7 @@ class JsRunner(Runner):
         toolchains = NodeToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.node,
                                     ctx.environment.prepare_timeout, ctx.run_id)
         ctx.prepared = PreparedNode(toolchains, toolchains.problem_env(ctx.problem))
+        ctx.node = toolchains.version
 
     def selected_tests(self, ctx: RunContext) -> list[str]:
         """The checkpoint test files copied into the workspace, relative to the layout root."""

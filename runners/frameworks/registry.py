@@ -67,9 +67,12 @@ def runner_class(framework: str, kind: str = "suite") -> type[Runner]:
     if key not in _REGISTRY:  # a third-party runner, or a mistake: look everywhere
         _load()
     if key not in _REGISTRY:
+        from runners.suggest import did_you_mean
+
         known = sorted(name for name, k in _REGISTRY if k == kind)
         raise UserInputError(
-            f"framework {framework!r} has no runner for kind {kind!r} (known: {', '.join(known) or 'none'})"
+            f"framework {framework!r} has no runner for kind {kind!r}{did_you_mean(framework, known)} "
+            f"(known: {', '.join(known) or 'none'})"
         )
     return _REGISTRY[key]
 

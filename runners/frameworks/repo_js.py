@@ -65,6 +65,7 @@ class RepositoryJsMixin(RepositoryMixin):
                 ctx.errors.append(f"the repository's dependencies could not be installed: {exc}")
                 ctx.flags.append("submission-dependencies-failed")
         ctx.prepared = PreparedRepoNode(toolchains, toolchains.problem_env(ctx.problem), deps=deps)
+        ctx.node = toolchains.version
 
     def selected_tests(self, ctx: RunContext) -> list[str]:
         return sorted(self.selected(ctx))

@@ -70,7 +70,10 @@ def sandbox_choices() -> list[str]:
 def check_sandbox_name(name: str, where: str = "option --sandbox") -> str:
     """`name` when it is `auto` or a backend; a UserInputError naming `where` otherwise."""
     if name != "auto" and name not in BUILTINS and name not in sandbox_names():
-        raise UserInputError(f"{where}: {name!r} is not one of {', '.join(sandbox_choices())}")
+        from runners.suggest import did_you_mean
+
+        choices = sandbox_choices()
+        raise UserInputError(f"{where}: {name!r} is not one of {', '.join(choices)}{did_you_mean(name, choices)}")
     return name
 
 

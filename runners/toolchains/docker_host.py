@@ -42,7 +42,38 @@ class DockerToolchains(ToolchainHost):
         return self.host_cache / "docker" / short_id, CACHE_TARGET
 
     def node_for_toolchains(self, requested: str | None) -> str:
-        return requested or NODE_IN_IMAGE
+        """The image's node; a version or range must be what the node image has (a path is one
+        inside the image)."""
+        from runners.nodes import NodeRequest, is_path, parse_requirement
+
+        if requested and is_path(requested):
+            return requested
+        if requested and not NodeRequest(requested).matches(self.node_version(NODE_IN_IMAGE)):
+            version = self.node_version(NODE_IN_IMAGE)
+            raise UserInputError(
+                f"--node {requested}: the docker sandbox runs Node {version or 'unknown'} (image "
+                f"{self.sandbox.node_image}), not {parse_requirement(requested)}; use --sandbox bubblewrap "
+                f"with a Node of this machine, or build the node image on another Node "
+                f"(`runners image build --kind node --base-image node:X-slim`)")
+        return NODE_IN_IMAGE
+
+    def node_version(self, node: str) -> str | None:
+        """The node image's `node --version`, asked once per image id (remembered on disk)."""
+        from runners.limits import ResourceLimits
+        from runners.probe_memo import remembered
+        from runners.sandbox.base import SandboxRequest
+
+        ident = image_id(self.sandbox.node_image)
+
+        def ask() -> str | None:
+            result = self.sandbox.run(SandboxRequest(
+                argv=[node, "--version"], cwd="/", env={"PATH": "/usr/local/bin:/usr/bin:/bin"},
+                limits=ResourceLimits(memory_mb=256, pids=64, output_bytes=4096), timeout=60,
+                image=ident, run_id="node-probe", purpose="probe"))
+            text = result.stdout.strip().lstrip("v")
+            return text if result.exit_code == 0 and text[:1].isdigit() else None
+
+        return remembered("docker-node-version", [ident, node], ask, keep=lambda found: found is not None)
 
     def npm_for_toolchains(self, node: str) -> list[str]:
         return [str(Path(node).parent / "npm")]

@@ -71,11 +71,17 @@ class ToolchainHost:
         return []
 
     def node_for_toolchains(self, requested: str | None) -> str:
-        """The Node binary JavaScript toolchains run on, as the sandbox sees it."""
-        found = requested or shutil.which("node")
-        if not found:
-            raise InfrastructureError("node is not installed (needed for vitest/jest problems)")
-        return os.path.realpath(found)
+        """The Node binary JavaScript toolchains run on, as the sandbox sees it: `requested` (a
+        version, a range or a path: runners.nodes), else the first on PATH."""
+        from runners.nodes import find_host_node
+
+        return find_host_node(requested)
+
+    def node_version(self, node: str) -> str | None:
+        """`major.minor.patch` of that Node (None: unknown), recorded in the result."""
+        from runners.nodes import node_version
+
+        return node_version(node)
 
     def npm_for_toolchains(self, node: str) -> list[str]:
         """How to run npm with that Node."""

@@ -62,7 +62,8 @@ def test_solve_runs_every_checkpoint_and_prints_the_table(tmp_path, knowledge, e
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--agent", "run {prompt_path}"], "error: option --agent: unknown placeholder {prompt_path} (known:"),
+    (["--agent", "run {prompt_path}"], "error: option --agent: unknown placeholder {prompt_path} (did you mean "
+                                       "{prompt}?) (known:"),
     (["--agent", "cat {mounts[data]}"], "error: option --agent: {mounts[data]}: no mount named 'data' (mounts: none)"),
     (["--agent", "true", "--name", "my agent"], "error: option --name: may only contain letters"),
     (["--agent", "cat {mounts[x]}", "--mount", "x=problems"], "holds the problem directory"),

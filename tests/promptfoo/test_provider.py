@@ -17,7 +17,7 @@ import pytest
 from pf_support import PROBLEM, PROVIDERS, ROOT, build_world, load_provider_module
 
 from runners import ExecutionResult
-from runners.promptfoo.output import MAX_FAILURES_SHOWN
+from runners.promptfoo.output import MAX_HEADLINE_CHARS
 
 provider = load_provider_module("test_runner")
 assertions = load_provider_module("assertions")
@@ -67,35 +67,74 @@ def test_provider_returns_output_metadata_and_latency(world):
     artifacts = Path(meta["artifacts_dir"])
     assert artifacts.parts[-4:] == ("eval-unit", "good", PROBLEM, "checkpoint_1")
     assert (artifacts / "result.json").is_file()
-    assert response["output"].splitlines()[:2] == [
-        "mini · checkpoint_1: PASS (policy all-cases)",
-        "Core 1/1, Functionality 1/1, Error 1/1 (all 3/3)",
+    assert response["output"].splitlines() == ["mini · checkpoint_1: PASS 3/3 tests", "flags: unsandboxed"]
+    assert meta["headline"] is None  # nothing failed: no reason line
+
+
+def test_provider_output_is_a_verdict_and_the_counts_per_group(partial_cp2):
+    """A cell is a glance: the viewer sizes a row to its tallest cell, and a list of failing tests
+    made every row 350-460 px tall. The tests and their messages are in the metadata."""
+    assert partial_cp2["output"].splitlines() == [
+        "mini · checkpoint_2: FAIL 4/6 tests",
+        "Core 1/2 · Regression 2/3",  # the groups not passed whole (Error 1/1 is)
+        "flags: unsandboxed",
     ]
+    failing = [t for t in partial_cp2["metadata"]["tests"] if t["status"] != "passed"]
+    assert {t["name"] for t in failing} == {"test_upper_words", "test_no_args_fails"}
+    assert all(t["failure_message"] for t in failing)
+    # The row's one reason line: the first failing test (Core first), its own message.
+    assert partial_cp2["metadata"]["headline"] == ("[Core] test_upper_words: every word upper-cased (+1 more)")
 
 
-def test_provider_output_lists_failing_tests_with_first_message_line(partial_cp2):
-    out = partial_cp2["output"]
-    lines = out.splitlines()
-    assert lines[0] == "mini · checkpoint_2: FAIL (policy all-cases)"
-    assert lines[1] == "Core 1/2, Error 1/1, Regression 2/3 (all 4/6)"
-    assert "failing (2):" in lines
-    failing = [line for line in lines if line.startswith("- ")]
-    assert len(failing) == 2
-    assert any(line.startswith("- [Core] ") and "test_upper_words" in line
-               and "every word upper-cased" in line for line in failing)
-    assert any(line.startswith("- [Regression] ") and "test_no_args_fails" in line
-               and "no arguments must be an error" in line for line in failing)
-    assert all("\n" not in line and len(line) < 300 for line in failing)
+def test_a_real_failure_quoting_its_command_shows_no_harness_path(world):
+    """partial's checkpoint_1 fails the test whose message quotes the command it ran, which under
+    `none` is the cached toolchain's python and the workspace copy's main.py (host paths)."""
+    response = provider.call_api("x", options(world, "partial"), context("checkpoint_1"))
+    [failing] = [t for t in response["metadata"]["tests"] if t["status"] != "passed"]
+    assert "/runners-" in failing["failure_message"] and "/bin/python" in failing["failure_message"]  # kept in full
+    line = response["metadata"]["headline"]
+    assert line.startswith("[Error] test_no_args_fails: no arguments must be an error: [")
+    assert line.endswith("'main.py']") and "/" not in line.split(": ", 2)[2], line
 
 
-def test_provider_output_caps_the_failure_list():
-    tests = [{"id": f"t{i}", "name": f"test_{i}", "group_type": "Core", "status": "failed",
-              "failure_message": f"AssertionError: {i}\nmore detail"} for i in range(25)]
-    text = provider.summarize({"agent": "a", "problem": "p", "checkpoint": "c", "passed": False,
-                               "policy": "all-cases", "pass_counts": {"Core": 0},
-                               "total_counts": {"Core": 25}, "tests": tests})
-    assert text.count("\n- [Core]") == MAX_FAILURES_SHOWN
-    assert "... and 15 more" in text and "more detail" not in text
+def test_the_reason_line_drops_the_harness_paths_and_keeps_the_tests_words():
+    """What a failing inventory_cli row showed: a command made of sandbox paths, and no room left
+    for what the test says."""
+    from runners.promptfoo.output import headline
+
+    message = ("AssertionError: stderr is not one JSON object\ncommand: ['/cache/subenv-81666def57c21f703496/bin/python',"
+               " '/workspace/main.py', 'add', 'bolt', '1', '--db', "
+               "'/tmp/pytest-of-runner/pytest-0/test_corrupt_database_add_0/stock.db']")
+    command = ("AssertionError: command: ['/cache/subenv-81666def57c21f703496/bin/python', '/workspace/main.py', "
+               "'add', 'Bolt', '1', '--db', '/tmp/pytest-of-runner/pytest-0/test_invalid_name_uppercase_0/stock.db']\n"
+               "exit code: 0")
+    tests = [{"id": "a", "name": "test_corrupt_database[add]", "group_type": "Error", "status": "failed",
+              "failure_message": message},
+             {"id": "b", "name": "test_invalid_name[uppercase]", "group_type": "Core", "status": "failed",
+              "failure_message": command},
+             *({"id": f"c{i}", "name": f"test_{i}", "group_type": "Error", "status": "failed",
+                "failure_message": "x" * 500} for i in range(30))]
+    line = headline({"tests": tests})
+    assert line == "[Core] test_invalid_name[uppercase]: command: ['python', 'main.py', 'add',… (+31 more)"
+    assert "/cache/" not in line and "/workspace" not in line and "pytest-of" not in line
+    assert len(line) == MAX_HEADLINE_CHARS  # two lines of the cell's red reason at most
+    assert headline({"tests": tests[:1]}) == "[Error] test_corrupt_database[add]: stderr is not one JSON object"
+    assert len(headline({"tests": tests[2:]})) <= MAX_HEADLINE_CHARS
+    # jest's and vitest's matcher line says nothing: what was expected and what came does.
+    jest = {"id": "j", "name": "rejects 1 +", "group_type": "Error", "status": "failed",
+            "failure_message": "Error: expect(received).toEqual(expected) // deep equality\n\n- Expected  - 1\n"
+                               "+ Received  + 1\n\n  Object {\n-   \"code\": 2,\n+   \"code\": 1,\n  }"}
+    assert headline({"tests": [jest]}) == '[Error] rejects 1 +: expected "code": 2, received "code": 1'
+    vitest = {**jest, "failure_message": "AssertionError: expected 5 to be 6 // Object.is equality\n\nExpected: 6"}
+    assert headline({"tests": [vitest]}) == "[Error] rejects 1 +: expected 5 to be 6 // Object.is equality"
+    go = {**jest, "failure_message": 'checkpoint_1_test.go:32: unitconv ten km m: exit 0, want exit 2'}
+    assert headline({"tests": [go]}) == "[Error] rejects 1 +: unitconv ten km m: exit 0, want exit 2"
+    # A case of a case-based problem: its first line, and the first line of its diff.
+    case = {"id": "error/missing_file", "name": "missing_file", "group_type": "Error", "status": "failed",
+            "failure_message": "status_code wrong (score 0.00)\nstatus_code: expected 2, got 1", "attributes": [],
+            "diff": "status_code: expected 2, got 1"}
+    assert headline({"tests": [case]}) == ("[Error] missing_file: status_code wrong (score 0.00); "
+                                           "status_code: expected 2, got 1")
 
 
 def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
@@ -109,8 +148,8 @@ def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
     meta = response["metadata"]
     assert meta["infrastructure_failure"] is True and meta["passed"] is False
     assert "no tests collected" in meta["infrastructure_reason"]
-    assert response["output"].startswith("mini · checkpoint_1: INFRASTRUCTURE FAILURE")
-    assert "no tests collected" in response["output"]
+    assert response["output"] == "mini · checkpoint_1: INFRASTRUCTURE FAILURE"
+    assert "no tests collected" in meta["headline"]
     grade = assertions.get_assert(response["output"], {"metadata": meta, "config": {}})
     assert grade["pass"] is False and grade["score"] == 0
     assert grade["reason"].startswith("infrastructure failure:") and "no tests collected" in grade["reason"]
@@ -129,7 +168,8 @@ def test_provider_infrastructure_failure_carries_the_tools_own_words(world, tmp_
                  conftest="def pytest_addoption(parser):\n    parser.addoption('--entrypoint')\n")
     response = provider.call_api("x", options(world, problems=str(problems)), context())
     cause = "error: unrecognized arguments: --checkpoint=checkpoint_1"
-    assert "pytest exited 4 (usage error)" in response["output"] and cause in response["output"]
+    headline = response["metadata"]["headline"]
+    assert "pytest exited 4 (usage error)" in headline and cause in headline and "\n" not in headline
     assert cause in response["metadata"]["infrastructure_reason"]
     grade = assertions.get_assert(response["output"], {"metadata": response["metadata"], "config": {}})
     assert grade["pass"] is False and cause in grade["reason"]
@@ -156,7 +196,7 @@ def test_provider_reports_raised_harness_failures_as_infrastructure(world, monke
     assert meta["infrastructure_failure"] is True and meta["infrastructure_reason"] == reason
     assert (meta["problem_name"], meta["checkpoint_name"], meta["framework"]) == (PROBLEM, "checkpoint_1", "pytest")
     assert meta["passed"] is False and meta["policies"]["any"] is True
-    assert response["output"] == f"mini · checkpoint_1: INFRASTRUCTURE FAILURE\n{reason}"
+    assert response["output"] == "mini · checkpoint_1: INFRASTRUCTURE FAILURE"
     assert assertions.get_assert(response["output"], {"metadata": meta})["reason"] == f"infrastructure failure: {reason}"
 
 
@@ -198,7 +238,8 @@ def test_provider_paths_are_relative_to_base_path(world):
         ({"python": 3.1}, "provider config: field `python`: expected a quoted version"),
         ({"python": "snake"}, "provider config: field `python`:"),
         ({"wall_timeout": 400}, "provider config `wall_timeout`: 400 s does not fit"),
-        ({"pass-policy": "any"}, "provider config: field `pass-policy`: unknown key (allowed keys: agent, basePath,"),
+        ({"pass-policy": "any"}, "provider config: field `pass-policy`: unknown key (did you mean 'pass_policy'?) "
+                                 "(allowed keys: agent, basePath,"),
         ({"timeout": 10_000}, "provider config `timeout`: 10000 ms leaves no time"),
     ],
 )
@@ -261,11 +302,17 @@ def test_named_scores_and_reason_match_the_counts(partial_cp2):
     grade = assertions.get_assert(partial_cp2["output"], {"metadata": meta, "config": {}})
     passed, total = meta["pass_counts"], meta["total_counts"]
     assert set(total) == {"Core", "Error", "Regression"}  # no Functionality in checkpoint_2's own tests
-    assert grade["namedScores"] == {g.lower(): passed[g] / total[g] for g in total}
-    assert grade["namedScores"] == {"core": 0.5, "error": 1.0, "regression": pytest.approx(2 / 3)}
-    assert grade["score"] == pytest.approx(sum(passed.values()) / sum(total.values())) == pytest.approx(4 / 6)
+    rate = sum(passed.values()) / sum(total.values())
+    assert grade["namedScores"] == {**{g.lower(): passed[g] / total[g] for g in total}, "tests": rate}
+    assert grade["namedScores"] == {"core": 0.5, "error": 1.0, "regression": pytest.approx(2 / 3),
+                                    "tests": pytest.approx(4 / 6)}
+    # Weighted by the number of tests, so promptfoo's column sums are counts of tests.
+    assert grade["namedScoreWeights"] == {"core": 2, "error": 1, "regression": 3, "tests": 6}
+    assert grade["score"] == pytest.approx(rate) == pytest.approx(4 / 6)
     assert grade["pass"] is False and grade["pass"] == meta["passed"]
-    assert grade["reason"] == "policy all-cases not met: 4/6 tests passed (Core 1/2, Error 1/1, Regression 2/3)"
+    assert grade["reason"] == "[Core] test_upper_words: every word upper-cased (+1 more)"  # why, in one line
+    passing = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any-case"}})
+    assert passing["pass"] is True and passing["reason"] == "policy any-case met"
     # One result per row: the viewer's badge is the row's verdict, not a count of groups.
     assert "componentResults" not in grade
 
