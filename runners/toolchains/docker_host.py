@@ -63,7 +63,7 @@ class DockerToolchains(ToolchainHost):
         from runners.probe_memo import remembered
         from runners.sandbox.base import SandboxRequest
 
-        ident = image_id(self.sandbox.node_image)
+        ident = self.sandbox.engine.image_id(self.sandbox.node_image)
 
         def ask() -> str | None:
             result = self.sandbox.run(SandboxRequest(
