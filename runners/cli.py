@@ -455,6 +455,20 @@ from runners.agents.cli import register as _register_agent_commands  # noqa: E40
 _register_agent_commands(app, console, _environment, _started)
 
 
+@app.group("sandbox")
+def sandbox_app() -> None:
+    """Check a sandbox backend: `runners sandbox check NAME` runs the conformance suite."""
+
+
+def _add_sandbox_commands() -> None:
+    from runners.sandbox.conformance.command import check_command
+
+    sandbox_app.add_command(check_command)
+
+
+_add_sandbox_commands()
+
+
 @app.group("image")
 def image_app() -> None:
     """Build the Docker images the docker sandbox runs tests in."""

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from runners.errors import UserInputError
 from runners.limits import ResourceLimits
 from runners.pythons import is_path, parse_requirement
-from runners.results import GroupType
+from runners.groups import GroupType
 
 
 CONFIG_FILE = "config.yaml"
@@ -306,9 +306,7 @@ class ProblemConfig(_Strict):
     def missing_files(self) -> list[str]:
         """What the problem's directory lacks besides its static assets (one message each)."""
         if self.kind == "repository":
-            from runners.repository.overlay import check_overlay
-
-            return check_overlay(self)
+            return []  # its overlay is checked by the loader (runners.repository.overlay.check_overlay)
         if not self.tests_dir.is_dir():
             return [f"directory `tests/` is missing next to {CONFIG_FILE}"]
         return []

@@ -6,16 +6,18 @@ has to import the other to build or read them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from runners.blame import Places
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.environment import EnvironmentSpec
 from runners.limits import ResourceLimits
 from runners.records import ParsedReport
-from runners.sandbox.base import Mount, Sandbox
+from runners.sandbox.base import Mount, Sandbox, SandboxResult
+from runners.scan.core import Protected
 from runners.workspace import Workspace
 
 
@@ -131,3 +133,45 @@ def _relative(path: Path, root: Path) -> str:
 
 def _env_name(name: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in name).upper()
+
+
+@dataclass(frozen=True)
+class ExitContract:
+    """How a test tool's exit code relates to its report."""
+
+    tool: str  # as messages name it: "pytest", "vitest", "the command"
+    # Exit codes of a run that ended normally (0: all passed, 1: some failed); None: any code.
+    normal: tuple[int, ...] | None = (0, 1)
+    # Exit codes that mean the tool itself failed, and what they mean ("usage error").
+    meanings: Mapping[int, str] = field(default_factory=dict)
+    no_tests: str = "no tests were collected"
+    # Whether exit 0 promises that no test failed (a JUnit-writing command may exit 0 anyway).
+    zero_means_passed: bool = True
+
+
+class RunnerContract(Protocol):
+    """What the engine asks of a framework runner (`runners.frameworks.base.Runner` implements
+    it): typed here so that the engine never imports the runners it drives."""
+
+    name: ClassVar[str]
+    kind: ClassVar[str]
+    report_files: ClassVar[tuple[str, ...]]
+    collect_modules: ClassVar[tuple[str, ...]]
+    exit_contract: ClassVar[ExitContract]
+    signs_reports: ClassVar[bool]
+    problem: ProblemConfig
+    checkpoint: CheckpointConfig
+    environment: EnvironmentSpec
+
+    def copy_tests(self, ctx: RunContext) -> None: ...
+    def problem_files(self, ctx: RunContext) -> set[str]: ...
+    def checkpoint_of_file(self, file: str | None, current: str) -> str: ...
+    def check_select(self, ctx: RunContext) -> None: ...
+    def prepare(self, ctx: RunContext) -> None: ...
+    def write_config(self, ctx: RunContext) -> None: ...
+    def invocation(self, ctx: RunContext) -> Invocation: ...
+    def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict: ...
+    @classmethod
+    def protected(cls) -> Protected: ...
+    def parse_root(self, ctx: RunContext) -> str: ...
+    def report_paths(self, ctx: RunContext) -> list[Path]: ...

@@ -15,13 +15,12 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from runners import progress
 from runners.artifacts import save_artifacts
 from runners.blame import problem_faults, problem_reason
 from runners.categorize import categorize
-from runners.context import Invocation, Layout, RunContext, Verdict
+from runners.context import Invocation, Layout, RunContext, RunnerContract, Verdict
 from runners.errors import InfrastructureError, UserInputError
 from runners.excerpt import with_output
 from runners.limits import ResourceLimits
@@ -37,9 +36,6 @@ from runners.trust import exit_reason, issue_report_key
 from runners.workspace import SUBMISSION_IGNORE, Workspace
 from runners.workspace_place import workspace_base
 
-if TYPE_CHECKING:
-    from runners.frameworks.base import Runner
-
 TAIL_CHARS = 16_000
 # Per text field of one test (captured output, message, traceback): a test that prints 100 MB
 # must not make a 100 MB result, nor hold it in the harness's memory.
@@ -47,7 +43,7 @@ TEST_TEXT_CHARS = 64_000
 
 
 def execute(
-    runner: Runner,
+    runner: RunnerContract,
     submission: Path,
     *,
     extra_args: list[str],
@@ -68,7 +64,7 @@ def execute(
     listed = inventory(submission, limits, SUBMISSION_IGNORE)  # over a limit: refused, nothing copied
     if sandbox is None:
         try:
-            sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+            sandbox = resolve_sandbox(environment.sandbox, environment.sandbox_options)
         except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
             return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
     # The code-quality figures are measured from the listed files meanwhile (never graded).
@@ -183,7 +179,7 @@ def execute(
             workspace.release()
 
 
-def start_quality(runner: Runner, submission: Path, listed: Inventory, limits: ResourceLimits,
+def start_quality(runner: RunnerContract, submission: Path, listed: Inventory, limits: ResourceLimits,
                   previous: Path | None) -> QualityJob | None:
     """The code-quality figures of the submission (and the previous checkpoint's), measured in a
     thread while the tests run; None when the environment turns them off."""
@@ -200,7 +196,7 @@ def start_quality(runner: Runner, submission: Path, listed: Inventory, limits: R
     return QualityJob(listed, previous, before, limits, runner.environment.cache_dir)
 
 
-def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
+def _result(runner: RunnerContract, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
             verdict: Verdict) -> ExecutionResult:
     order = {cp.name: cp.order or 0 for cp in ctx.problem.ordered_checkpoints()}
     # The problem's fault outranks the failure it caused (a conftest that failed: no report).
@@ -285,13 +281,13 @@ def utf8_safe(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _failed(runner: Runner, ctx: RunContext, reason: str, timed_out: bool = False) -> ExecutionResult:
+def _failed(runner: RunnerContract, ctx: RunContext, reason: str, timed_out: bool = False) -> ExecutionResult:
     outcome = SandboxResult(exit_code=None, timed_out=timed_out)
     result = _result(runner, ctx, None, outcome, Verdict(ParsedReport(), infrastructure_reason=reason))
     return result
 
 
-def _keep_refused(runner: Runner, ctx: RunContext, reason: str, output_dir: Path | None,
+def _keep_refused(runner: RunnerContract, ctx: RunContext, reason: str, output_dir: Path | None,
                   outcome: SandboxResult, invocation: Invocation, env: dict[str, str]) -> None:
     """Bad input found after the run: the run's output and reports are kept all the same, so
     the user can see what ran, before the error reaches them."""

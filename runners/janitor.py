@@ -11,8 +11,8 @@ the pipe closes, because the harness ended in any way at all, the janitor remove
 and exits: containers first (they run the submission), then cgroups (their processes are
 killed), then workspaces. After a normal end nothing is left and it exits at once.
 
-Kinds: `container` (a Docker container id), `cgroup` (a run's cgroup directory), `workspace` (a
-directory removed with its content). `RUNNERS_NO_JANITOR=1` starts none (the tests use it to show
+Kinds: `container` (a container id, then its engine's URL when not the default), `cgroup` (a
+run's cgroup directory), `workspace` (a directory removed with its content). `RUNNERS_NO_JANITOR=1` starts none (the tests use it to show
 what a killed harness leaves without one). The janitor is one per harness process (a forked child
 starts its own); the sweeps at the next start (`sweep_orphans`, `sweep_stale`) stay as the
 backstop for a janitor that was killed too.

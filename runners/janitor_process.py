@@ -20,13 +20,14 @@ def clean(pending: dict[str, list[str]]) -> None:
                 pass
 
 
-def _remove_container(container_id: str) -> None:
+def _remove_container(ref: str) -> None:
     import docker
 
-    from runners.sandbox.docker.client import docker_client
+    from runners.sandbox.docker.client import Engine
 
+    container_id, _, url = ref.partition(" ")  # `id` or `id engine-url` (lifecycle.container_ref)
     try:
-        docker_client().api.remove_container(container_id, force=True)
+        Engine(url or None).client.api.remove_container(container_id, force=True)
     except docker.errors.NotFound:
         pass
 

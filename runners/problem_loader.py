@@ -61,6 +61,10 @@ def _child_hint(folder: Path) -> str:
 
 def _check_files(problem: ProblemConfig, config_file: Path) -> None:
     problems = problem.missing_files()
+    if problem.kind == "repository":
+        from runners.repository.overlay import check_overlay  # imported for repository problems only
+
+        problems += check_overlay(problem)
     for name, path in problem.asset_paths().items():
         if not path.exists():
             problems.append(f"field `static_assets.{name}.path`: {path} does not exist")

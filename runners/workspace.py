@@ -105,17 +105,16 @@ class Workspace:
         problem: ProblemConfig,
         checkpoint: CheckpointConfig,
         is_test_file: Callable[[str], bool],
-        test_file_for: Callable[[str], Iterable[str]],
+        wanted: set[str],
+        own: Iterable[str],
     ) -> list[str]:
         """Copy the tests that run for `checkpoint` and everything that is not a test file.
 
         `is_test_file(name)` says whether a top-level file is some checkpoint's test file;
-        `test_file_for(checkpoint)` names the files of one checkpoint. Returns the copied test files.
+        `wanted` names the test files that run (`Runner.test_files_up_to`), `own` the checkpoint's
+        own ones. Returns the copied test files.
         """
         source = problem.tests_dir
-        wanted: set[str] = set()
-        for cp in problem.checkpoints_up_to(checkpoint):
-            wanted.update(test_file_for(cp.name))
         copied: list[str] = []
         self.tests.mkdir()
         for entry in sorted(source.iterdir()):
@@ -131,7 +130,7 @@ class Workspace:
                 if entry.name in wanted:
                     copied.append(entry.name)
         missing = sorted(
-            name for name in test_file_for(checkpoint.name) if not (source / name).is_file()
+            name for name in own if not (source / name).is_file()
         )
         if missing and not copied:
             raise UserInputError(

@@ -51,6 +51,7 @@ fi
 
 if ((full)); then
   [[ -x scripts/ci-docker.sh ]] && bash scripts/ci-docker.sh
+  [[ -x scripts/ci-podman.sh ]] && bash scripts/ci-podman.sh  # the podman sandbox's tests
   [[ -x scripts/setup-node.sh ]] && bash scripts/setup-node.sh
   # the real agent CLIs of the presets (after the images: their docker images build on runners-cases)
   [[ -x scripts/setup-agents.sh ]] && bash scripts/setup-agents.sh

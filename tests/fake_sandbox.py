@@ -29,7 +29,7 @@ from runners.plugins.runners_report_signature import (
     sign,
 )
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
-from runners.toolchains.hosts import ToolchainHost, register_toolchain_host
+from runners.toolchains.hosts import ToolchainHost
 
 FILE = "tests/test_checkpoint_1.py"
 
@@ -182,4 +182,4 @@ class FakeSandbox(Sandbox):
         return SandboxResult(exit_code=0)
 
 
-register_toolchain_host(FakeSandbox.name, FakeToolchains)
+FakeSandbox.toolchains = FakeToolchains

@@ -16,6 +16,7 @@ from support import SCBENCH_CONFTEST, make_problem, make_submission, need_sandbo
 from runners import EnvironmentSpec, run_checkpoint
 from runners.blame import Places, facts_from_text, problem_fault, problem_faults
 from runners.cli import main
+from runners.policy import PassPolicy
 from runners.records import LoadError, RawRecord
 from runners.results import ExecutionResult
 
@@ -254,7 +255,7 @@ def test_a_broken_problem_is_a_problem_error_naming_its_file_and_line(
     assert where in result.problem_error_reason
     # No grade: no test counts, no policy is met, and checkpoint 1's tests are no Regression failures.
     assert result.tests == [] and result.total_counts == {}
-    assert not any(result.passes_policy(p) for p in ("all-cases", "any-case", "core-cases"))
+    assert not any(PassPolicy(p).check(result) for p in ("all-cases", "any-case", "core-cases"))
     assert result.summary.startswith("PROBLEM ERROR: ")
     assert (
         ExecutionResult.model_validate_json(result.model_dump_json()).problem_error_reason

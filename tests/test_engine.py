@@ -27,6 +27,7 @@ from runners.plugins.runners_report_signature import (
     SIGNATURE_FIELD,
     sign,
 )
+from runners.policy import PassPolicy
 from runners.sandbox.base import SandboxResult
 
 CP1 = "tests/test_checkpoint_1.py::"
@@ -70,7 +71,7 @@ def test_a_signed_consistent_report_is_graded_and_grouped(problem, submission, t
     assert result.total_counts == {G.CORE: 2, G.FUNCTIONALITY: 1, G.ERROR: 1, G.REGRESSION: 1}
     assert result.exit_code == 1 and result.collected == 5 and result.sandbox == "fake"
     assert {t.id: t.failure_message for t in result.failing_tests}[CP2 + "test_err"] == "AssertionError: exit 2"
-    assert result.passes_policy("all-non-error-cases") is False  # the skipped Core test counts
+    assert PassPolicy("all-non-error-cases").check(result) is False  # the skipped Core test counts
     assert result.stdout == "5 collected" and "unsandboxed" not in result.flags
 
 
@@ -100,7 +101,7 @@ def test_a_report_without_the_runs_signature_is_an_infrastructure_failure(proble
         return SandboxResult(exit_code=0)
 
     result = run(problem, submission, tmp_path, FakeSandbox(forged))
-    assert result.infrastructure_failure and not result.passes_policy("all-cases")
+    assert result.infrastructure_failure and not PassPolicy("all-cases").check(result)
     assert "does not carry the run's signature" in result.infrastructure_reason
     assert result.tests == []
 
@@ -175,7 +176,7 @@ def test_exit_code_and_report_must_agree(problem, submission, tmp_path, cases, e
 
     result = run(problem, submission, tmp_path, FakeSandbox(script))
     assert result.infrastructure_failure and reason in result.infrastructure_reason
-    assert not result.passes_policy("any-case") and result.passes_policy("any")
+    assert not PassPolicy("any-case").check(result) and PassPolicy("any").check(result)
 
 
 def test_the_ctrf_cross_check_must_agree(problem, submission, tmp_path):
@@ -383,7 +384,7 @@ def test_a_problem_file_that_fails_to_load_is_a_problem_error_not_a_grade(proble
     result = run(problem, submission, tmp_path, FakeSandbox(script), checkpoint="checkpoint_2")
     assert result.status == "problem_error" and not result.infrastructure_failure
     assert result.problem_error_reason == "tests/test_checkpoint_2.py, line 3: SyntaxError: invalid syntax"
-    assert result.tests == [] and not result.passes_policy("all-cases")  # checkpoint 1's test is no grade either
+    assert result.tests == [] and not PassPolicy("all-cases").check(result)  # checkpoint 1's test is no grade either
 
 
 def test_a_file_that_fails_to_load_through_the_submission_is_its_graded_failure(problem, submission, tmp_path):

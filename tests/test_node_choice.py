@@ -157,7 +157,7 @@ def test_docker_records_its_images_node_and_refuses_another(tmp_path):
     from runners.toolchains.docker_host import NODE_IN_IMAGE
     from runners.toolchains.hosts import toolchain_host
 
-    host = toolchain_host(sandbox_class("docker").from_environment(EnvironmentSpec(sandbox="docker")))
+    host = toolchain_host(sandbox_class("docker").from_options({}))
     version = host.node_version(NODE_IN_IMAGE)
     assert version and version[0].isdigit()
     result = run_checkpoint(_problem(tmp_path, version), "checkpoint_1", sub, EnvironmentSpec(sandbox="docker"))

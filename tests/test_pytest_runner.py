@@ -15,6 +15,7 @@ from support import SCBENCH_CONFTEST, make_problem, make_submission, need_sandbo
 from runners import EnvironmentSpec, UserInputError, load_problem, run_checkpoint
 from runners import GroupType as G
 from runners.frameworks.pytest_runner import PytestRunner
+from runners.policy import PassPolicy
 
 ECHO_MAIN = """
 import sys
@@ -321,7 +322,7 @@ def test_no_tests_collected_is_an_infrastructure_failure(tmp_path, env):
     result = run_checkpoint(problem, "checkpoint_1", make_submission(tmp_path, {"main.py": ""}), env)
     assert result.infrastructure_failure
     assert "exited 5 (no tests collected)" in result.infrastructure_reason
-    assert not result.passes_policy("all-cases")
+    assert not PassPolicy("all-cases").check(result)
 
 
 def test_missing_conftest_options_is_an_infrastructure_failure(tmp_path, env):
@@ -474,7 +475,7 @@ def test_a_rewritten_report_is_never_a_pass(tmp_path, backend):
     """})
     sub = make_submission(tmp_path, {"main.py": FORGER})
     result = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox=backend))
-    assert not result.passes_policy("all-cases")
+    assert not PassPolicy("all-cases").check(result)
     if result.infrastructure_failure:
         assert "pytest-report.json" in result.infrastructure_reason
     else:  # the daemon lost the race: the honest failure stands

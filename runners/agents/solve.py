@@ -48,21 +48,12 @@ class SolvedCheckpoint:
 def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
     """The sandbox the agent runs in: its own choice, else the grader's (`auto` picks one). An
     agent image of the user's that is not on this machine is bad input, said before any step."""
-    sandbox = resolve_sandbox(spec.sandbox or environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+    sandbox = resolve_sandbox(spec.sandbox or environment.sandbox, environment.sandbox_options)
     if isinstance(spec.network, NetworkPolicy) and sandbox.isolated:
         require_root(sandbox.name)  # said before any step, not at the first one
-    if spec.image and sandbox.name == "docker":
-        import docker
-
-        from runners.sandbox.docker.client import docker_client
-
-        try:
-            docker_client().images.get(spec.image)
-        except docker.errors.ImageNotFound:
-            raise UserInputError(f"agent {spec.name!r}: its image {spec.image} (`image`, --image) is not on this "
-                                 "machine: build or pull it first (docs/agents.md shows a Dockerfile)") from None
-        except docker.errors.APIError as exc:
-            raise InfrastructureError(f"cannot inspect the Docker image {spec.image}: {exc}") from None
+    if spec.image and (missing := sandbox.missing_image(spec.image)):
+        raise UserInputError(f"agent {spec.name!r}: its image {spec.image} (`image`, --image) {missing}: build or "
+                             "pull it first (docs/agents.md shows a Dockerfile)")
     return sandbox
 
 

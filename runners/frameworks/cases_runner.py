@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from runners.cases.vault import REPORT, SIGNATURE
 from runners.case_config import CaseCheckpointConfig, CaseProblemConfig
+from runners.cases.vault import REPORT, SIGNATURE
 from runners.errors import ConfigError, UserInputError
 from runners.frameworks.base import (
     ExitContract,
@@ -32,17 +32,16 @@ from runners.frameworks.cases_command import submission_command
 from runners.frameworks.cases_files import (
     check_case_files,
     checkpoint_dir,
-    uses_builtin_loader,
     close_vault,
     copy_into_vault,
     copy_library,
     scratch,
+    uses_builtin_loader,
     write_settings,
 )
-from runners.frameworks.registry import register_runner
 from runners.parsers.report_file import ReportError, load_json_object, read_report
-from runners.pythons import python_request
 from runners.plugins.runners_report_signature import KEY_FILE_NAME
+from runners.pythons import python_request
 from runners.records import ParsedReport, RawRecord
 from runners.sandbox.base import SandboxResult
 from runners.toolchains.hosts import toolchain_host
@@ -56,8 +55,8 @@ STATUSES = ("passed", "failed", "error")
 MAX_SCREENSHOTS = 100
 
 
-@register_runner
 class CasesRunner(Runner):
+    selects = True
     name = "cases"
     report_files = (REPORT, SIGNATURE)
     exit_contract = ExitContract("the case program", meanings={2: "the problem's cases or scripts are wrong",

@@ -29,7 +29,6 @@ from runners.frameworks.base import (
     shell_command,
 )
 from runners.frameworks.pytest_select import check_pytest_select
-from runners.frameworks.registry import register_runner
 from runners.parsers.pytest_json import load_error, load_report_object, parse_pytest_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import CONFTEST_ERROR_FILE, verify
@@ -49,8 +48,8 @@ EXIT_MEANINGS = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no
 _TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
 
 
-@register_runner
 class PytestRunner(Runner):
+    selects = True
     name = "pytest"
     report_files = (JSON_REPORT, CTRF_REPORT, CONFTEST_ERROR_FILE)
     collect_modules = ("runners.parsers.ctrf",)

@@ -181,4 +181,4 @@ def register(
 def _sandbox(name: str, settings: Any) -> Any:
     from runners.sandbox.registry import resolve_sandbox
 
-    return resolve_sandbox(name, factory=lambda cls: cls.from_environment(settings))
+    return resolve_sandbox(name, settings.sandbox_options)

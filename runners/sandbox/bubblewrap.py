@@ -26,7 +26,7 @@ from runners.errors import InfrastructureError
 from runners.probe_memo import file_identity, kernel_identity, remembered
 from runners.processes import owner_alive
 from runners.sandbox import seccomp
-from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.cgroups import RunCgroup
 from runners.sandbox.process import apply_rlimits, run_process
 
@@ -131,9 +131,9 @@ def _no_nested_userns() -> list[str]:
     return inner if remembered("bwrap-nested-userns", _host_key(), ask) else []
 
 
-@register_sandbox
 class BubblewrapSandbox(Sandbox):
     name = "bubblewrap"
+    toolchains = "runners.toolchains.hosts:BubblewrapToolchains"  # this machine's, mounted
 
     @classmethod
     def probe(cls) -> str | None:
@@ -204,6 +204,18 @@ class BubblewrapSandbox(Sandbox):
         result.notes += notes
         return result
 
+
+    def limitations(self) -> dict[str, str]:
+        found = {}
+        if not (_is_root() and RunCgroup.usable()):
+            why = "no cgroup access (the harness is not root): rlimits only"
+            found.update({"limits.memory": why, "limits.memory_flagged": why, "limits.pids": why, "limits.cpu": why})
+        if not _is_root():
+            found["network.allow_list"] = "the egress proxy is opened in the sandbox's namespace as root"
+        return found
+
+    def leftovers(self, run_id: str) -> list[str]:
+        return [str(group) for group in RunCgroup.groups() if group.name.startswith(f"{run_id}-")]
 
     def sweep_orphans(self) -> int:
         """Remove the cgroups of runs whose harness died mid-run (the sandbox died with it)."""

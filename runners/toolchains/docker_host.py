@@ -10,7 +10,7 @@ from runners.errors import InfrastructureError, UserInputError
 from runners.pythons import PythonRequest
 from runners.sandbox.base import Mount
 from runners.sandbox.docker.backend import DockerSandbox
-from runners.sandbox.docker.client import BUILD_HINT, default_image, image_id, image_repository, version_tags
+from runners.sandbox.docker.client import BUILD_HINT, default_image, image_repository
 from runners.sandbox.docker.images import ImageInfo, image_info
 from runners.toolchains.hosts import ToolchainHost, toolchain_host
 
@@ -38,7 +38,7 @@ class DockerToolchains(ToolchainHost):
     def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
         # One cache per image: what is built there (venvs, node_modules) fits that image only.
         self.host_cache = Path(host_cache)
-        short_id = image_id(self.image_for(kind)).split(":", 1)[-1][:12]
+        short_id = self.sandbox.engine.image_id(self.image_for(kind)).split(":", 1)[-1][:12]
         return self.host_cache / "docker" / short_id, CACHE_TARGET
 
     def node_for_toolchains(self, requested: str | None) -> str:
@@ -63,7 +63,7 @@ class DockerToolchains(ToolchainHost):
         from runners.probe_memo import remembered
         from runners.sandbox.base import SandboxRequest
 
-        ident = image_id(self.sandbox.node_image)
+        ident = self.sandbox.engine.image_id(self.sandbox.node_image)
 
         def ask() -> str | None:
             result = self.sandbox.run(SandboxRequest(
@@ -79,7 +79,7 @@ class DockerToolchains(ToolchainHost):
         return [str(Path(node).parent / "npm")]
 
     def program_identity(self, program: str, version_args: list[str]) -> str:
-        return f"docker {image_id(self.sandbox.node_image)} {program}"
+        return f"docker {self.sandbox.engine.image_id(self.sandbox.node_image)} {program}"
 
     def program_mounts(self, program: str) -> list[Mount]:
         return []
@@ -94,10 +94,10 @@ class DockerToolchains(ToolchainHost):
             return self, self._python_in(self.sandbox.python_image)
         repository = image_repository(self.sandbox.python_image)
         tried = [self.sandbox.python_image]
-        for tag in version_tags(repository, request):
+        for tag in self.sandbox.engine.version_tags(repository, request):
             tried.append(tag)
             if self._python_matches(tag, request):
-                chosen = toolchain_host(DockerSandbox(python_image=tag, node_image=self.sandbox.node_image))
+                chosen = toolchain_host(self.sandbox.with_images(python_image=tag))
                 assert isinstance(chosen, DockerToolchains)
                 chosen.host_cache = self.host_cache
                 return chosen, chosen._python_in(tag)
@@ -149,5 +149,5 @@ class DockerToolchains(ToolchainHost):
         return info.uv
 
     def _info(self, image: str) -> ImageInfo:
-        return image_info(image, self.sandbox.run, self.host_cache)
+        return image_info(image, self.sandbox.run, self.host_cache, self.sandbox.engine)
 

@@ -44,9 +44,10 @@ class Outcome:
 
 
 def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: float, cap: int,
-                  stop: threading.Event | None = None, on_stdout: Callable[[bytes], None] | None = None) -> Outcome:
+                  stop: threading.Event | None = None, on_stdout: Callable[[bytes], None] | None = None,
+                  engine_url: str | None = None) -> Outcome:
     """Run one container to completion or `timeout` seconds (or until `stop` is set); it is
-    removed when this returns."""
+    removed when this returns. `engine_url`: the engine's, for the janitor (None: the default)."""
     import docker
 
     out, err = CappedBuffer(cap, on_stdout), CappedBuffer(cap)
@@ -57,7 +58,7 @@ def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: f
     try:
         try:
             container = client.containers.create(**spec)
-            janitor.track("container", container.id)  # removed at once if the harness dies
+            janitor.track("container", container_ref(container.id, engine_url))  # removed if the harness dies
             sock = client.api.attach_socket(container.id, params={
                 "stdout": 1, "stderr": 1, "stream": 1, "logs": 1})
             _no_socket_timeout(sock)
@@ -89,7 +90,7 @@ def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: f
             _close(sock)
         if reader is not None and reader.is_alive():
             reader.join(timeout=1)
-        _remove(client, container, request_id)
+        _remove(client, container, request_id, engine_url)
 
 
 def grant_to_sandbox_user(root: Path) -> None:
@@ -235,7 +236,12 @@ def _state(container: Any) -> dict[str, Any]:
     return dict(container.attrs.get("State") or {})
 
 
-def _remove(client: Any, container: Any, request_id: str) -> None:
+def container_ref(container_id: str, engine_url: str | None) -> str:
+    """What the janitor is told: the id, and the engine's URL when it is not the default."""
+    return f"{container_id} {engine_url}" if engine_url else container_id
+
+
+def _remove(client: Any, container: Any, request_id: str, engine_url: str | None = None) -> None:
     """Remove the request's container; if `create` failed client-side, find it by label."""
     import docker
 
@@ -249,10 +255,10 @@ def _remove(client: Any, container: Any, request_id: str) -> None:
         for _ in range(3):
             try:
                 target.remove(force=True)
-                janitor.forget("container", target.id)
+                janitor.forget("container", container_ref(target.id, engine_url))
                 break
             except docker.errors.NotFound:
-                janitor.forget("container", target.id)
+                janitor.forget("container", container_ref(target.id, engine_url))
                 break
             except Exception:  # retried; a leftover is swept later by its label
                 time.sleep(0.5)
