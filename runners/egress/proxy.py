@@ -354,19 +354,28 @@ class EgressProxy:
                     status_code=response.status_code, headers=kept, reason=response.reason
                 ),
             )
+            # The usage is counted before the client gets the body's last byte: a client that
+            # has its whole answer may close the proxy at once, and the count must be in by then.
+            length = _content_length(response.headers)
+            forwarded = 0
             while True:
                 event = _next(out, sock)
                 if isinstance(event, h11.Data):
+                    forwarded += len(event.data)
                     if reader is not None:
                         reader.feed(bytes(event.data))
+                        if length is not None and forwarded >= length:
+                            self._metered(reader.usage())
+                            reader = None
                     _send(conn, client, h11.Data(data=event.data))
                 elif isinstance(event, h11.EndOfMessage):
+                    if reader is not None:
+                        self._metered(reader.usage())
+                        reader = None
                     _send(conn, client, h11.EndOfMessage())
                     break
                 else:
                     return
-            if reader is not None:
-                self._metered(reader.usage())
         finally:
             self._forget(sock)
 
@@ -475,3 +484,14 @@ def _splice(a: socket.socket, b: socket.socket) -> None:
                     pass
                 return
             peers[sock].sendall(data)
+
+
+def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:
+    """The response's Content-Length, None for a chunked (or unreadable) one."""
+    for name, value in headers:
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
