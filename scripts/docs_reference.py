@@ -21,16 +21,31 @@ from pydantic_core import PydanticUndefined
 # (page section, model path, what the section documents). Nested models are documented after
 # the model that holds them, once each.
 SECTIONS: list[tuple[str, str, str]] = [
-    ("Problem: `config.yaml`", "runners.config:ProblemConfig",
-     "The problem's `config.yaml` (kind `suite` or `repository`)."),
-    ("Case-based problem: `config.yaml`", "runners.case_config:CaseProblemConfig",
-     "A problem with `framework: cases` (or an `adapter`): the fields above, and these."),
-    ("Agents file (`runners batch --agents`, `runners solve --agent`)", "runners.agents.spec:AgentSpec",
-     "One agent under `agents:` (a bare string is its `command`)."),
-    ("Promptfoo provider `config` (`providers/test_runner.py`)", "runners.promptfoo.config:ProviderConfig",
-     "The keys of the grading provider's `config:` in a promptfoo config."),
-    ("Result JSON (`--json`, `result.json`)", "runners.results:ExecutionResult",
-     "What `runners run --json` writes and `ExecutionResult.model_validate_json` reads back."),
+    (
+        "Problem: `config.yaml`",
+        "runners.config:ProblemConfig",
+        "The problem's `config.yaml` (kind `suite` or `repository`).",
+    ),
+    (
+        "Case-based problem: `config.yaml`",
+        "runners.case_config:CaseProblemConfig",
+        "A problem with `framework: cases` (or an `adapter`): the fields above, and these.",
+    ),
+    (
+        "Agents file (`runners batch --agents`, `runners solve --agent`)",
+        "runners.agents.spec:AgentSpec",
+        "One agent under `agents:` (a bare string is its `command`).",
+    ),
+    (
+        "Promptfoo provider `config` (`providers/test_runner.py`)",
+        "runners.promptfoo.config:ProviderConfig",
+        "The keys of the grading provider's `config:` in a promptfoo config.",
+    ),
+    (
+        "Result JSON (`--json`, `result.json`)",
+        "runners.results:ExecutionResult",
+        "What `runners run --json` writes and `ExecutionResult.model_validate_json` reads back.",
+    ),
 ]
 
 
@@ -62,9 +77,15 @@ def _type_name(annotation: Any) -> str:
             return f"[{annotation.__name__}](#{annotation.__name__.lower()})"
         if issubclass(annotation, Enum):
             return " \\| ".join(f'`"{m.value}"`' for m in annotation)
-        return {"str": "string", "int": "integer", "float": "number", "bool": "boolean",
-                "Path": "path", "datetime": "date-time", "Any": "any"}.get(annotation.__name__,
-                                                                           annotation.__name__)
+        return {
+            "str": "string",
+            "int": "integer",
+            "float": "number",
+            "bool": "boolean",
+            "Path": "path",
+            "datetime": "date-time",
+            "Any": "any",
+        }.get(annotation.__name__, annotation.__name__)
     return str(annotation).replace("typing.", "")
 
 
@@ -111,12 +132,22 @@ def model_table(model: type[BaseModel], seen: set[type[BaseModel]], inherited: s
         if name in inherited or field.exclude:
             continue
         key = field.alias or name
-        rows.append(f"| `{key}` | {_type_name(field.annotation)} | {_default(field)} | "
-                    f"{_escape(field.description or '')} |")
+        rows.append(
+            f"| `{key}` | {_type_name(field.annotation)} | {_default(field)} | "
+            f"{_escape(field.description or '')} |"
+        )
         nested += [m for m in _nested(field.annotation) if m not in seen]
     doc = _escape((model.__doc__ or "").strip().split("\n\n")[0])
-    text = [f"### {model.__name__}", "", doc, "", "| field | type | default | description |",
-            "| --- | --- | --- | --- |", *rows, ""]
+    text = [
+        f"### {model.__name__}",
+        "",
+        doc,
+        "",
+        "| field | type | default | description |",
+        "| --- | --- | --- | --- |",
+        *rows,
+        "",
+    ]
     seen.add(model)
     for child in dict.fromkeys(nested):
         if child not in seen:
@@ -129,9 +160,11 @@ def config_reference() -> str:
     parts = [
         "# Configuration reference",
         "",
-        "Generated from the pydantic models that read these files (`scripts/docs_reference.py`), "
-        "so it is always the code's own word. Unknown keys are refused with a \"did you mean\" "
-        "where one is close; every error names the file and the field.",
+        (
+            "Generated from the pydantic models that read these files (`scripts/docs_reference.py`), "
+            'so it is always the code\'s own word. Unknown keys are refused with a "did you mean" '
+            "where one is close; every error names the file and the field."
+        ),
         "",
     ]
     for title, path, what in SECTIONS:
@@ -140,8 +173,11 @@ def config_reference() -> str:
         base_fields: set[str] = set()
         for base in model.__mro__[1:]:
             if isinstance(base, type) and issubclass(base, BaseModel) and base in seen:
-                base_fields |= {name for name, field in base.model_fields.items()
-                                if model.model_fields[name].annotation == field.annotation}
+                base_fields |= {
+                    name
+                    for name, field in base.model_fields.items()
+                    if model.model_fields[name].annotation == field.annotation
+                }
         parts += [f"## {title}", "", what, "", model_table(model, seen, base_fields)]
     return "\n".join(parts) + "\n"
 

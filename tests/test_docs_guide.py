@@ -28,10 +28,23 @@ from support import need_sandbox
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "guide"
 # What of the project a reader working in its directory sees (linked, read-only by convention).
-LINKED = ("problems", "examples", "providers", "promptfooconfig.yaml", "promptfooconfig.agents.yaml",
-          "node_modules", "package.json", ".env", ".venv", "scripts", "Makefile")
-FENCE = re.compile(r"^```(?P<lang>[\w-]*)(?P<attrs>[^\n]*)\n(?P<body>.*?)^```\s*$", re.M | re.S)
-EXPECT = re.compile(r"<!--\s*expect:\s*(?P<what>.*?)-->$", re.S)
+LINKED = (
+    "problems",
+    "examples",
+    "providers",
+    "promptfooconfig.yaml",
+    "promptfooconfig.agents.yaml",
+    "node_modules",
+    "package.json",
+    ".env",
+    ".venv",
+    "scripts",
+    "Makefile",
+)
+FENCE = re.compile(
+    r"^```(?P<lang>[\w-]*)(?P<attrs>[^\n]*)\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL
+)
+EXPECT = re.compile(r"<!--\s*expect:\s*(?P<what>.*?)-->$", re.DOTALL)
 BORDERS = re.compile(r"[│┃┏┓┗┛┡┩└┘├┤┼╇╈━─┳┻┬┴╋═║╔╗╚╝]+")
 
 
@@ -56,11 +69,11 @@ def steps(page: Path) -> list[Step]:
         elif match["lang"] == "bash":
             step = Step("run", match["body"], line=line)
             # Only a comment right before the block (nothing but blank lines between).
-            tail = text[:match.start()].rstrip()
-            before = EXPECT.match(tail[tail.rfind("<!--"):]) if tail.endswith("-->") else None
+            tail = text[: match.start()].rstrip()
+            before = EXPECT.match(tail[tail.rfind("<!--") :]) if tail.endswith("-->") else None
             if before:
                 for part in before["what"].split(";"):
-                    key, value = re.match(r"(\w+)[:\s]\s*(.*)", part.strip(), re.S).groups()
+                    key, value = re.match(r"(\w+)[:\s]\s*(.*)", part.strip(), re.DOTALL).groups()
                     if key == "exit":
                         step.exit = int(value)
                     elif key == "output":
@@ -95,12 +108,23 @@ def test_the_guide_page_runs_as_written(page: Path, tmp_path: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(step.text, encoding="utf-8")
             continue
-        out = subprocess.run(["bash", "-euo", "pipefail", "-c", step.text], cwd=work, env=env,
-                             capture_output=True, text=True, timeout=900, check=False)
+        out = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", step.text],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
         shown = out.stdout + out.stderr
-        assert out.returncode == step.exit, f"{where}: exit {out.returncode}, expected {step.exit}\n{shown}"
+        assert out.returncode == step.exit, (
+            f"{where}: exit {out.returncode}, expected {step.exit}\n{shown}"
+        )
         for expected in step.output:
-            assert _flat(expected) in _flat(shown), f"{where}: {expected!r} not in the output\n{shown}"
+            assert _flat(expected) in _flat(shown), (
+                f"{where}: {expected!r} not in the output\n{shown}"
+            )
         ran += 1
     assert ran, f"{page.name} shows no command"
 
