@@ -100,7 +100,8 @@ class RepositoryConfig(_Strict):
 
     config: str | None = Field(
         None, description="The framework's configuration among the overlay files (pytest.ini, "
-        "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the overlay's root."
+        "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the overlay's root. "
+        "A pyproject.toml ([tool.pytest.ini_options]) or a package.json (jest) counts only when named here."
     )
     dependencies: bool = Field(
         True, description="Install the repository's own (production) dependencies in the prepare step."

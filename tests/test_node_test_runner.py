@@ -1,6 +1,6 @@
 """`node --test` (runners/frameworks/node_test.py): the framework written the way
-docs/ARCHITECTURE.md says a new one is, run for real on every backend, and its report held to
-the run's signature without any toolchain."""
+docs/developer/write-a-framework.md says a new one is, run for real on every backend, and its
+report held to the run's signature without any toolchain."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ RESERVED_TARGETS = ("/workspace", "/agent", "/tmp", "/proc", "/dev", "/harness")
 
 
 class AgentSpec(BaseModel):
-    """One agent (README, "Run the agents, then grade them")."""
+    """One agent (docs/guide/run-agents.md, docs/agents.md)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -2,7 +2,7 @@
 
 Field names and defaults are SCBench's case-based module's (`adapter`, `groups`, `case_order`,
 `regressions`, ...), so its problems load unmodified; unknown keys in an adapter, group or
-regression entry are errors, as there. Differences (documented in the README):
+regression entry are errors, as there. Differences (documented in docs/CASES.md):
 
 - `adapter.type: browser` (SCBench's `playwright` adapter could not be loaded from a config);
 - `startup_timeout_s` is the server's whole start-up deadline (SCBench: per probe, 5 probes 5 s apart);

@@ -127,7 +127,7 @@ class GradingConfig(BaseModel):
 
 
 class ProviderConfig(GradingConfig):
-    """The keys of the provider's `config` (README, "Compare agents in Promptfoo")."""
+    """The keys of the provider's `config` (docs/guide/compare-agents.md, docs/promptfoo.md)."""
 
     agent: StrictStr = Field(min_length=1, description="the agent's label")
     submissions: StrictStr = Field(min_length=1, description="the agent's submission root")
