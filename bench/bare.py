@@ -73,7 +73,7 @@ class BareSuite:
             started_at=time.time(),
         )
         workspace.copy_submission(self.cell.submission)
-        workspace.copy_tests(self.problem, self.checkpoint, runner.is_test_file, runner.test_files)
+        runner.copy_tests(ctx)  # as the engine does
         workspace.copy_assets(self.problem)
         if runner.signs_reports:  # as the engine does: the same plugin work as a harness run
             from runners.trust import issue_report_key
