@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from runners.agents.budget import Spent
 from runners import progress
+from runners.agents.budget import Spent
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec
 from runners.agents.step import STARTER_DIR, run_step

@@ -240,8 +240,8 @@ def test_provider_paths_are_relative_to_base_path(world):
         ({"python": 3.1}, "provider config: field `python`: expected a quoted version"),
         ({"python": "snake"}, "provider config: field `python`:"),
         ({"wall_timeout": 400}, "provider config `wall_timeout`: 400 s does not fit"),
-        ({"pass-policy": "any"}, "provider config: field `pass-policy`: unknown key (did you mean 'pass_policy'?) "
-                                 "(allowed keys: agent, basePath,"),
+        ({"pass-policy": "any"}, ("provider config: field `pass-policy`: unknown key (did you mean 'pass_policy'?) "
+                                 "(allowed keys: agent, basePath,")),
         ({"timeout": 10_000}, "provider config `timeout`: 10000 ms leaves no time"),
     ],
 )
@@ -261,8 +261,8 @@ def test_bad_config_is_an_error_row(world, change, message):
     ("ctx", "message"),
     [
         (context(problem="nope"), "test `problem`: unknown problem 'nope'"),
-        (context(checkpoint="checkpoint_9"), "test `checkpoint`: problem 'mini' has no checkpoint "
-                                             "'checkpoint_9' (known: checkpoint_1, checkpoint_2)"),
+        (context(checkpoint="checkpoint_9"), ("test `checkpoint`: problem 'mini' has no checkpoint "
+                                             "'checkpoint_9' (known: checkpoint_1, checkpoint_2)")),
         ({"vars": {"checkpoint": "checkpoint_1"}}, "test metadata `problem` (or var `problem`) is required"),
         (context(problem="../mini"), "test var `problem`: '../mini' is not a plain name"),
         ({}, "test metadata `problem` (or var `problem`) is required"),

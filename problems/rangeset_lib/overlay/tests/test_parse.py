@@ -1,9 +1,8 @@
 import pytest
 
 import rangeset
-from rangeset import RangeSet, parse
-
 from .helpers import spans
+from rangeset import RangeSet, parse
 
 
 def test_single_numbers_and_ranges():

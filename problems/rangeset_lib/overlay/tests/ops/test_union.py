@@ -1,6 +1,5 @@
-from rangeset import RangeSet, parse
-
 from ..helpers import spans
+from rangeset import RangeSet, parse
 
 
 def test_union_merges():
