@@ -125,7 +125,3 @@ def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfi
 def _starter(problem: ProblemConfig) -> tuple[Path | None, str]:
     starter = problem.path / STARTER_DIR
     return (starter, "starter") if starter.is_dir() else (None, "empty")
-
-
-def number_of(problem: ProblemConfig, checkpoint: CheckpointConfig) -> int:
-    return problem.ordered_checkpoints().index(checkpoint) + 1
