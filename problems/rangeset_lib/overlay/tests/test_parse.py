@@ -1,8 +1,9 @@
 import pytest
 
 import rangeset
-from .helpers import spans
 from rangeset import RangeSet, parse
+
+from .helpers import spans
 
 
 def test_single_numbers_and_ranges():

@@ -1,5 +1,6 @@
-from ..helpers import spans
 from rangeset import RangeSet, parse
+
+from ..helpers import spans
 
 
 def test_union_merges():
