@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             section = module.run(settings)
         except Unavailable as exc:
             section = Section(name, module.TITLE, skipped=str(exc))
-        except (BenchError, Exception) as exc:  # one failed measurement must not hide the others
+        except (BenchError, Exception) as exc:  # noqa: BLE001 - one failed measurement must not hide the others
             failed = True
             detail = str(exc) if isinstance(exc, BenchError) else traceback.format_exc()
             console.print(f"[red]{name} failed:[/] {detail}", highlight=False)

@@ -59,7 +59,7 @@ def run(settings: Settings) -> Section:
             sample, proc = timed_call(lambda: subprocess.run(
                 [sys.executable, str(AGENT), "--knowledge", str(KNOWLEDGE), "--problem", "inventory_cli",
                  "--checkpoint", "checkpoint_2", "--prompt", str(PROBLEM / "checkpoint_2.md")],
-                cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, timeout=120))
+                cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False))
             if proc.returncode != 0:
                 raise BenchError(f"the bare agent failed: {proc.stderr.decode(errors='replace')[-500:]}")
             return sample

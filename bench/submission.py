@@ -109,7 +109,6 @@ def run(settings: Settings) -> Section:
 def _stages(settings: Settings, section: Section, tree: Path, limits) -> None:
     from runners.submission import copy_inventory, inventory
     from runners.workspace import SUBMISSION_IGNORE, Workspace
-
     from runners.workspace_place import MEMORY_DIR, fits_in_memory
 
     walks, copies, olds, cleanups, in_memory, memory_cleanups = [], [], [], [], [], []

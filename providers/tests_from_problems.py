@@ -51,7 +51,6 @@ def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
     from runners.config import CONFIG_FILE
     from runners.errors import UserInputError
     from runners.problem_loader import load_problem
-
     from runners.suggest import did_you_mean
 
     config = dict(config or {})

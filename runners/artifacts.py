@@ -28,7 +28,7 @@ def save_artifacts(
     workspace: Workspace,
     report_paths: Iterable[Path],
     outcome: SandboxResult | None,
-    invocation: "Invocation | None",
+    invocation: Invocation | None,
     env: dict[str, str] | None,
 ) -> Path:
     output_dir.mkdir(parents=True, exist_ok=True)

@@ -39,7 +39,7 @@ class CaseProblemConfig(ProblemConfig):
         return "3.12"
 
     @model_validator(mode="after")
-    def _expand_groups(self) -> "CaseProblemConfig":
+    def _expand_groups(self) -> CaseProblemConfig:
         if self.framework != "cases":
             raise ValueError(f"an `adapter` section makes a case-based problem: framework must be `cases`, not "
                              f"{self.framework!r}")

@@ -10,11 +10,12 @@ from __future__ import annotations
 import gc
 import re
 import sys
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -180,7 +181,7 @@ def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_d
 
 
 def _default_output(problem: str, checkpoint: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     return Path("runs") / f"{stamp}-{_slug(problem)}-{_slug(checkpoint)}"
 
 
@@ -450,7 +451,7 @@ def report(source: Path | None, eval_id: str | None, output: Path | None, title:
                     f"problem{'s' if problems != 1 else ''}, {len(data.rows)} rows)", soft_wrap=True, highlight=False)
 
 
-from runners.agents.cli import register as _register_agent_commands  # noqa: E402 - it needs `app`
+from runners.agents.cli import register as _register_agent_commands  # it needs `app`
 
 _register_agent_commands(app, console, _environment, _started)
 

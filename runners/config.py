@@ -23,10 +23,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from runners.errors import UserInputError
+from runners.groups import GroupType
 from runners.limits import ResourceLimits
 from runners.pythons import is_path, parse_requirement
-from runners.groups import GroupType
-
 
 CONFIG_FILE = "config.yaml"
 OVERLAY_DIR = "overlay"
@@ -184,7 +183,7 @@ class ProblemConfig(_Strict):
     @classmethod
     def _python_quoted(cls, value: Any) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):  # 3.10 in YAML is 3.1
-            raise ValueError('expected a quoted version, e.g. python: "3.12"')  # noqa: TRY004 (pydantic wants ValueError)
+            raise ValueError('expected a quoted version, e.g. python: "3.12"')  # pydantic wants ValueError
         return value
 
     @field_validator("python")
@@ -218,7 +217,7 @@ class ProblemConfig(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _kind_fields(self) -> "ProblemConfig":
+    def _kind_fields(self) -> ProblemConfig:
         problems = []
         if self.kind == "suite":
             if not self.entry_file:
@@ -247,7 +246,7 @@ class ProblemConfig(_Strict):
         return self
 
     @model_validator(mode="after")
-    def _inherit(self) -> "ProblemConfig":
+    def _inherit(self) -> ProblemConfig:
         for position, (name, checkpoint) in enumerate(self.checkpoints.items(), start=1):
             checkpoint.name = name
             if checkpoint.order is None:

@@ -1,10 +1,14 @@
-"""One evaluation, end to end: workspace -> prepare -> sandboxed run -> parse -> categorize.
+"""One evaluation, end to end: the run protocol. `execute` calls one phase function per step:
 
 ```
 ProblemConfig + CheckpointConfig + submission + EnvironmentSpec
-  -> Workspace (fresh copy; tests beside it)      -> Runner.prepare (toolchains, network on)
-  -> Sandbox.run (network off, limits)            -> Runner.collect (reports -> records)
-  -> categorize -> ExecutionResult                -> artifacts (result.json, raw reports, logs)
+  -> admit (a directory without the hidden tests)  -> inventory (limits checked; the clock starts)
+  -> resolve_sandbox                               -> start_quality (code quality, in a thread)
+  -> create_workspace -> run_context               -> copy_in (fresh copy; tests beside it)
+  -> prepare (Runner.prepare: toolchains, network on)
+  -> run_tests (Sandbox.run: network off, limits)  -> collect (Runner.collect: reports -> records)
+  -> _result (categorize -> ExecutionResult)       -> deliver (artifacts: result.json, raw reports, logs)
+  -> release (the workspace goes, or is kept)
 ```
 Nothing here knows which framework ran; that is the runner's business.
 """
@@ -52,15 +56,14 @@ def execute(
     sandbox: Sandbox | None = None,
     previous: Path | None = None,
 ) -> ExecutionResult:
+    """The run protocol: one phase function per step, in the order they run. A failure the
+    harness can name (no sandbox, a full disk, a toolchain that would not install) is a result
+    like any other; bad input is a UserInputError."""
     problem, checkpoint, environment = runner.problem, runner.checkpoint, runner.environment
-    submission = Path(submission).resolve()
-    if not submission.is_dir():
-        raise UserInputError(f"option --submission: {submission} is not a directory")
-    _refuse_overlap(submission, Path(problem.path).resolve(), Path(problem.tests_dir).resolve())
+    submission = admit(runner, submission)
     limits = environment.limits_for(problem.limits)
-    wall = limits.wall_timeout or 900.0
     # The wall clock starts here: walking and copying the submission count against it.
-    clock = time.monotonic()
+    deadline = time.monotonic() + (limits.wall_timeout or 900.0)
     listed = inventory(submission, limits, SUBMISSION_IGNORE)  # over a limit: refused, nothing copied
     if sandbox is None:
         try:
@@ -69,114 +72,184 @@ def execute(
             return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
     # The code-quality figures are measured from the listed files meanwhile (never graded).
     quality = start_quality(runner, submission, listed, limits, previous)
-    base = workspace_base(listed.allocated, sandbox.memory_bounded(), environment.keep_workspace)
     try:
-        workspace = Workspace.create(base)
-    except OSError as exc:
-        if not is_full(exc):
-            raise
-        reason = str(no_space(exc, base or tempfile.gettempdir(), "creating the run's workspace"))
+        workspace = create_workspace(runner, listed, sandbox)
+    except InfrastructureError as exc:  # the disk is full
         if quality is not None:
             quality.cancel()
-        return failure_result(problem, checkpoint, runner.name, sandbox.name, reason)
-    run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
-    ctx = RunContext(
-        problem=problem,
-        checkpoint=checkpoint,
-        environment=environment,
-        sandbox=sandbox,
-        workspace=workspace,
-        layout=Layout.for_workspace(workspace, sandbox.remaps_paths),
-        limits=limits,
-        run_id=run_id,
-        started_at=time.time(),
-        select=select,
-        extra_args=extra_args,
-    )
+        return failure_result(problem, checkpoint, runner.name, sandbox.name, str(exc))
+    ctx = run_context(runner, sandbox, workspace, limits, select=select, extra_args=extra_args)
     try:
-        progress.stage(progress.PREPARING_WORKSPACE)
-        workspace.copy_submission(submission, listed, deadline=clock + wall)
-        copy_seconds = time.monotonic() - clock
-        runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
-        # What no sandbox stops (code the tests import runs inside the test process): flagged.
-        ctx.flags += scan_submission(workspace.submission, problem.entry_file, protected=runner.protected(),
-                                     skip=runner.problem_files(ctx))
-        runner.check_select(ctx)  # a --select id that names no test: refused before any sandbox
-        workspace.copy_assets(problem)
-        if runner.signs_reports:
-            ctx.report_key = issue_report_key(workspace.reports)
-        runner.write_config(ctx)
-        progress.stage(progress.PREPARING_TOOLCHAIN)
-        runner.prepare(ctx)
-        workspace.seal(workspace.tests, workspace.config)
+        timeout = copy_in(runner, ctx, submission, listed, deadline)
+        prepare(runner, ctx)
         invocation = runner.invocation(ctx)
-        env = {
-            **base_env(),
-            "HOME": ctx.layout.home,
-            "TMPDIR": ctx.layout.tmp,
-            **invocation.env_defaults,
-            **problem.env,
-            **checkpoint.env,
-            **environment.env,
-            **ctx.asset_env(),
-            **invocation.env,
-        }
-        ctx.started_at = time.time()
-        preload = Preload(runner.collect_modules)  # what only the end of the run needs
-        progress.stage(progress.RUNNING_TESTS)
-        outcome = sandbox.run(
-            SandboxRequest(
-                argv=invocation.argv,
-                cwd=ctx.layout.submission,
-                env=env,
-                mounts=[*ctx.layout.mounts(workspace), *invocation.mounts],
-                network=False,
-                limits=ctx.limits,
-                timeout=max(wall - copy_seconds, 1.0),
-                image=invocation.image,
-                run_id=run_id,
-            )
-        )
-        preload.join()
-        progress.stage(progress.COLLECTING)
-        # A killed run's reports are never read: whatever it left behind is not graded.
-        if outcome.timed_out:
-            verdict = wall_clock_verdict(ctx)
-        else:
-            try:
-                verdict = runner.collect(ctx, outcome)
-            except UserInputError as exc:  # found only now (a --select title no test has)
-                _keep_refused(runner, ctx, str(exc), output_dir, outcome, invocation, env)
-                raise
-            if verdict.infrastructure_reason is None:
-                verdict.infrastructure_reason = exit_reason(runner.exit_contract, outcome.exit_code, verdict)
-            if verdict.infrastructure_reason is None and verdict.problem_reason is None:
-                verdict.problem_reason = problem_reason(
-                    problem_faults(verdict.report.records, ctx.places(runner.problem_files(ctx), runner.parse_root(ctx))))
+        env = run_env(runner, ctx, invocation)
+        outcome = run_tests(runner, ctx, invocation, env, timeout)
+        verdict = collect(runner, ctx, outcome, invocation, env, output_dir)
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
-        result.quality = quality.report() if quality else None
-        if output_dir is not None:
-            result.artifacts_dir = str(Path(output_dir).resolve())
-            save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), outcome, invocation, env)
-        return result
+        return deliver(runner, ctx, result, quality, output_dir, outcome, invocation, env)
     except (InfrastructureError, OSError) as exc:
         if isinstance(exc, OSError):
             if not is_full(exc):
                 raise
             exc = no_space(exc, workspace.root, "preparing the run (the tests, the configuration, the toolchain)")
         result = _failed(runner, ctx, str(exc), timed_out=isinstance(exc, CopyTimeout))
-        result.quality = quality.report() if quality else None
-        if output_dir is not None:
-            result.artifacts_dir = str(Path(output_dir).resolve())
-            save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), None, None, None)
-        return result
+        return deliver(runner, ctx, result, quality, output_dir)
     finally:
-        if quality is not None:
-            quality.cancel()  # bad input found on the way: the tools stop
-        if not environment.keep_workspace:
-            workspace.cleanup()
-        else:
-            workspace.release()
+        release(runner, workspace, quality)
+
+
+def admit(runner: RunnerContract, submission: Path) -> Path:
+    """The submission's absolute path, once it is known to be a directory that does not carry
+    the problem or its hidden tests."""
+    problem = runner.problem
+    submission = Path(submission).resolve()
+    if not submission.is_dir():
+        raise UserInputError(f"option --submission: {submission} is not a directory")
+    _refuse_overlap(submission, Path(problem.path).resolve(), Path(problem.tests_dir).resolve())
+    return submission
+
+
+def create_workspace(runner: RunnerContract, listed: Inventory, sandbox: Sandbox) -> Workspace:
+    """A fresh workspace where the run's files fit (in memory when the sandbox bounds memory);
+    a full disk is an InfrastructureError."""
+    keep = runner.environment.keep_workspace
+    base = workspace_base(listed.allocated, sandbox.memory_bounded(), keep)
+    try:
+        return Workspace.create(base)
+    except OSError as exc:
+        if not is_full(exc):
+            raise
+        raise no_space(exc, base or tempfile.gettempdir(), "creating the run's workspace") from exc
+
+
+def run_context(runner: RunnerContract, sandbox: Sandbox, workspace: Workspace, limits: ResourceLimits,
+                *, select: list[str], extra_args: list[str]) -> RunContext:
+    problem, checkpoint = runner.problem, runner.checkpoint
+    return RunContext(
+        problem=problem,
+        checkpoint=checkpoint,
+        environment=runner.environment,
+        sandbox=sandbox,
+        workspace=workspace,
+        layout=Layout.for_workspace(workspace, sandbox.remaps_paths),
+        limits=limits,
+        run_id=f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}",
+        started_at=time.time(),
+        select=select,
+        extra_args=extra_args,
+    )
+
+
+def copy_in(runner: RunnerContract, ctx: RunContext, submission: Path, listed: Inventory,
+            deadline: float) -> float:
+    """The submission and the tests into the workspace, the submission scanned for what no
+    sandbox stops and --select checked; returns what the copy left of the wall clock (the
+    run's timeout; preparing the toolchain does not count against it)."""
+    workspace = ctx.workspace
+    progress.stage(progress.PREPARING_WORKSPACE)
+    workspace.copy_submission(submission, listed, deadline=deadline)
+    timeout = max(deadline - time.monotonic(), 1.0)
+    runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
+    # What no sandbox stops (code the tests import runs inside the test process): flagged.
+    ctx.flags += scan_submission(workspace.submission, ctx.problem.entry_file, protected=runner.protected(),
+                                 skip=runner.problem_files(ctx))
+    runner.check_select(ctx)  # a --select id that names no test: refused before any sandbox
+    return timeout
+
+
+def prepare(runner: RunnerContract, ctx: RunContext) -> None:
+    """Assets, the report-signing key, the framework's configuration and its toolchain (network
+    on); then the tests and the configuration are sealed against the run."""
+    workspace = ctx.workspace
+    workspace.copy_assets(ctx.problem)
+    if runner.signs_reports:
+        ctx.report_key = issue_report_key(workspace.reports)
+    runner.write_config(ctx)
+    progress.stage(progress.PREPARING_TOOLCHAIN)
+    runner.prepare(ctx)
+    workspace.seal(workspace.tests, workspace.config)
+
+
+def run_env(runner: RunnerContract, ctx: RunContext, invocation: Invocation) -> dict[str, str]:
+    """The run's environment variables; later layers win: the runner's defaults, then the
+    problem's, the checkpoint's, the environment's, the assets' and the invocation's own."""
+    return {
+        **base_env(),
+        "HOME": ctx.layout.home,
+        "TMPDIR": ctx.layout.tmp,
+        **invocation.env_defaults,
+        **ctx.problem.env,
+        **ctx.checkpoint.env,
+        **ctx.environment.env,
+        **ctx.asset_env(),
+        **invocation.env,
+    }
+
+
+def run_tests(runner: RunnerContract, ctx: RunContext, invocation: Invocation, env: dict[str, str],
+              timeout: float) -> SandboxResult:
+    """The tests, in the sandbox with the network off and the limits on."""
+    ctx.started_at = time.time()
+    preload = Preload(runner.collect_modules)  # what only the end of the run needs
+    progress.stage(progress.RUNNING_TESTS)
+    outcome = ctx.sandbox.run(
+        SandboxRequest(
+            argv=invocation.argv,
+            cwd=ctx.layout.submission,
+            env=env,
+            mounts=[*ctx.layout.mounts(ctx.workspace), *invocation.mounts],
+            network=False,
+            limits=ctx.limits,
+            timeout=timeout,
+            image=invocation.image,
+            run_id=ctx.run_id,
+        )
+    )
+    preload.join()
+    return outcome
+
+
+def collect(runner: RunnerContract, ctx: RunContext, outcome: SandboxResult, invocation: Invocation,
+            env: dict[str, str], output_dir: Path | None) -> Verdict:
+    """The runner's reading of the run, with the harness's own causes filled in: an exit code
+    the framework does not explain, or a fault in the problem's files."""
+    progress.stage(progress.COLLECTING)
+    # A killed run's reports are never read: whatever it left behind is not graded.
+    if outcome.timed_out:
+        return wall_clock_verdict(ctx)
+    try:
+        verdict = runner.collect(ctx, outcome)
+    except UserInputError as exc:  # found only now (a --select title no test has)
+        _keep_refused(runner, ctx, str(exc), output_dir, outcome, invocation, env)
+        raise
+    if verdict.infrastructure_reason is None:
+        verdict.infrastructure_reason = exit_reason(runner.exit_contract, outcome.exit_code, verdict)
+    if verdict.infrastructure_reason is None and verdict.problem_reason is None:
+        places = ctx.places(runner.problem_files(ctx), runner.parse_root(ctx))
+        verdict.problem_reason = problem_reason(problem_faults(verdict.report.records, places))
+    return verdict
+
+
+def deliver(runner: RunnerContract, ctx: RunContext, result: ExecutionResult, quality: QualityJob | None,
+            output_dir: Path | None, outcome: SandboxResult | None = None,
+            invocation: Invocation | None = None, env: dict[str, str] | None = None) -> ExecutionResult:
+    """The result with its code-quality figures, saved with the run's artifacts when asked."""
+    result.quality = quality.report() if quality else None
+    if output_dir is not None:
+        result.artifacts_dir = str(Path(output_dir).resolve())
+        save_artifacts(Path(output_dir), result, ctx.workspace, runner.report_paths(ctx), outcome, invocation, env)
+    return result
+
+
+def release(runner: RunnerContract, workspace: Workspace, quality: QualityJob | None) -> None:
+    """Whatever the run's end: the quality tools stop, and the workspace goes (or is kept)."""
+    if quality is not None:
+        quality.cancel()  # bad input found on the way: the tools stop
+    if not runner.environment.keep_workspace:
+        workspace.cleanup()
+    else:
+        workspace.release()
 
 
 def start_quality(runner: RunnerContract, submission: Path, listed: Inventory, limits: ResourceLimits,

@@ -45,5 +45,5 @@ def _import_all(names: list[str]) -> None:
     for name in names:
         try:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - imported again where it is used, and fails there, loudly
+        except Exception:  # noqa: BLE001, S110 - imported again where it is used, and fails there, loudly
             pass

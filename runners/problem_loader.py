@@ -62,7 +62,9 @@ def _child_hint(folder: Path) -> str:
 def _check_files(problem: ProblemConfig, config_file: Path) -> None:
     problems = problem.missing_files()
     if problem.kind == "repository":
-        from runners.repository.overlay import check_overlay  # imported for repository problems only
+        from runners.repository.overlay import (
+            check_overlay,  # imported for repository problems only
+        )
 
         problems += check_overlay(problem)
     for name, path in problem.asset_paths().items():

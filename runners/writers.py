@@ -11,7 +11,7 @@ import json
 import re
 import uuid
 from collections.abc import Iterable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -160,7 +160,7 @@ def write_ctrf(results: Results, path: str | Path) -> Path:
         "reportFormat": "CTRF",
         "specVersion": "1.0.0",
         "reportId": str(uuid.uuid4()),
-        "timestamp": _iso(datetime.now(timezone.utc)),
+        "timestamp": _iso(datetime.now(UTC)),
         "generatedBy": "runners",
         "results": {
             "tool": {"name": "+".join(frameworks) or "runners"},
@@ -243,7 +243,7 @@ def _ctrf_run(run: ExecutionResult) -> dict[str, Any]:
 def _span(runs: list[ExecutionResult]) -> tuple[int, int]:
     """(start, stop) of all runs in epoch milliseconds."""
     if not runs:
-        now = _epoch_ms(datetime.now(timezone.utc))
+        now = _epoch_ms(datetime.now(UTC))
         return now, now
     start = min(_epoch_ms(run.started_at) for run in runs)
     stop = max(_epoch_ms(run.started_at + timedelta(seconds=run.duration)) for run in runs)
@@ -252,7 +252,7 @@ def _span(runs: list[ExecutionResult]) -> tuple[int, int]:
 
 def _epoch_ms(moment: datetime) -> int:
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return round(moment.timestamp() * 1000)
 
 

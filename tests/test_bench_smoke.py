@@ -42,6 +42,7 @@ def test_bench_smoke_runs_every_measurement(tmp_path):
         capture_output=True,
         text=True,
         timeout=580,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert not results.exists(), "--smoke must not write the results table unless asked (--write)"
@@ -68,6 +69,7 @@ def test_bench_lists_and_rejects_unknown_names():
         capture_output=True,
         text=True,
         timeout=120,
+        check=False,
     )
     assert listed.returncode == 0, listed.stderr
     for name in MEASUREMENTS:
@@ -78,6 +80,7 @@ def test_bench_lists_and_rejects_unknown_names():
         capture_output=True,
         text=True,
         timeout=120,
+        check=False,
     )
     assert bad.returncode == 2 and "unknown measurement" in bad.stderr
 

@@ -45,7 +45,7 @@ def problem_with(root: Path, files: dict[str, str], **config) -> Path:
 def run_cli(problem: Path, submission: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "runners", "run", str(problem), "-c", "checkpoint_1", "-s", str(submission),
                            "--sandbox", "none", *extra], capture_output=True, text=True, timeout=300, cwd=ROOT,
-                          env={"PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "200", "HOME": str(Path.home())})
+                          env={"PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "200", "HOME": str(Path.home())}, check=False)
 
 
 def refused(out: subprocess.CompletedProcess[str], *words: str) -> str:
@@ -68,7 +68,7 @@ def test_a_script_with_a_syntax_error_shows_its_line_not_the_import_machinery(tm
     source = {"loader.py": "from slop_code.evaluation.loaders import BaseLoader\n\nclass Loader(BaseLoader)\n    pass\n",
               "verifier.py": "class Verifier:\n    def __init__(self, checkpoint)\n        pass\n"}[script]
     problem = problem_with(tmp_path, {script: source, "checkpoint_1/core/a.yaml": GOOD_CASE})
-    text = refused(run_cli(problem, echo), str(problem / script), f"SyntaxError: expected ':' ({script}, line",
+    refused(run_cli(problem, echo), str(problem / script), f"SyntaxError: expected ':' ({script}, line",
                    "class Loader(BaseLoader)" if script == "loader.py" else "def __init__(self, checkpoint)")
 
 
@@ -117,11 +117,11 @@ def test_case_files_in_no_group_are_refused_naming_the_checkpoint(tmp_path, echo
     ({"adapter": {"type": "cli", "command": "node {entry}.js"}},
      ["field `adapter.command`: unknown placeholder {entry} (known: {python}, {node}, {submission}, {entry_file})"]),
     ({"adapter": {"type": "cli", "command": "node {port}.js"}}, ["field `adapter.command`: unknown placeholder {port}"]),
-    ({"adapter": {"type": "cli", "command": "node 'x.js"}}, ["field `adapter.command`: cannot be split like a shell "
-                                                             "command (No closing quotation)"]),
+    ({"adapter": {"type": "cli", "command": "node 'x.js"}}, [("field `adapter.command`: cannot be split like a shell "
+                                                             "command (No closing quotation)")]),
     ({"adapter": {"type": "cli", "trackedfiles": ["x"]}},
-     ["field `adapter.trackedfiles`: unknown key (did you mean 'tracked_files'?) (allowed keys: command, setup_script, "
-      "teardown_script, tracked_files, type)"]),
+     [("field `adapter.trackedfiles`: unknown key (did you mean 'tracked_files'?) (allowed keys: command, setup_script, "
+      "teardown_script, tracked_files, type)")]),
     ({"adapter": {"type": "api", "arguments": ["--data", "{{static:seed}}"]}},
      ["field `adapter.arguments`: no static asset named 'seed' (declared: none)"]),
     ({"adapter": {"type": "playwright"}}, ["field `adapter`: unknown adapter type (expected cli, api or browser)"]),

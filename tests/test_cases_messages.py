@@ -28,7 +28,7 @@ def test_a_deepdiff_report_reads_one_line_per_difference():
     ids = {"id": "c", "group": "g", "group_type": "Core"}
     verdict = {"output": VerificationResult(diff=REPORT, is_correct=False, weight=2)}
     score = score_case(verdict, CLIResult(**ids, output="x"), CLIResult(**ids, output="y"))
-    assert score.diff_text() == "\n".join([
+    lines = [
         "output:",
         "  $.a: expected 1, got 2",
         "  $.text:",
@@ -38,7 +38,8 @@ def test_a_deepdiff_report_reads_one_line_per_difference():
         "  $['odd key']: missing",
         '  $.words[3]: missing "apple"',
         '  $.words[4]: unexpected "pear"',
-    ])
+    ]
+    assert score.diff_text() == "\n".join(lines)
     whole = {"output": VerificationResult(diff={"values_changed": {"root": {"new_value": "3 words", "old_value": "4 words"}}},
                                           is_correct=False)}
     assert score_case(whole, CLIResult(**ids), CLIResult(**ids)).diff_text() == 'output: expected "4 words", got "3 words"'

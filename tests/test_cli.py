@@ -34,7 +34,7 @@ TESTS = {
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "runners", *args], capture_output=True, text=True,
-                          cwd=cwd, env={**__import__("os").environ, "COLUMNS": "200"})
+                          cwd=cwd, env={**__import__("os").environ, "COLUMNS": "200"}, check=False)
 
 
 @pytest.fixture
@@ -156,7 +156,7 @@ def test_evaluate_without_checkpoint_directories_is_bad_input(tmp_path, problem)
 def test_console_script_is_installed():
     exe = Path(sys.executable).with_name("runners")
     assert exe.is_file()
-    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True)
+    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=False)
     assert out.returncode == 0 and "evaluate" in out.stdout
 
 
@@ -205,7 +205,7 @@ def test_the_quick_exit_keeps_exit_hooks_output_and_code(tmp_path, args, code):
     marker = tmp_path / "hook-ran"
     script = (f"import atexit, runpy, sys; atexit.register(lambda: open({str(marker)!r}, 'w').write('ran')); "
               f"sys.argv = ['runners', *{args!r}]; runpy.run_module('runners', run_name='__main__')")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert out.returncode == code, out.stderr
     assert marker.read_text() == "ran"  # temporary directories, Ray, logging: all exit hooks
     assert ("Usage: runners" in out.stdout) if code == 0 else ("problem directory not found" in out.stderr)
@@ -217,6 +217,6 @@ def test_the_runners_script_is_the_same_entry_point(tmp_path):
     assert script.is_file(), "the environment has no `runners` script: run scripts/setup.sh"
     assert "runners.entry" in script.read_text()
     for args, code in ((["--help"], 0), (["run", "/nonexistent", "-c", "checkpoint_1", "-s", "."], 2)):
-        out = subprocess.run([str(script), *args], capture_output=True, text=True, cwd=tmp_path)
+        out = subprocess.run([str(script), *args], capture_output=True, text=True, cwd=tmp_path, check=False)
         assert out.returncode == code, out.stderr
         assert ("Usage: runners" in out.stdout) if code == 0 else ("problem directory not found" in out.stderr)

@@ -32,6 +32,7 @@ def test_every_agent_gets_its_expected_counts_through_the_cli(tmp_path, agent, c
          "-s", str(submission), "--sandbox", "bubblewrap", "--json", str(tmp_path / "r.json"),
          "--output", str(tmp_path / "out")],
         capture_output=True, text=True,
+        check=False,
     )
     result = ExecutionResult.model_validate_json((tmp_path / "r.json").read_text())
     assert not result.infrastructure_failure, result.infrastructure_reason

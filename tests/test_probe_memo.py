@@ -10,9 +10,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from support import need_sandbox
 
 from runners import probe_memo
-from support import need_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -313,7 +313,7 @@ def test_wall_clock_timeout_kills_everything_and_is_an_infrastructure_failure(tm
     assert "wall-clock limit of 4 s" in result.infrastructure_reason
     assert elapsed < 4 + 10
     time.sleep(0.5)
-    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False).stdout
     assert left == ""
 
 
@@ -400,7 +400,7 @@ def test_runner_class_api_matches_scbench(tmp_path, env):
 
 def test_second_run_downloads_nothing_and_works_offline(tmp_path):
     """Warm the cache, then run again in a network namespace with no network at all."""
-    if os.geteuid() != 0 or subprocess.run(["unshare", "-n", "true"]).returncode != 0:
+    if os.geteuid() != 0 or subprocess.run(["unshare", "-n", "true"], check=False).returncode != 0:
         pytest.skip("needs root to create a network namespace")
     cache = tmp_path / "cache"
     problem = make_problem(tmp_path, {"test_checkpoint_1.py": SCBENCH_STYLE_TEST},
@@ -412,10 +412,10 @@ def test_second_run_downloads_nothing_and_works_offline(tmp_path):
     sub = make_submission(tmp_path, {"main.py": SCBENCH_STYLE_MAIN, "requirements.txt": "six==1.17.0\n"})
     argv = [sys.executable, "-m", "runners", "run", str(problem), "-c", "checkpoint_1", "-s", str(sub),
             "--sandbox", "none", "--cache-dir", str(cache), "--output", str(tmp_path / "out")]
-    first = subprocess.run(argv, capture_output=True, text=True)
+    first = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert first.returncode == 0, first.stdout + first.stderr
     envs = sorted(p.name for p in (cache / "host").iterdir() if not p.name.startswith((".", "locks", "inputs", "uv", "home")))
-    second = subprocess.run(["unshare", "-n", *argv], capture_output=True, text=True)
+    second = subprocess.run(["unshare", "-n", *argv], capture_output=True, text=True, check=False)
     assert second.returncode == 0, second.stdout + second.stderr
     assert sorted(p.name for p in (cache / "host").iterdir()
                   if not p.name.startswith((".", "locks", "inputs", "uv", "home"))) == envs

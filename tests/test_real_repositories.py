@@ -18,11 +18,11 @@ from support import need, need_sandbox
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.repo_projects import BY_NAME, FIXTURES  # noqa: E402
-from bench.repo_suites import compare  # noqa: E402
-from runners.frameworks.registry import builtin_protected  # noqa: E402
+from bench.repo_projects import BY_NAME, FIXTURES
+from bench.repo_suites import compare
+from runners.frameworks.registry import builtin_protected
 from runners.sandbox.docker.client import default_image
-from runners.scan import scan_submission  # noqa: E402
+from runners.scan import scan_submission
 
 
 def _need_docker() -> None:

@@ -95,10 +95,10 @@ def test_patterns_must_stay_inside_the_repository(tmp_path, pattern):
 
 
 @pytest.mark.parametrize("framework, name, text, expected", [
-    ("jest", "package.json", '{"name": "x"}', "overlay/package.json: field `jest`: expected an object (the jest "
-     "configuration `repository.config` trusts)"),
-    ("pytest", "pyproject.toml", "[project]\nname = 'x'\n", "overlay/pyproject.toml: table `[tool.pytest.ini_options]` "
-     "(or `[tool.pytest]`) is missing"),
+    ("jest", "package.json", '{"name": "x"}', ("overlay/package.json: field `jest`: expected an object (the jest "
+     "configuration `repository.config` trusts)")),
+    ("pytest", "pyproject.toml", "[project]\nname = 'x'\n", ("overlay/pyproject.toml: table `[tool.pytest.ini_options]` "
+     "(or `[tool.pytest]`) is missing")),
     ("pytest", "pyproject.toml", "[tool.pytest.ini_options\n", "overlay/pyproject.toml: cannot be read (TOMLDecodeError"),
     ("pytest", "setup.cfg", "[metadata]\nname = x\n", "overlay/setup.cfg: section `[tool:pytest]` is missing"),
 ])

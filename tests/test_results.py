@@ -30,7 +30,7 @@ def test_json_round_trip_keeps_everything():
     result = ExecutionResult(problem_name="p", problem_version=2, checkpoint_name="checkpoint_2",
                              tests=_tests(), exit_code=1, collected=6, errors=["note"], flags=["unsandboxed"])
     text = result.model_dump_json()
-    assert '"schema_version":%d' % SCHEMA_VERSION in text
+    assert f'"schema_version":{SCHEMA_VERSION}' in text
     assert '"summary":"Core 1/2' in text  # computed fields are written for readers
     again = ExecutionResult.model_validate_json(text)
     assert again == result

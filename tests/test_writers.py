@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import jsonschema
@@ -18,7 +18,7 @@ from runners.results import ExecutionResult, GroupType, TestResult
 from runners.writers import write_ctrf, write_junit
 
 SCHEMA = json.loads((Path(__file__).parent / "fixtures" / "ctrf.schema.json").read_text())
-STARTED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+STARTED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
 def result(checkpoint: str = "checkpoint_2", **kw) -> ExecutionResult:

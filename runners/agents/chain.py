@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from runners.agents.budget import Spent
 from runners import progress
+from runners.agents.budget import Spent
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec
 from runners.agents.step import STARTER_DIR, run_step
@@ -125,7 +125,3 @@ def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfi
 def _starter(problem: ProblemConfig) -> tuple[Path | None, str]:
     starter = problem.path / STARTER_DIR
     return (starter, "starter") if starter.is_dir() else (None, "empty")
-
-
-def number_of(problem: ProblemConfig, checkpoint: CheckpointConfig) -> int:
-    return problem.ordered_checkpoints().index(checkpoint) + 1

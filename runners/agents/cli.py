@@ -159,7 +159,8 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     from rich.text import Text
 
     from runners.agents.layout import RunLayout
-    from runners.agents.render import repeats_table, solve_table, unset_notes
+    from runners.agents.render import solve_table, unset_notes
+    from runners.agents.repeats import repeats_table
     from runners.agents.solve import SolvedCheckpoint, solve, solved_repeats
     from runners.problem_loader import load_problem
     from runners.progress import above, for_cli

@@ -10,7 +10,6 @@ from rich.table import Table
 from rich.text import Text
 
 from runners.agents.layout import StepRecord
-from runners.agents.repeats import repeats_table as repeats_table  # the tables of agent runs, together
 from runners.agents.solve import SolvedCheckpoint
 from runners.agents.spec import AgentSpec
 from runners.policy import PassPolicy

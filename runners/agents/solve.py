@@ -23,7 +23,7 @@ from runners.config import CheckpointConfig, ProblemConfig
 from runners.egress.netns import require_root
 from runners.egress.policy import NetworkPolicy
 from runners.environment import EnvironmentSpec
-from runners.errors import InfrastructureError, UserInputError
+from runners.errors import UserInputError
 from runners.modelserver.script import check_script
 from runners.policy import PassPolicy
 from runners.progress import Reporter, Subject, running

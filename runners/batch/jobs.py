@@ -80,7 +80,7 @@ def execute_cell(job: CellJob) -> CellOutcome:
                                 environment, output_dir=job.output_dir)
         return CellOutcome(job.cell.id, result=result.model_dump_json(), worker=worker,
                            seconds=time.monotonic() - started)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any crash is this cell's outcome, never the batch's
         kind = BAD_INPUT if isinstance(exc, UserInputError) else type(exc).__name__
         return CellOutcome(job.cell.id, crash=f"{kind}: {exc}", traceback=traceback.format_exc(),
                            worker=worker, seconds=time.monotonic() - started)
@@ -91,7 +91,7 @@ def failure_result(cell: Cell, reason: str, *, problem: ProblemConfig | None = N
     """The result recorded for a cell the harness could not run."""
     try:
         problem = problem or load_problem(cell.problem_dir)
-    except Exception:  # the config itself may be what failed: name the cell instead
+    except Exception:  # noqa: BLE001 - the config itself may be what failed: name the cell instead
         return failure_result_of(cell.problem, cell.checkpoint, "unknown", sandbox, reason)
     checkpoint = problem.checkpoints.get(cell.checkpoint)
     return failure_result_of(problem, checkpoint or cell.checkpoint, problem.framework, sandbox, reason)

@@ -21,8 +21,7 @@ from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 from typing import Any
 
-from runners import janitor
-from runners import progress
+from runners import janitor, progress
 from runners.batch.jobs import (
     DEFAULT_GRACE,
     POLL_SECONDS,
@@ -217,7 +216,7 @@ class LocalExecutor:
         dead = False
         try:
             outcome = self._answer(worker, job)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a broken answer: the worker is counted dead
             outcome, dead = self._death(worker, job, f"lost its answer ({type(exc).__name__})"), True
         if outcome is None and not worker.process.is_alive():
             worker.process.join(timeout=1)
@@ -279,7 +278,7 @@ class LocalExecutor:
                     if outcome is not None:
                         job, worker.job = worker.job, None
                         on_done(job, outcome)
-                except Exception:
+                except Exception:  # noqa: BLE001, S110 - a worker already gone: its death is handled below
                     pass
             try:
                 if worker.job is None:

@@ -15,11 +15,12 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from rich.console import Console
 from rich.text import Text
 
+from runners import exitcodes
 from runners.agents.repeats import group_repeats, repeat_rows, repeats_markdown, repeats_table
 from runners.batch.cells import Cell, Discovery, content_hashes, discover
 from runners.batch.jobs import (
@@ -46,7 +47,6 @@ from runners.batch.report import (
     matrix_table,
 )
 from runners.batch.store import BatchStore, CellRecord, CellStatus
-from runners import exitcodes
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
@@ -163,7 +163,7 @@ class _Signals:
         self.cancel, self.console = cancel, console
         self.saved: dict[int, Any] = {}
 
-    def __enter__(self) -> _Signals:
+    def __enter__(self) -> Self:
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
                 self.saved[sig] = signal.signal(sig, self._handle)

@@ -110,7 +110,7 @@ def _ray_cell_task(problem_tar: bytes, submission_tar: bytes, spec: dict[str, An
             import ray
 
             outcome.worker += f" node {ray.get_runtime_context().get_node_id()}"
-        except Exception:  # noqa: BLE001 - informative only
+        except Exception:  # noqa: BLE001, S110 - informative only
             pass
         artifacts = pack_tree(out, ()) if out.is_dir() else None
         return outcome, artifacts
@@ -147,7 +147,7 @@ def _land(ray: Any, job: CellJob, ref: Any, output_dir: Path | None) -> CellOutc
     """The outcome of a finished task; its artifacts are unpacked into `output_dir`."""
     try:
         outcome, artifacts = ray.get(ref)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure of the task is this cell's outcome
         return CellOutcome(job.cell.id, crash=f"the Ray task failed: {type(exc).__name__}: "
                                              f"{_first_line(str(exc))}", worker="ray")
     if outcome.result is not None and output_dir is not None:
@@ -220,7 +220,7 @@ class RayExecutor:
                         inflight[_submit(ray, job, problems[job.cell.problem_dir])] = job
                     except UserInputError as exc:
                         on_done(job, CellOutcome(job.cell.id, crash=f"{BAD_INPUT}: {exc}", worker="ray"))
-                    except Exception as exc:
+                    except Exception as exc:  # noqa: BLE001 - any failure to submit is this cell's outcome
                         on_done(job, CellOutcome(job.cell.id, crash=f"cannot submit the Ray task: "
                                                  f"{type(exc).__name__}: {exc}", worker="ray"))
                 if not inflight:
@@ -238,7 +238,7 @@ class RayExecutor:
         for ref in inflight:
             try:
                 ray.cancel(ref, force=False)  # KeyboardInterrupt in the task: the engine cleans up
-            except Exception:
+            except Exception:  # noqa: BLE001, S110 - best effort: the task may be gone already
                 pass
         deadline = time.monotonic() + self.grace
         while inflight and not cancel.forced and time.monotonic() < deadline:
@@ -247,14 +247,14 @@ class RayExecutor:
                 job = inflight.pop(ref)
                 try:
                     outcome, _artifacts = ray.get(ref)
-                except Exception:
+                except Exception:  # noqa: BLE001, S112 - cancelled or failed: recorded as cancelled below
                     continue
                 if outcome.result is not None:  # it finished before the cancellation reached it
                     on_done(job, _land(ray, job, ref, job.output_dir))
         for ref in inflight:
             try:
                 ray.cancel(ref, force=True)
-            except Exception:
+            except Exception:  # noqa: BLE001, S110 - best effort: the task may be gone already
                 pass
 
 
@@ -271,7 +271,7 @@ def _cancel_ref(ray: Any, ref: Any, grace: float) -> None:
         ray.wait([ref], num_returns=1, timeout=grace)
         if not ray.wait([ref], num_returns=1, timeout=0)[0]:
             ray.cancel(ref, force=True)
-    except Exception:  # best effort: the task may be gone already
+    except Exception:  # noqa: BLE001, S110 - best effort: the task may be gone already
         pass
 
 
@@ -308,7 +308,7 @@ def run_cell_remote(cell: Cell, address: str | None = None, *,
 
     try:
         ray.wait([ref], num_returns=1, timeout=timeout)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the cell's outcome says what failed
         return failed(f"waiting for the Ray task failed: {type(exc).__name__}: {_first_line(str(exc))}")
     finished, _ = ray.wait([ref], num_returns=1, timeout=0)
     if not finished:

@@ -251,10 +251,10 @@ def matrix_markdown(matrix: Matrix, *, title: str = "Batch results",
     if meta:
         lines.append("")
     lines += ["## Solve rates", "",
-              "Strict · isolated · core: the share of each problem's checkpoints solved (strict: every "
+              ("Strict · isolated · core: the share of each problem's checkpoints solved (strict: every "
               "test passed; isolated: every non-Regression test; core: every Core test). A checkpoint "
               "without a submission, not run, failed by the infrastructure or whose problem failed to load "
-              "(a problem error: no grade) counts as not solved.",
+              "(a problem error: no grade) counts as not solved."),
               ""]
     header = ["Agent", *matrix.problems, "All problems"]
     lines.append("| " + " | ".join(map(_md_escape, header)) + " |")

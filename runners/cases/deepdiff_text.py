@@ -38,11 +38,11 @@ def _describe(kind: str, where: str, detail: Any) -> list[str]:
             return [f"{where}:", *(f"  {line}" for line in detail["diff"].splitlines()[2:])]
         return [f"{at}expected {_value(detail.get('old_value'))}, got {_value(detail.get('new_value'))}"]
     if kind == "type_changes":
-        return [f"{at}expected {_value(detail.get('old_value'))} ({detail.get('old_type')}), "
-                f"got {_value(detail.get('new_value'))} ({detail.get('new_type')})"]
+        return [(f"{at}expected {_value(detail.get('old_value'))} ({detail.get('old_type')}), "
+                f"got {_value(detail.get('new_value'))} ({detail.get('new_type')})")]
     if kind == "repetition_change":
-        return [f"{at}{_value(detail.get('value'))} expected {detail.get('old_repeat')} time(s), "
-                f"got {detail.get('new_repeat')}"]
+        return [(f"{at}{_value(detail.get('value'))} expected {detail.get('old_repeat')} time(s), "
+                f"got {detail.get('new_repeat')}")]
     missing = kind.endswith("_removed")
     shown = "" if detail is None else f" {_value(detail)}"
     return [f"{at}{'missing' if missing else 'unexpected'}{shown}"]

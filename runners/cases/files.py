@@ -144,7 +144,7 @@ def read_content(path: Path, kind: FileType, compression: Compression = Compress
         if kind is FileType.SQLITE:
             return _read_sqlite(path)
         if kind is FileType.PARQUET:
-            import pyarrow.parquet as pq  # noqa: PLC0415 - only parquet files pay for it
+            import pyarrow.parquet as pq  # only parquet files pay for it
 
             return pq.read_table(io.BytesIO(data)).to_pylist()
         try:
@@ -198,8 +198,8 @@ def render_content(file: InputFile) -> bytes:
 
 def _parquet(path: object, content: Any) -> bytes:
     """Rows (a list of dicts) as SCBench writes them: pyarrow, zstd level 10."""
-    import pyarrow as pa  # noqa: PLC0415 - only parquet files pay for it
-    import pyarrow.parquet as pq  # noqa: PLC0415
+    import pyarrow as pa  # only parquet files pay for it
+    import pyarrow.parquet as pq
 
     if not isinstance(content, list):
         raise InputFileWriteError(f"{path}: parquet content must be a list of rows, got {type(content).__name__}")

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import PurePosixPath
 from collections.abc import Sequence
 from enum import Enum
+from pathlib import PurePosixPath
 from typing import Annotated, Any, ClassVar, Literal, Protocol
 
 from pydantic import (

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from runners.cases.spec import command_parts, default_command
 from runners.case_config import CaseProblemConfig
+from runners.cases.spec import command_parts, default_command
 from runners.errors import InfrastructureError
 from runners.frameworks.base import RunContext
 from runners.sandbox.base import Mount

@@ -19,7 +19,7 @@ suite, with its relative imports (`../src`) and its dependencies.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from runners.config import BUILTIN_MARKERS
@@ -46,7 +46,7 @@ from runners.toolchains.node import NodeToolchains
 class PreparedRepoNode(PreparedNode):
     """`PreparedNode` plus the repository's own dependencies."""
 
-    deps: RepoNodeDeps = RepoNodeDeps(None, None)
+    deps: RepoNodeDeps = field(default_factory=lambda: RepoNodeDeps(None, None))
 
 
 class RepositoryJsMixin(RepositoryMixin):

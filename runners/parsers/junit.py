@@ -143,9 +143,9 @@ class _Builder:
         status, raw, message, trace = _outcome(case)
         markers = [*_property_markers(case.properties()), *ctx.markers,
                    *title_markers([classname, name])]
-        common: dict[str, Any] = dict(file=file, line=self._line(case), duration_ms=_duration_ms(case),
-                      stdout=_output(case.system_out), stderr=_output(case.system_err),
-                      markers=list(dict.fromkeys(markers)))
+        common: dict[str, Any] = {"file": file, "line": self._line(case), "duration_ms": _duration_ms(case),
+                      "stdout": _output(case.system_out), "stderr": _output(case.system_err),
+                      "markers": list(dict.fromkeys(markers))}
         if status in ("failed", "error") and _is_load_failure(case, classname, name):
             where = file or name
             detail = _error_line(trace) if classname != name else message

@@ -101,8 +101,8 @@ def check_overlay(problem: ProblemConfig) -> list[str]:
     """What is wrong with a repository problem's files, one message per field."""
     root = problem.overlay_dir
     if not root.is_dir():
-        return ["directory `overlay/` is missing next to config.yaml (kind: repository: the files laid "
-                "over the submission, its tests among them)"]
+        return [("directory `overlay/` is missing next to config.yaml (kind: repository: the files laid "
+                "over the submission, its tests among them)")]
     problems = [f"overlay/{path.relative_to(root).as_posix()}: a symbolic link that leaves overlay/ or "
                 "points nowhere (a link must be relative, to a file of the overlay)"
                 for path in _walk(root) if path.is_symlink() and not _inner_link(root, path)]
@@ -184,5 +184,5 @@ def lay(problem: ProblemConfig, files: list[str], submission: Path, keep: Path) 
     if not removed:
         return []
     shown = ", ".join(removed[:8]) + (f" and {len(removed) - 8} more" if len(removed) > 8 else "")
-    return [f"the submission's own {problem.framework} configuration was not used (removed from the run's "
-            f"copy; the problem's overlay provides the tests and their configuration): {shown}"]
+    return [(f"the submission's own {problem.framework} configuration was not used (removed from the run's "
+            f"copy; the problem's overlay provides the tests and their configuration): {shown}")]

@@ -19,7 +19,15 @@ _EXPORTS = {
     "sandbox_names": "runners.sandbox.registry",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Mount",
+    "Sandbox",
+    "SandboxRequest",
+    "SandboxResult",
+    "register_sandbox",
+    "resolve_sandbox",
+    "sandbox_names",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field

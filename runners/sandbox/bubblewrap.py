@@ -292,7 +292,7 @@ def _probe() -> str | None:
         try:
             proc = subprocess.run([bwrap, *_base_args(network=False), "--tmpfs", "/tmp", "--", *_drop_inside(),
                                    "/usr/bin/true"],
-                                  capture_output=True, text=True, timeout=20)
+                                  capture_output=True, text=True, timeout=20, check=False)
         except (OSError, subprocess.SubprocessError) as exc:
             return f"bwrap could not be started: {exc}"
         if proc.returncode != 0:

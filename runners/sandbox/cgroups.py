@@ -54,7 +54,7 @@ class RunCgroup:
         return memory.is_dir() and os.access(memory / PARENT if (memory / PARENT).is_dir() else memory, os.W_OK)
 
     @classmethod
-    def create(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
+    def create(cls, run_id: str, limits: ResourceLimits) -> RunCgroup | None:
         if (ROOT / "cgroup.controllers").is_file():
             made = cls._create_v2(run_id, limits)
         else:
@@ -64,7 +64,7 @@ class RunCgroup:
         return made
 
     @classmethod
-    def _create_v2(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
+    def _create_v2(cls, run_id: str, limits: ResourceLimits) -> RunCgroup | None:
         parent = ROOT / PARENT
         try:
             parent.mkdir(exist_ok=True)
@@ -80,9 +80,8 @@ class RunCgroup:
             if not _write(group / "memory.max", size):
                 cg.notes.append("memory limit not applied")
             _write(group / "memory.swap.max", "0")
-        if limits.pids:
-            if not _write(group / "pids.max", str(limits.pids)):
-                cg.notes.append("pids limit not applied")
+        if limits.pids and not _write(group / "pids.max", str(limits.pids)):
+            cg.notes.append("pids limit not applied")
         if limits.cpus:
             quota = int(limits.cpus * CPU_PERIOD_US)
             if not _write(group / "cpu.max", f"{quota} {CPU_PERIOD_US}"):
@@ -90,7 +89,7 @@ class RunCgroup:
         return cg
 
     @classmethod
-    def _create_v1(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
+    def _create_v1(cls, run_id: str, limits: ResourceLimits) -> RunCgroup | None:
         wanted = {"memory": limits.memory_mb, "pids": limits.pids, "cpu": limits.cpus}
         dirs: list[Path] = []
         cg = cls(dirs, unified=False)

@@ -108,7 +108,7 @@ def run_process(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=preexec_fn,
+            preexec_fn=preexec_fn,  # noqa: PLW1509 - the limits are set in the child, before exec
             pass_fds=tuple(pass_fds),
         )
     except OSError as exc:

@@ -47,10 +47,6 @@ class ToolchainHost:
 
         return self, find_host_python(request)
 
-    def python_for_toolchains(self, requested: str | None) -> str:
-        """The interpreter environments are built from, as the sandbox sees it."""
-        return self.for_python(PythonRequest(requested, "option --python") if requested else None)[1]
-
     def uv_binary(self) -> str:
         from uv import find_uv_bin
 

@@ -29,7 +29,7 @@ def runners_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str
     # CA bundle, proxy): a cold toolchain cache installs the tests' dependencies.
     return subprocess.run([sys.executable, "-m", "runners", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=600, env={"PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "250",
-                                            "HOME": str(Path.home()), **network_env()})
+                                            "HOME": str(Path.home()), **network_env()}, check=False)
 
 
 def counts(result: ExecutionResult) -> dict[str, list[int]]:
@@ -69,8 +69,8 @@ def test_solve_runs_every_checkpoint_and_prints_the_table(tmp_path, knowledge, e
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--agent", "run {prompt_path}"], "error: option --agent: unknown placeholder {prompt_path} (did you mean "
-                                       "{prompt}?) (known:"),
+    (["--agent", "run {prompt_path}"], ("error: option --agent: unknown placeholder {prompt_path} (did you mean "
+                                       "{prompt}?) (known:")),
     (["--agent", "cat {mounts[data]}"], "error: option --agent: {mounts[data]}: no mount named 'data' (mounts: none)"),
     (["--agent", "true", "--name", "my agent"], "error: option --name: may only contain letters"),
     (["--agent", "cat {mounts[x]}", "--mount", "x=problems"], "holds the problem directory"),

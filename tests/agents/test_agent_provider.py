@@ -11,7 +11,7 @@ import pytest
 from agent_support import answer_problem
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "promptfoo"))
-from pf_support import load_provider_module  # noqa: E402
+from pf_support import load_provider_module
 
 PROVIDER = load_provider_module("agent_runner")
 ASSERTIONS = load_provider_module("assertions")

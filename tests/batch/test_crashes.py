@@ -4,6 +4,7 @@ left, sandboxed processes included."""
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -67,7 +68,7 @@ def test_dead_worker_and_harness_error_fail_only_their_cells(tmp_path):
                            "--submissions", str(submissions), "--sandbox", "none", "-j", "1",
                            "--output", str(out)],
                           capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "TMPDIR": str(tmp), "COLUMNS": "200"})
+                          env={**os.environ, "TMPDIR": str(tmp), "COLUMNS": "200"}, check=False)
     assert proc.returncode == 3, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert time.monotonic() - started < 55, "the killer's orphaned test process was waited for"
     store = BatchStore(out)
@@ -87,7 +88,7 @@ def test_dead_worker_and_harness_error_fail_only_their_cells(tmp_path):
                             "--submissions", str(submissions), "--sandbox", "none",
                             "--output", str(out), "--problem", "fine", "--problem", "broken"],
                            capture_output=True, text=True, timeout=300,
-                           env={**os.environ, "TMPDIR": str(tmp), "COLUMNS": "200"})
+                           env={**os.environ, "TMPDIR": str(tmp), "COLUMNS": "200"}, check=False)
     assert again.returncode == 3
     assert "1 to run (1 the last run crashed)" in again.stdout and "1 kept" in again.stdout
 
@@ -110,7 +111,7 @@ def test_cancel_past_the_grace_period_kills_the_sandboxed_processes(tmp_path, mo
     started = time.monotonic()
     outcome = run_batch(BatchOptions(problems=problems, submissions=submissions, output=tmp_path / "out",
                                      jobs=2, sandbox="none", grace=0.0),
-                        Console(file=open(os.devnull, "w")))
+                        Console(file=io.StringIO()))
     assert outcome.interrupted and outcome.exit_code == 130
     assert sorted(outcome.cancelled) == ["agent/slow_a/checkpoint_1", "agent/slow_b/checkpoint_1"]
     assert time.monotonic() - started < 100

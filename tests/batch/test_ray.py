@@ -138,10 +138,10 @@ def ray_cluster(examples: dict[str, Path]) -> Iterator[dict[str, Any]]:
         start(f"--address={address}", "--num-cpus=2")
         nodes = subprocess.run(
             [sys.executable, "-c",
-             "import json, sys, ray; ray.init(address=sys.argv[1], logging_level='error'); "
+             ("import json, sys, ray; ray.init(address=sys.argv[1], logging_level='error'); "
              "print(json.dumps([[n['NodeID'], n['Resources'].get('CPU', 0)] for n in ray.nodes() "
-             "if n['Alive']]))", address],
-            capture_output=True, text=True, timeout=120, env=env)
+             "if n['Alive']]))"), address],
+            capture_output=True, text=True, timeout=120, env=env, check=False)
         assert nodes.returncode == 0, nodes.stderr
         listed = json.loads(nodes.stdout.strip().splitlines()[-1])
         assert sorted(cpus for _, cpus in listed) == [0, 2], listed

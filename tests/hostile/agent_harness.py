@@ -321,7 +321,7 @@ class AgentWorld:
 
 def _host_addresses() -> list[str]:
     try:
-        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=10).stdout
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=10, check=False).stdout
     except (OSError, subprocess.SubprocessError):
         return []
     return [a for a in out.split() if "." in a]

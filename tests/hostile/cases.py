@@ -1641,10 +1641,10 @@ CASES += [
          "naming the deepest path", build=_deep_chain, reason=r"submission_depth.*deepest: deep/d/d", wall=20),
 ]
 
-from .blame_cases import BLAME_CASES  # noqa: E402 - a grade blames the right party
-from .cases_based import CASE_BASED  # noqa: E402 - case-based problems' cases, built on the names above
-from .environ_cases import ENVIRON_CASES  # noqa: E402 - they build on the submissions above
-from .repo_cases import repo_cases  # noqa: E402 - they build on the submissions above
+from .blame_cases import BLAME_CASES  # a grade blames the right party
+from .cases_based import CASE_BASED  # case-based problems' cases, built on the names above
+from .environ_cases import ENVIRON_CASES  # they build on the submissions above
+from .repo_cases import repo_cases  # they build on the submissions above
 
 CASES += ENVIRON_CASES
 CASES += CASE_BASED

@@ -149,7 +149,8 @@ def node_reason(backend: str) -> str | None:
     """Why the vitest/jest cases cannot run on `backend` here (None: they can)."""
     if backend == "docker":
         try:
-            from runners.sandbox.docker_backend import DockerSandbox, docker_client
+            from runners.sandbox.docker.backend import DockerSandbox
+            from runners.sandbox.docker.client import docker_client
 
             docker_client().images.get(DockerSandbox().node_image)
         except Exception as exc:  # noqa: BLE001 - no engine, no image: either way, no node image
@@ -245,7 +246,8 @@ def lingering(token: str) -> list[str]:
 def containers_marked(token: str, remove: bool = True) -> list[str]:
     import docker
 
-    from runners.sandbox.docker_backend import LABEL_MANAGED, docker_client
+    from runners.sandbox.docker.client import docker_client
+    from runners.sandbox.docker.sweep import LABEL_MANAGED
 
     api = docker_client().api
     found = []

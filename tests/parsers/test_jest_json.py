@@ -190,8 +190,8 @@ def test_run_level_problems_are_reported():
                      numRuntimeErrorTestSuites=1, wasInterrupted=True)
     errors = parse_jest_json(data, root="/r").errors
     assert errors == ["jest says the run was interrupted; the report may be incomplete",
-                      "jest counts 1 test suite(s) that failed to run, "
-                      "but only 0 appear in the report"]
+                      ("jest counts 1 test suite(s) that failed to run, "
+                      "but only 0 appear in the report")]
 
 
 @pytest.mark.parametrize(("data", "reason"), [

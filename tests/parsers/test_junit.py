@@ -289,8 +289,8 @@ def test_disabled_status_is_a_skip():
     (b"<testsuites><testsuite>", "JUnit XML report is not well-formed XML"),
     (b"<html><body/></html>",
      "JUnit XML report has root <html>, expected <testsuites> or <testsuite>"),
-    (b'<?xml version="1.0"?><!DOCTYPE t [<!ENTITY e SYSTEM "file:///etc/hostname">]>'
-     b'<testsuite><testcase name="n"><failure>&e;</failure></testcase></testsuite>',
+    ((b'<?xml version="1.0"?><!DOCTYPE t [<!ENTITY e SYSTEM "file:///etc/hostname">]>'
+     b'<testsuite><testcase name="n"><failure>&e;</failure></testcase></testsuite>'),
      "JUnit XML report is not well-formed XML (undefined entity"),
 ])
 def test_unusable_reports_raise_report_error(data, reason):

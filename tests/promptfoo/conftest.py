@@ -52,7 +52,7 @@ def run_eval(root: Path, world: dict[str, Path], config: Path, home: Path, agent
     results_file = root / "results.json"
     started = time.monotonic()
     proc = subprocess.run(["npx", "promptfoo", "eval", "-c", str(config), "-o", str(results_file), "--no-table",
-                           *options], cwd=ROOT, env=plain_env(home), capture_output=True, text=True, timeout=600)
+                           *options], cwd=ROOT, env=plain_env(home), capture_output=True, text=True, timeout=600, check=False)
     seconds = time.monotonic() - started
     if proc.returncode not in (0, 100) or not results_file.is_file():
         pytest.fail(f"npx promptfoo eval exited {proc.returncode}\n--- stdout\n{proc.stdout[-4000:]}\n"
@@ -61,7 +61,7 @@ def run_eval(root: Path, world: dict[str, Path], config: Path, home: Path, agent
     yield EvalRun(root=root, world=world, config=config, config_dir=PROMPTFOO_DIR, home=home,
                   results=results, proc=proc, seconds=seconds, agents=agents)
     subprocess.run(["npx", "promptfoo", "delete", "eval", results["evalId"]], cwd=ROOT, env=plain_env(home),
-                   capture_output=True, text=True, timeout=120)
+                   capture_output=True, text=True, timeout=120, check=False)
 
 
 def _home(root: Path) -> Path:
@@ -86,7 +86,8 @@ def promptfoo_eval(tmp_path_factory):
 def agent_eval(tmp_path_factory):
     """`npx promptfoo eval -j 4` of two scripted agents (run in bubblewrap, then graded) over two
     problems: the agent rows of one column run in up to four worker processes at once."""
-    from pf_agents import AGENTS as SCRIPTED, build_agent_world, write_agent_config
+    from pf_agents import AGENTS as SCRIPTED
+    from pf_agents import build_agent_world, write_agent_config
 
     need_promptfoo()
     need_sandbox("bubblewrap")

@@ -82,8 +82,10 @@ def test_provider_output_is_a_verdict_and_the_counts_per_group(partial_cp2):
         "Core 1/2 · Regression 2/3",  # the groups not passed whole (Error 1/1 is)
         "flags: unsandboxed",
         # The same nine lines as at checkpoint_1: every figure beside its change.
-        "code: 9 LOC (+0) · 0 functions (+0) · CC max 0 (+0), 0 over 10 (+0) · 0 duplicated blocks (+0) "
-        "· 0 lint findings (+0)",
+        (
+            "code: 9 LOC (+0) · 0 functions (+0) · CC max 0 (+0), 0 over 10 (+0) · 0 duplicated blocks (+0) "
+            "· 0 lint findings (+0)"
+        ),
     ]
     failing = [t for t in partial_cp2["metadata"]["tests"] if t["status"] != "passed"]
     assert {t["name"] for t in failing} == {"test_upper_words", "test_no_args_fails"}
@@ -246,8 +248,8 @@ def test_provider_paths_are_relative_to_base_path(world):
         ({"python": 3.1}, "provider config: field `python`: expected a quoted version"),
         ({"python": "snake"}, "provider config: field `python`:"),
         ({"wall_timeout": 400}, "provider config `wall_timeout`: 400 s does not fit"),
-        ({"pass-policy": "any"}, "provider config: field `pass-policy`: unknown key (did you mean 'pass_policy'?) "
-                                 "(allowed keys: agent, basePath,"),
+        ({"pass-policy": "any"}, ("provider config: field `pass-policy`: unknown key (did you mean 'pass_policy'?) "
+                                 "(allowed keys: agent, basePath,")),
         ({"timeout": 10_000}, "provider config `timeout`: 10000 ms leaves no time"),
     ],
 )
@@ -267,8 +269,8 @@ def test_bad_config_is_an_error_row(world, change, message):
     ("ctx", "message"),
     [
         (context(problem="nope"), "test `problem`: unknown problem 'nope'"),
-        (context(checkpoint="checkpoint_9"), "test `checkpoint`: problem 'mini' has no checkpoint "
-                                             "'checkpoint_9' (known: checkpoint_1, checkpoint_2)"),
+        (context(checkpoint="checkpoint_9"), ("test `checkpoint`: problem 'mini' has no checkpoint "
+                                             "'checkpoint_9' (known: checkpoint_1, checkpoint_2)")),
         ({"vars": {"checkpoint": "checkpoint_1"}}, "test metadata `problem` (or var `problem`) is required"),
         (context(problem="../mini"), "test var `problem`: '../mini' is not a plain name"),
         ({}, "test metadata `problem` (or var `problem`) is required"),

@@ -32,7 +32,7 @@ def _engine_reason() -> str | None:
             client.ping()
         finally:
             client.close()
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever the failure, no engine to test with
         return f"no Docker engine answers ({type(exc).__name__}: {exc}); run scripts/ci-docker.sh"
     return None
 
@@ -68,7 +68,7 @@ def docker_images() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def docker_sandbox(docker_images: dict[str, str]) -> Any:
-    from runners.sandbox.docker_backend import DockerSandbox
+    from runners.sandbox.docker.backend import DockerSandbox
 
     reason = DockerSandbox.probe()
     need(reason is None, f"sandbox docker unavailable: {reason}")
@@ -90,7 +90,9 @@ def run_id() -> str:
 def no_leftover_containers(run_id: str, docker_images: dict[str, str]) -> Iterator[None]:
     """After the test, no container of this run (or of this process) may remain."""
     yield
-    from runners.sandbox.docker_backend import LABEL_OWNER, LABEL_RUN, _owner, docker_client
+    from runners.processes import owner_label as _owner
+    from runners.sandbox.docker.client import docker_client
+    from runners.sandbox.docker.sweep import LABEL_OWNER, LABEL_RUN
 
     client = docker_client()
     left = client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})

@@ -297,13 +297,9 @@ def test_the_user_s_sandbox_options_pick_the_images_and_bad_ones_are_refused(doc
 
 
 def test_orphans_of_dead_owners_are_swept(docker_sandbox, docker_images):
-    from runners.sandbox.docker_backend import (
-        LABEL_MANAGED,
-        LABEL_OWNER,
-        LABEL_RUN,
-        _owner,
-        docker_client,
-    )
+    from runners.processes import owner_label as _owner
+    from runners.sandbox.docker.client import docker_client
+    from runners.sandbox.docker.sweep import LABEL_MANAGED, LABEL_OWNER, LABEL_RUN
 
     client = docker_client()
     dead = subprocess.Popen(["true"])
@@ -323,12 +319,13 @@ def test_orphans_of_dead_owners_are_swept(docker_sandbox, docker_images):
         for container in (orphan, alive):
             try:
                 container.remove(force=True)
-            except Exception:
+            except Exception:  # noqa: BLE001, S110 - cleanup: the container may be gone already
                 pass
 
 
 def test_probe_names_the_fix_when_the_image_is_missing(monkeypatch, docker_images):
-    from runners.sandbox.docker_backend import PYTHON_IMAGE_ENV, DockerSandbox
+    from runners.sandbox.docker.backend import DockerSandbox
+    from runners.sandbox.docker.client import PYTHON_IMAGE_ENV
 
     assert DockerSandbox.probe() is None
     monkeypatch.setenv(PYTHON_IMAGE_ENV, "runners-python:does-not-exist")
@@ -416,7 +413,7 @@ E2E_SUBMISSION = {
 @pytest.mark.slow
 def test_end_to_end_matches_the_unsandboxed_run(docker_images, sandbox_cache, tmp_path, monkeypatch):
     import runners
-    from runners.sandbox.docker_backend import DockerSandbox
+    from runners.sandbox.docker.backend import DockerSandbox
 
     problem = make_problem(tmp_path, E2E_TESTS, name="adder")
     submission = make_submission(tmp_path, E2E_SUBMISSION)

@@ -40,7 +40,7 @@ class Cli:
         for name in drop_env:
             environment.pop(name, None)
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_SECONDS,
-                              cwd=self.cwd, env=environment)
+                              cwd=self.cwd, env=environment, check=False)
         return Result(argv, proc.returncode, proc.stdout, proc.stderr)
 
     def ok(self, *args: str, **kwargs) -> object:

@@ -18,7 +18,7 @@ TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
 
-from cli_helpers import Cli  # noqa: E402
+from cli_helpers import Cli
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -25,7 +25,7 @@ def catalog_expectations(path) -> tuple[dict, dict]:
         if row["unit_price"]:
             prices[row["item"]] = Decimal(row["unit_price"])
     summary = {"imported": len(rows), "items": len(quantities)}
-    total = sum((quantities[n] * prices[n] for n in prices), Decimal("0"))
+    total = sum((quantities[n] * prices[n] for n in prices), Decimal(0))
     totals = {"total_quantity": sum(quantities.values()), "total_value": f"{total:.2f}"}
     return summary, totals
 

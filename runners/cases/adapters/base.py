@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from ..model import BaseCase, CaseResult
 from ..procs import kill_descendants
@@ -58,7 +58,7 @@ class Adapter:
         self.settings = settings
         self.group = group
 
-    def __enter__(self) -> Adapter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:

@@ -14,7 +14,7 @@ import re
 import time
 import urllib.parse
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from ..model import BaseCase, BrowserCase, BrowserResult
 from .cdp import Browser, BrowserError, Page, find_chromium
@@ -33,7 +33,7 @@ class BrowserAdapter(ServerAdapter):
     page: Page | None = None
     step_error: str | None = None  # why the last case's steps stopped
 
-    def __enter__(self) -> BrowserAdapter:
+    def __enter__(self) -> Self:
         super().__enter__()
         if self.failure:
             return self

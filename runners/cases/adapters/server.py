@@ -15,6 +15,7 @@ import socket
 import subprocess
 import time
 from types import TracebackType
+from typing import Self
 
 from ..procs import Drain, kill_descendants, kill_group
 from .base import Adapter, fill_static
@@ -41,7 +42,7 @@ class ServerAdapter(Adapter):
     def host(self) -> str:
         return "127.0.0.1" if self.config.address == "localhost" else self.config.address
 
-    def __enter__(self) -> ServerAdapter:
+    def __enter__(self) -> Self:
         self.port = self.config.port or free_port(self.host)
         argv = self.server_argv()
         self.command = shlex.join(argv)

@@ -87,8 +87,8 @@ def parse_csv_content(content: Any, allows_error: bool = True) -> list[Any]:
         return [content]
     if not isinstance(content, (str, bytes)):
         raise VerifierError(f"Invalid content type: {type(content)}")
-    import numpy as np  # noqa: PLC0415 - only CSV verifiers pay for pandas' import
-    import pandas as pd  # noqa: PLC0415
+    import numpy as np  # only CSV verifiers pay for pandas' import
+    import pandas as pd
 
     try:
         frame = pd.read_csv(io.StringIO(_text(content, "utf-8")))

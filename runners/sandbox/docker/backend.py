@@ -37,7 +37,7 @@ class DockerSandbox(Sandbox):
     # a subclass for another engine with Docker's API (podman) changes this line.
     engine_url: ClassVar[str | None] = None
     engine_hint: ClassVar[str] = ENGINE_HINT
-    options = {"python_image": "the image tests and Python toolchains run in",
+    options: ClassVar[dict[str, str]] = {"python_image": "the image tests and Python toolchains run in",
                "node_image": "the image JavaScript toolchains run in",
                "engine_url": "the engine's URL (default: DOCKER_HOST, else its socket)"}
 

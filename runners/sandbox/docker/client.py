@@ -86,7 +86,7 @@ class Engine:
                 client.close()
         except docker.errors.DockerException as exc:
             return f"the container engine{self._where()} does not answer ({exc}); {self.hint}"
-        except Exception as exc:  # requests errors and the like
+        except Exception as exc:  # noqa: BLE001 - requests errors and the like
             return f"the container engine{self._where()} does not answer ({type(exc).__name__}: {exc}); {self.hint}"
         return None
 

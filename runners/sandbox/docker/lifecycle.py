@@ -70,7 +70,7 @@ def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: f
         except docker.errors.APIError as exc:
             raise InfrastructureError(
                 f"docker could not start the sandbox container: {exc.explanation or exc}") from None
-        except Exception as exc:  # requests errors: the daemon did not answer
+        except Exception as exc:  # noqa: BLE001 - requests errors: the daemon did not answer
             raise InfrastructureError(f"the Docker engine failed while starting the sandbox: {exc}") from None
         timed_out = _wait(container, started + timeout, stop)
         notes = []
@@ -157,7 +157,7 @@ def _pump_frames(sock: Any, out: CappedBuffer, err: CappedBuffer) -> None:
                 out.feed(data)
             elif stream == STDERR:
                 err.feed(data)
-    except Exception:  # the socket closed under us: the run is over
+    except Exception:  # noqa: BLE001, S110 - the socket closed under us: the run is over
         pass
 
 
@@ -178,7 +178,7 @@ def _close(sock: Any) -> None:
     if response is not None:
         try:
             response.close()
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 - best effort: the stream is done with
             pass
 
 
@@ -249,7 +249,7 @@ def _remove(client: Any, container: Any, request_id: str, engine_url: str | None
     if container is None:
         try:
             targets = client.containers.list(all=True, filters={"label": f"{LABEL_REQUEST}={request_id}"})
-        except Exception:
+        except Exception:  # noqa: BLE001 - no engine answer: nothing to remove by label
             targets = []
     for target in targets:
         for _ in range(3):
@@ -260,5 +260,5 @@ def _remove(client: Any, container: Any, request_id: str, engine_url: str | None
             except docker.errors.NotFound:
                 janitor.forget("container", container_ref(target.id, engine_url))
                 break
-            except Exception:  # retried; a leftover is swept later by its label
+            except Exception:  # noqa: BLE001 - retried; a leftover is swept later by its label
                 time.sleep(0.5)

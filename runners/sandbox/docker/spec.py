@@ -64,31 +64,31 @@ def container_spec(request: SandboxRequest, *, image: str, user: str, owner: str
         size = limits.file_size_mb * MB
         ulimits.append(docker.types.Ulimit(name="fsize", soft=size, hard=size))
     tmp_size = f",size={limits.tmp_size_mb}m" if limits.tmp_size_mb else ""
-    spec: dict[str, Any] = dict(
-        image=image,
-        entrypoint=["/bin/sh", "-c", WRAPPER, "sandbox", str(int(request.timeout + BACKSTOP_GRACE))],
-        command=list(request.argv),
-        working_dir=request.cwd,
-        environment=env,
-        mounts=mounts,
-        network_mode="bridge" if request.network else "none",
-        read_only=True,
-        tmpfs={"/tmp": f"rw,exec,nosuid,nodev,mode=1777{tmp_size}"},
-        user=user,
-        cap_drop=["ALL"],
-        security_opt=["no-new-privileges"],
-        init=True,
-        ipc_mode="private",
-        hostname="sandbox",
-        ulimits=ulimits,
-        labels={LABEL_MANAGED: "1", LABEL_RUN: request.run_id, LABEL_OWNER: owner,
+    spec: dict[str, Any] = {
+        "image": image,
+        "entrypoint": ["/bin/sh", "-c", WRAPPER, "sandbox", str(int(request.timeout + BACKSTOP_GRACE))],
+        "command": list(request.argv),
+        "working_dir": request.cwd,
+        "environment": env,
+        "mounts": mounts,
+        "network_mode": "bridge" if request.network else "none",
+        "read_only": True,
+        "tmpfs": {"/tmp": f"rw,exec,nosuid,nodev,mode=1777{tmp_size}"},
+        "user": user,
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges"],
+        "init": True,
+        "ipc_mode": "private",
+        "hostname": "sandbox",
+        "ulimits": ulimits,
+        "labels": {LABEL_MANAGED: "1", LABEL_RUN: request.run_id, LABEL_OWNER: owner,
                 LABEL_PURPOSE: request.purpose, LABEL_REQUEST: request_id},
-        log_config=docker.types.LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
-        stdin_open=False,
-        tty=False,
-        oom_score_adj=500,
-        detach=True,
-    )
+        "log_config": docker.types.LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
+        "stdin_open": False,
+        "tty": False,
+        "oom_score_adj": 500,
+        "detach": True,
+    }
     if limits.memory_mb:
         spec["mem_limit"] = spec["memswap_limit"] = f"{limits.memory_mb}m"
     if limits.cpus:

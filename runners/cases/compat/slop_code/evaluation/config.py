@@ -18,7 +18,7 @@ def get_available_problems(problems_dir: Path | str) -> dict[str, ProblemConfig]
         if (path / "config.yaml").is_file():
             try:
                 problem = ProblemConfig.from_yaml(path)
-            except Exception:  # noqa: BLE001 - SCBench skips problems whose config fails to load
+            except Exception:  # noqa: BLE001, S112 - SCBench skips problems whose config fails to load
                 continue
             found[problem.name] = problem
     return found

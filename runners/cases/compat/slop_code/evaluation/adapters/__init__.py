@@ -1,4 +1,4 @@
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Self, runtime_checkable
 
 from runners.cases.adapters.base import Adapter as BaseAdapter
 from runners.cases.adapters.base import AdapterError
@@ -25,7 +25,7 @@ from slop_code.evaluation.adapters import api, cli, models
 
 @runtime_checkable
 class Adapter(Protocol):
-    def __enter__(self) -> "Adapter": ...
+    def __enter__(self) -> Self: ...
 
     def __exit__(self, *exc: object) -> None: ...
 
