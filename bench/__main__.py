@@ -6,7 +6,8 @@
     python -m bench --only parsing     # one measurement (repeatable); its block in RESULTS.md is replaced
     python -m bench --repeat 9 --sandbox bubblewrap
 
-Measurements: overhead, prepare, scbench, parsing, batch, promptfoo, submission, agents
+Measurements: overhead, prepare, scbench, parsing, batch, promptfoo, submission, agents, cases,
+fairness
 (docs/benchmarks.md).
 Exit code: 0 when every measurement ran (missed targets are results, not errors), 1 when one
 failed, 2 bad options. A measurement whose tools are missing here is reported as skipped.

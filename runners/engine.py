@@ -29,6 +29,7 @@ from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
 from runners.submission import CopyTimeout, inventory
 from runners.trust import exit_reason, issue_report_key
+from runners.wall_clock import run_limits
 from runners.workspace import SUBMISSION_IGNORE, Workspace
 from runners.workspace_place import workspace_base
 
@@ -55,7 +56,7 @@ def execute(
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
     _refuse_overlap(submission, Path(problem.path).resolve(), Path(problem.tests_dir).resolve())
-    limits = environment.limits_for(problem.limits)
+    limits = run_limits(environment, problem, checkpoint, runner.estimated_tests())
     wall = limits.wall_timeout or 900.0
     # The wall clock starts here: walking and copying the submission count against it.
     clock = time.monotonic()
@@ -94,7 +95,8 @@ def execute(
             ctx.report_key = issue_report_key(workspace.reports)
         runner.write_config(ctx)
         runner.prepare(ctx)
-        workspace.seal(workspace.tests, workspace.config)
+        if not sandbox.remaps_paths:  # the backends that remap paths mount them read-only
+            workspace.seal(workspace.tests, workspace.config)
         invocation = runner.invocation(ctx)
         env = {
             **base_env(),

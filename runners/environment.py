@@ -21,6 +21,14 @@ def default_cache_dir() -> Path:
     return (Path(base) / "runners").resolve()
 
 
+DOCKER_IMAGES = {"python": "runners-python:latest", "node": "runners-node:latest"}
+
+
+def docker_image_default(kind: str) -> str:
+    """`$RUNNERS_DOCKER_<KIND>_IMAGE`, else `runners-<kind>:latest`."""
+    return os.environ.get(f"RUNNERS_DOCKER_{kind.upper()}_IMAGE") or DOCKER_IMAGES.get(kind, f"runners-{kind}:latest")
+
+
 class EnvironmentSpec(BaseModel):
     """Execution settings that belong to the machine or the user, not to the problem."""
 
@@ -49,8 +57,8 @@ class EnvironmentSpec(BaseModel):
         None, description="Interpreter for Python environments (default: the harness's own)."
     )
     node: str | None = Field(None, description="Node binary for JavaScript problems (default: node on PATH).")
-    docker_python_image: str = "runners-python:latest"
-    docker_node_image: str = "runners-node:latest"
+    docker_python_image: str = Field(default_factory=lambda: docker_image_default("python"))
+    docker_node_image: str = Field(default_factory=lambda: docker_image_default("node"))
     env: dict[str, str] = Field(default_factory=dict, description="Extra variables for the tests.")
     keep_workspace: bool = False
 

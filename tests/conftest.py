@@ -28,6 +28,7 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
                              "test_a_case_s_timeout_kills_it_and_the_run_goes_on",
                              "test_select_runs_only_the_named_cases_and_refuses_unknown_ids"},
     "test_js_snapshots.py": None,
+    "test_scbench_environment.py": None,
     "test_cases_outside.py": None,
     "sandbox/test_python_versions.py": None,
     "test_submission_limits.py": {"test_a_solution_kept_inside_the_problem_runs_but_not_one_holding_the_tests"},

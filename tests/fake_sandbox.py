@@ -25,6 +25,7 @@ from runners.frameworks.pytest_runner import CTRF_REPORT, JSON_REPORT
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, SIGNATURE_FIELD, sign
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from runners.toolchains.hosts import ToolchainHost, register_toolchain_host
+from runners.toolchains.tools import SubmissionTools
 
 FILE = "tests/test_checkpoint_1.py"
 
@@ -139,6 +140,9 @@ class FakeToolchains(ToolchainHost):
 
     def uv_binary(self) -> str:
         return "uv"
+
+    def submission_tools(self, host_cache: Path) -> SubmissionTools:
+        return SubmissionTools()
 
 
 class FakeSandbox(Sandbox):

@@ -16,7 +16,7 @@ from runners.errors import InfrastructureError
 from runners.processes import owner_label
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
 from runners.sandbox.docker import client as engine
-from runners.sandbox.docker.client import default_image, docker_client, image_id
+from runners.sandbox.docker.client import cgroup_parent, default_image, docker_client, image_id
 from runners.sandbox.docker.lifecycle import (
     SANDBOX_GID,
     SANDBOX_UID,
@@ -67,7 +67,8 @@ class DockerSandbox(Sandbox):
         spec, notes = container_spec(
             request.model_copy(update={"mounts": mounts}), image=image_id(request.image or self.python_image),
             user=sandbox_user(os.geteuid(), os.getegid(), SANDBOX_UID, SANDBOX_GID), owner=owner_label(),
-            request_id=request_id, cpu_count=os.cpu_count() or 1, ca_bundle=bundle)
+            request_id=request_id, cpu_count=os.cpu_count() or 1, ca_bundle=bundle,
+            cgroup_parent=cgroup_parent(client))
         outcome = run_container(client, spec, request_id, request.timeout, request.limits.output_bytes or 4 * MB)
         notes += outcome.notes
         if outcome.oom_killed:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from typing import Any
@@ -25,13 +24,9 @@ _client: Any = None
 def default_image(kind: str) -> str:
     """`$RUNNERS_DOCKER_<KIND>_IMAGE`, else the environment's default for python and node, else
     `runners-<kind>:latest` (built by `runners image build --kind <kind>`)."""
-    from runners.environment import EnvironmentSpec
+    from runners.environment import docker_image_default
 
-    configured = os.environ.get(f"RUNNERS_DOCKER_{kind.upper()}_IMAGE")
-    if configured:
-        return configured
-    field = EnvironmentSpec.model_fields.get(f"docker_{kind}_image")
-    return str(field.default) if field is not None else f"runners-{kind}:latest"
+    return docker_image_default(kind)
 
 
 def docker_client() -> Any:
@@ -48,6 +43,27 @@ def docker_client() -> Any:
                 raise InfrastructureError(f"cannot reach the Docker engine: {exc}; {ENGINE_HINT}") from None
             _client = client
         return _client
+
+
+_parent_lock = threading.Lock()
+_parent: list[str | None] = []  # learnt once per process
+
+
+def cgroup_parent(client: Any) -> str | None:
+    """Where a run's container goes in the cgroup tree. With the cgroupfs driver, docker puts every
+    container under one `docker` group, which the CPU scheduler weighs as a single process against
+    everything else on the host: on a busy machine all containers together got a fraction of what
+    the same processes got outside (bench/RESULTS.md section 11). "/" makes each container its own
+    top-level entity, like a session's processes outside. The systemd driver wants a slice there:
+    None (its default)."""
+    with _parent_lock:
+        if not _parent:
+            try:
+                driver = str(client.info().get("CgroupDriver") or "")
+            except Exception:  # noqa: BLE001 - an engine that cannot say keeps its default
+                driver = ""
+            _parent.append("/" if driver == "cgroupfs" else None)
+        return _parent[0]
 
 
 def probe() -> str | None:
