@@ -18,7 +18,6 @@ The ratio is sandbox / host, the median of the per-round pairs.
 
 from __future__ import annotations
 
-import json
 import re
 import signal
 import subprocess
@@ -37,7 +36,10 @@ from bench.common import (
     run_timed,
     usable_sandboxes,
 )
+from bench.overhead import check_result
+from bench.world import CONFTEST
 from runners.batch.store import rmtree_forcibly
+from runners.pythons import interpreter_version
 
 NAME = "fairness"
 TITLE = "11. CPU under load: CPU-bound work in a sandbox vs on the host, two busy processes beside"
@@ -72,7 +74,7 @@ if __name__ == "__main__":
         worker.join()
     print(f"ELAPSED {time.perf_counter() - started:.4f}")
 """
-CONFTEST = """
+TEST = """
 import shlex
 
 import pytest
@@ -145,9 +147,18 @@ def stop(processes: list[subprocess.Popen]) -> None:
         proc.wait()
 
 
-def host(program: Path, procs: int, loops: int, copies: int) -> float:
+def host_python(problem: Path) -> str:
+    """The interpreter the runs use on the host (the problem's preference: SCBench's 3.12 where
+    there is one), so that both sides run the same Python."""
+    from runners.problem_loader import load_problem
+    from runners.pythons import find_host_python, python_request
+
+    return find_host_python(python_request(None, load_problem(problem)))
+
+
+def host(python: str, program: Path, procs: int, loops: int, copies: int) -> float:
     """`copies` programs at once on the host, each in its own session: their mean elapsed."""
-    running = [subprocess.Popen([PYTHON, str(program), str(procs), str(loops)], start_new_session=True,
+    running = [subprocess.Popen([python, str(program), str(procs), str(loops)], start_new_session=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for _ in range(copies)]
     times = []
@@ -160,12 +171,7 @@ def host(program: Path, procs: int, loops: int, copies: int) -> float:
 
 
 def test_elapsed(result_file: Path, what: str) -> float:
-    try:
-        result = json.loads(result_file.read_text())
-    except (OSError, ValueError) as exc:
-        raise BenchError(f"{what}: no result at {result_file} ({exc})") from None
-    if result.get("infrastructure_failure"):
-        raise BenchError(f"{what}: infrastructure failure: {result.get('infrastructure_reason')}")
+    result = check_result(result_file, what)
     return elapsed("".join(t.get("stdout") or "" for t in result["tests"]), what)
 
 
@@ -204,13 +210,14 @@ def run(settings: Settings) -> Section:
     root = settings.data_dir / "fairness-world"
     problems, submissions = make_world(root, loops)
     program = submissions / AGENTS[0] / "cpu_work" / "checkpoint_1" / "main.py"
+    python = host_python(problems / "cpu_work")
     shapes = list(SHAPES) if not settings.smoke else ["one process"]
     rounds = settings.repeat
     measure: dict[tuple[str, str], Callable[[], float]] = {}
     for shape in shapes:
         _, procs = SHAPES[shape]
         copies = len(AGENTS) if shape == "batch -j 4" else 1
-        measure[(shape, "host")] = lambda procs=procs, copies=copies: host(program, procs, loops, copies)
+        measure[(shape, "host")] = lambda procs=procs, copies=copies: host(python, program, procs, loops, copies)
         for sandbox in sandboxes:
             measure[(shape, sandbox)] = (
                 lambda sandbox=sandbox, shape=shape: sandboxed(settings, problems, submissions, sandbox, shape))
@@ -237,7 +244,8 @@ def run(settings: Settings) -> Section:
             section.add(Row(f"{shape}: {sandbox}", values, vs=f"{shape}: host", ratio=ratio, added=added,
                             target=f"ratio ≤ {TARGET}", met=ratio <= TARGET))
     section.notes.append(
-        f"{BUSY} busy processes (`python -c 'while 1: pass'`, each in its own session) ran throughout; "
+        f"{BUSY} busy processes (`python -c 'while 1: pass'`, each in its own session) ran throughout; the work "
+        f"ran on Python {interpreter_version(python)} on the host, as in the runs (their result's `python`); "
         f"{loops:,} loop iterations per process; the figure is the work's own wall clock (printed by the "
         f"program, start-up excluded; batch and host ×4: the mean of the four); {rounds} round(s) after "
         "a warm-up, interleaved. Runs use the default limits (`--sandbox NAME`, nothing else).")
