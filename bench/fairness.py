@@ -10,8 +10,9 @@ three shapes, on the host and through `runners run` / `runners batch` per backen
 - **one process**: the program runs the loop once;
 - **4 processes in one test**: the program runs it in 4 processes at once (as jest's workers or
   xdist do);
-- **batch -j 4**: four runs at once (`runners batch -j 4` over four submissions); on the host, four
-  programs at once, each in its own session.
+- **batch -j 4**: four runs at once (`runners batch -j 4` over four submissions; they start one
+  after the other, so their work begins at a set time, together); on the host, four programs at
+  once, each in its own session.
 
 The ratio is sandbox / host, the median of the per-round pairs.
 """
@@ -22,6 +23,7 @@ import re
 import signal
 import subprocess
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -51,6 +53,10 @@ LOOPS = {"full": 30_000_000, "quick": 30_000_000, "smoke": 200_000}
 SHAPES = {"one process": ("checkpoint_1", 1), "4 processes in one test": ("checkpoint_2", 4),
           "batch -j 4": ("checkpoint_1", 1)}
 _ELAPSED = re.compile(r"ELAPSED (\d+\.\d+)")
+_LATE = re.compile(r"LATE (\d+\.\d+)")
+# Seconds from launching `batch -j 4` to the start of the work in its four runs (their start-up,
+# one after the other, takes less; a run that is later says so and the section notes it).
+BATCH_LEAD = 30.0
 
 MAIN = """
 import sys
@@ -65,7 +71,12 @@ def work(loops):
 
 
 if __name__ == "__main__":
-    procs, loops = int(sys.argv[1]), int(sys.argv[2])
+    procs, loops, start_at = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    if start_at:  # runs started one after the other begin their work together
+        late = time.time() - start_at
+        if late > 0:
+            print(f"LATE {late:.1f}")
+        time.sleep(max(0.0, -late))
     started = time.perf_counter()
     workers = [Process(target=work, args=(loops,)) for _ in range(procs)]
     for worker in workers:
@@ -75,26 +86,11 @@ if __name__ == "__main__":
     print(f"ELAPSED {time.perf_counter() - started:.4f}")
 """
 TEST = """
-import shlex
-
-import pytest
-
-
-def pytest_addoption(parser):
-    parser.addoption("--entrypoint", action="store", required=True)
-    parser.addoption("--checkpoint", action="store", required=True)
-
-
-@pytest.fixture(scope="session")
-def entrypoint_argv(request):
-    return shlex.split(request.config.getoption("--entrypoint"))
-"""
-TEST = """
 import subprocess
 
 
 def test_work(entrypoint_argv):
-    done = subprocess.run(entrypoint_argv + ["{procs}", "{loops}"], capture_output=True, text=True)
+    done = subprocess.run(entrypoint_argv + ["{procs}", "{loops}", "{start_at}"], capture_output=True, text=True)
     print(done.stdout)
     assert done.returncode == 0, done.stderr
 """
@@ -116,13 +112,22 @@ def make_world(root: Path, loops: int) -> tuple[Path, Path]:
     problem = root / "problems" / "cpu_work"
     files = {problem / "config.yaml": CONFIG.format(), problem / "tests" / "conftest.py": CONFTEST}
     for checkpoint, procs in (("checkpoint_1", 1), ("checkpoint_2", 4)):
-        files[problem / "tests" / f"test_{checkpoint}.py"] = TEST.format(procs=procs, loops=loops)
+        write_test(problem, checkpoint, procs, loops, 0.0)
     for agent in AGENTS:  # the batch runs every checkpoint it finds: checkpoint_1 only
         files[root / "submissions" / agent / "cpu_work" / "checkpoint_1" / "main.py"] = MAIN
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip("\n"))
     return root / "problems", root / "submissions"
+
+
+def write_test(problem: Path, checkpoint: str, procs: int, loops: int, start_at: float) -> None:
+    """The checkpoint's test: `procs` processes of `loops` iterations, begun at `start_at` (epoch
+    seconds; 0: at once). Four runs of `batch -j 4` start one after the other: their work begins
+    together, as the four programs on the host do."""
+    path = problem / "tests" / f"test_{checkpoint}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(TEST.format(procs=procs, loops=loops, start_at=start_at)).lstrip("\n"))
 
 
 def elapsed(text: str, what: str) -> float:
@@ -158,7 +163,7 @@ def host_python(problem: Path) -> str:
 
 def host(python: str, program: Path, procs: int, loops: int, copies: int) -> float:
     """`copies` programs at once on the host, each in its own session: their mean elapsed."""
-    running = [subprocess.Popen([python, str(program), str(procs), str(loops)], start_new_session=True,
+    running = [subprocess.Popen([python, str(program), str(procs), str(loops), "0"], start_new_session=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for _ in range(copies)]
     times = []
@@ -175,11 +180,14 @@ def test_elapsed(result_file: Path, what: str) -> float:
     return elapsed("".join(t.get("stdout") or "" for t in result["tests"]), what)
 
 
-def sandboxed(settings: Settings, problems: Path, submissions: Path, sandbox: str, shape: str) -> float:
-    checkpoint, _ = SHAPES[shape]
+def sandboxed(settings: Settings, problems: Path, submissions: Path, sandbox: str, shape: str,
+              loops: int, late: list[str]) -> float:
+    checkpoint, procs = SHAPES[shape]
+    batch = shape == "batch -j 4"
+    write_test(problems / "cpu_work", checkpoint, procs, loops, time.time() + BATCH_LEAD if batch else 0.0)
     out = settings.tmp(f"fairness-{sandbox}")
     try:
-        if shape == "batch -j 4":
+        if batch:
             argv = [PYTHON, "-m", "runners", "batch", "--problems", str(problems), "--submissions",
                     str(submissions), "--problem", "cpu_work", "-j", str(len(AGENTS)), "--sandbox", sandbox,
                     "--output", str(out / "batch"), "--overwrite", "--pass-policy", "any",
@@ -188,6 +196,7 @@ def sandboxed(settings: Settings, problems: Path, submissions: Path, sandbox: st
             found = [p for p in (out / "batch").rglob("result.json") if p.parent.name == checkpoint]
             if len(found) != len(AGENTS):
                 raise BenchError(f"runners batch --sandbox {sandbox}: {len(found)} results of {checkpoint}")
+            late += [f"{sandbox}: {m.group(1)} s" for p in found for m in [_LATE.search(p.read_text())] if m]
             return sum(test_elapsed(p, f"batch {sandbox}") for p in found) / len(found)
         argv = [PYTHON, "-m", "runners", "run", str(problems / "cpu_work"), "--checkpoint", checkpoint,
                 "--submission", str(submissions / AGENTS[0] / "cpu_work" / "checkpoint_1"), "--sandbox", sandbox,
@@ -219,15 +228,17 @@ def run(settings: Settings) -> Section:
         copies = len(AGENTS) if shape == "batch -j 4" else 1
         measure[(shape, "host")] = lambda procs=procs, copies=copies: host(python, program, procs, loops, copies)
         for sandbox in sandboxes:
-            measure[(shape, sandbox)] = (
-                lambda sandbox=sandbox, shape=shape: sandboxed(settings, problems, submissions, sandbox, shape))
+            measure[(shape, sandbox)] = (lambda sandbox=sandbox, shape=shape: sandboxed(
+                settings, problems, submissions, sandbox, shape, loops, late))
     samples: dict[tuple[str, str], list[float]] = {key: [] for key in measure}
+    late: list[str] = []
     busy = start_busy()
     try:
         if not settings.smoke:  # warm-up: toolchains prepared, images resolved; not counted
             for shape in shapes:
                 for sandbox in sandboxes:
                     measure[(shape, sandbox)]()
+            late.clear()  # a cold run starts late; only the counted rounds must be in step
         for index in range(rounds):
             for key, fn in measure.items():
                 value = fn()
@@ -248,5 +259,9 @@ def run(settings: Settings) -> Section:
         f"ran on Python {interpreter_version(python)} on the host, as in the runs (their result's `python`); "
         f"{loops:,} loop iterations per process; the figure is the work's own wall clock (printed by the "
         f"program, start-up excluded; batch and host ×4: the mean of the four); {rounds} round(s) after "
-        "a warm-up, interleaved. Runs use the default limits (`--sandbox NAME`, nothing else).")
+        "a warm-up, interleaved. Runs use the default limits (`--sandbox NAME`, nothing else). The four runs "
+        f"of `batch -j 4` begin their work together, {BATCH_LEAD:g} s after the batch is launched (they start "
+        "one after the other), as the four host programs do.")
+    if late:
+        section.notes.append(f"Runs of `batch -j 4` that began their work late (not in step): {', '.join(late)}.")
     return section

@@ -45,7 +45,7 @@ class Checkpoint:
     solution: Path
     ours: dict = field(default_factory=dict)
     theirs: dict = field(default_factory=dict)
-    seconds: tuple[float, float] = (0.0, 0.0)
+    attempts: int = 1  # grades taken until both agreed (or --retries ran out)
 
     @property
     def label(self) -> str:
@@ -56,12 +56,14 @@ def checkpoints(source: Path, only: list[str]) -> list[Checkpoint]:
     problems = source / "problems"
     if not problems.is_dir():
         raise SystemExit(f"{source}: no problems/ directory (expected a checkout of {UPSTREAM})")
-    names = only or sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
+    names = [item.split("/")[0] for item in only] or sorted(
+        p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
     found = []
-    for name in names:
+    for name in dict.fromkeys(names):
         for solution in sorted((problems / name / "solutions").glob("checkpoint_*"),
                                key=lambda p: int(p.name.rsplit("_", 1)[1])):
-            found.append(Checkpoint(name, solution.name, solution))
+            if not only or name in only or f"{name}/{solution.name}" in only:
+                found.append(Checkpoint(name, solution.name, solution))
     return found
 
 
@@ -158,15 +160,15 @@ def markdown(rows: list[Checkpoint], sandbox: str | None, busy: int) -> str:
     lines = [(f"SCBench {UPSTREAM} (`run_checkpoint_pytest`, local-py, Python 3.12) against "
              f"`runners run` ({'--sandbox ' + sandbox if sandbox else 'no options'}"
              f"{f', {busy} busy processes beside' if busy else ''}): **{exact} of {len(rows)} checkpoints exact**."),
-             "", "| checkpoint | tests (runners / SCBench) | passed (runners / SCBench) | same | seconds (runners / SCBench) | what differs |",
-             "|---|---|---|---|---|---|"]
+             "", "| checkpoint | tests (runners / SCBench) | passed (runners / SCBench) | same | grades taken | seconds (runners / SCBench) | what differs |",
+             "|---|---|---|---|---|---|---|"]
     for cp in rows:
         same, differ = verdict(cp)
         counts = [len(cp.ours.get("tests", {})), len(cp.theirs.get("tests", {}))]
         passed = [sum(t["status"] == "passed" for t in side.get("tests", {}).values()) for side in (cp.ours, cp.theirs)]
         note = "; ".join(differ[:3]) + (f"; … {len(differ) - 3} more" if len(differ) > 3 else "")
         lines.append(f"| {cp.label} | {counts[0]} / {counts[1]} | {passed[0]} / {passed[1]} | "
-                     f"{'=' if same else '≠'} | {cp.ours.get('seconds', 0):.0f} / {cp.theirs.get('seconds', 0):.0f} | "
+                     f"{'=' if same else '≠'} | {cp.attempts} | {cp.ours.get('seconds', 0):.0f} / {cp.theirs.get('seconds', 0):.0f} | "
                      f"{_cell(note)} |")
     return "\n".join(lines)
 
@@ -181,35 +183,49 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scbench-python", required=True, help="the interpreter of SCBench's environment")
     parser.add_argument("--sandbox", help="our side's --sandbox (default: none given, as a new user runs it)")
     parser.add_argument("--busy", type=int, default=0, help="CPU-bound processes to run beside our runs")
-    parser.add_argument("--only", action="append", default=[], help="this problem only (repeatable)")
+    parser.add_argument("--retries", type=int, default=0,
+                        help="grade a checkpoint whose grades differ again, both sides afresh, up to N times "
+                             "(a timing-bound test on a loaded machine); the table says how many it took")
+    parser.add_argument("--only", action="append", default=[],
+                        help="this problem (NAME) or checkpoint (NAME/checkpoint_N) only (repeatable)")
     parser.add_argument("--cache", type=Path, help="keep and reuse SCBench's grades here (one JSON per checkpoint)")
     parser.add_argument("--json", type=Path, help="write both grades of every checkpoint here")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/scbench.md)")
-    parser.add_argument("--from-json", type=Path, help="grade nothing: print the table of an earlier --json")
+    parser.add_argument("--from-json", type=Path, action="append",
+                        help="grade nothing: print the table of earlier --json files (repeatable: merged)")
     args = parser.parse_args(argv)
     if args.from_json:
-        rows = [Checkpoint(c["problem"], c["checkpoint"], Path(), c["ours"], c["theirs"])
-                for c in json.loads(args.from_json.read_text())]
+        rows = [Checkpoint(c["problem"], c["checkpoint"], Path(), c["ours"], c["theirs"], c.get("attempts", 1))
+                for path in args.from_json for c in json.loads(path.read_text())]
         print(markdown(rows, args.sandbox, args.busy))
         return 0 if all(verdict(cp)[0] for cp in rows) else 1
     rows = checkpoints(args.source.resolve(), args.only)
     with tempfile.TemporaryDirectory(prefix="scbench-pytest-compare-") as tmp:
         for cp in rows:
-            cp.theirs = grade_theirs(args.source.resolve(), args.scbench_python, cp, args.cache)
-            busy = start_busy(args.busy)
-            try:
-                cp.ours = grade_ours(args.source.resolve(), cp, args.sandbox, Path(tmp))
-            finally:
-                for proc in busy:
-                    proc.kill()
-                    proc.wait()
-            same, differ = verdict(cp)
-            print(f"{cp.label}: {'exact' if same else 'differs'} ({len(cp.ours.get('tests', {}))} tests, "
+            for attempt in range(1 + args.retries):
+                cp.attempts = attempt + 1
+                cp.theirs = grade_theirs(args.source.resolve(), args.scbench_python, cp,
+                                         args.cache if attempt == 0 else None)
+                busy = start_busy(args.busy)
+                try:
+                    cp.ours = grade_ours(args.source.resolve(), cp, args.sandbox, Path(tmp))
+                finally:
+                    for proc in busy:
+                        proc.kill()
+                        proc.wait()
+                same, differ = verdict(cp)
+                if same:
+                    break
+                print(f"{cp.label}: differs at attempt {attempt + 1}" + "".join(f"\n    {line}" for line in differ[:5]),
+                      flush=True)
+            print(f"{cp.label}: {'exact' if same else 'differs'}{f' at attempt {cp.attempts}' if same and cp.attempts > 1 else ''} "
+                  f"({len(cp.ours.get('tests', {}))} tests, "
                   f"{cp.ours.get('seconds', 0):.0f} s / SCBench {cp.theirs.get('seconds', 0):.0f} s)"
                   + "".join(f"\n    {line}" for line in differ[:5]), flush=True)
             if args.json:
                 args.json.write_text(json.dumps([{"problem": c.problem, "checkpoint": c.name, "ours": c.ours,
-                                                  "theirs": c.theirs} for c in rows if c.ours], indent=1))
+                                                  "theirs": c.theirs, "attempts": c.attempts}
+                                                 for c in rows if c.ours], indent=1))
     exact = sum(verdict(cp)[0] for cp in rows)
     print(f"\n{exact} of {len(rows)} checkpoints exact")
     if args.markdown:
