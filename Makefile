@@ -1,7 +1,9 @@
 # The two commands the README starts with:
-#   make demo   set everything up, then compare the example agents with promptfoo: their
-#               submissions (npx promptfoo eval), then scripted agents run and graded
-#               (npx promptfoo eval -c promptfooconfig.agents.yaml); npx promptfoo view shows both
+#   make demo   set everything up, then two promptfoo evals: scripted agents run and graded
+#               (npx promptfoo eval -c promptfooconfig.agents.yaml), then the comparison of the
+#               example agents' submissions (npx promptfoo eval), last, so that npx promptfoo view
+#               opens it (it opens the latest eval; the other is one click away under Evals)
+#               each eval's report page (runners report, docs/report.md) is named on its last line
 #   make test   run the project's tests
 .PHONY: setup setup-full demo test test-fast bench
 
@@ -15,8 +17,8 @@ setup-full:
 	bash scripts/setup.sh --full
 
 demo: setup-full
-	bash scripts/compare.sh
 	bash scripts/compare.sh -c promptfooconfig.agents.yaml
+	bash scripts/compare.sh
 
 # setup first (a few seconds when already set up), so `make test` works on a fresh machine;
 # then --no-sync: setup has just synced and byte-compiled the environment.

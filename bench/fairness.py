@@ -1,4 +1,4 @@
-"""11. CPU under load: the same CPU-bound work in a sandbox and on the host, two busy processes beside.
+"""14. CPU under load: the same CPU-bound work in a sandbox and on the host, two busy processes beside.
 
 A grade must not depend on the machine's load more than a plain process's speed does: a test with
 a 10 s subprocess limit that passes on the host must pass in the sandbox while the machine is busy.
@@ -44,7 +44,7 @@ from runners.batch.store import rmtree_forcibly
 from runners.pythons import interpreter_version
 
 NAME = "fairness"
-TITLE = "11. CPU under load: CPU-bound work in a sandbox vs on the host, two busy processes beside"
+TITLE = "14. CPU under load: CPU-bound work in a sandbox vs on the host, two busy processes beside"
 TARGET = 1.2
 BUSY = 2
 AGENTS = ("w1", "w2", "w3", "w4")

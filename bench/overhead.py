@@ -116,11 +116,8 @@ def api_variant(settings: Settings, cell: Cell, sandbox: str) -> Callable[[], Sa
                     output_dir=out / "run",
                 )
             )
-            if result.infrastructure_failure:
-                raise BenchError(
-                    f"run_checkpoint ({sandbox}): infrastructure failure: "
-                    f"{result.infrastructure_reason}"
-                )
+            if not result.graded:
+                raise BenchError(f"run_checkpoint ({sandbox}): {result.summary}")
             sample.extra["outside"] = sample.wall - (result.duration or 0.0)
             return sample
         finally:

@@ -250,7 +250,7 @@ def child(argv: list[str]) -> int:
     from runners.toolchains.python import PythonToolchains
 
     environment = EnvironmentSpec(sandbox=args.sandbox, cache_dir=args.cache_dir)
-    sandbox = resolve_sandbox(args.sandbox, factory=lambda cls: cls.from_environment(environment))
+    sandbox = resolve_sandbox(args.sandbox, environment.sandbox_options)
     calls = []
     original = sandbox.prepare
 

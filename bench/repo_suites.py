@@ -261,8 +261,8 @@ def harness(problem: Path, repo: Path, sandbox: str) -> Side:
     from runners import EnvironmentSpec, run_checkpoint
 
     result = run_checkpoint(problem, "checkpoint_1", repo, EnvironmentSpec(sandbox=sandbox))
-    if result.infrastructure_failure:
-        raise SystemExit(f"{problem.name} under {sandbox}: {result.infrastructure_reason}")
+    if not result.graded:  # an infrastructure failure or a problem error: no test results to compare
+        raise SystemExit(f"{problem.name} under {sandbox}: {result.summary}")
     return Side({t.id: t.status.value if hasattr(t.status, "value") else str(t.status) for t in result.tests})
 
 

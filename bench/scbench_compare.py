@@ -85,8 +85,8 @@ def ours(cell: Cell, submission: Path, sandbox: str) -> dict[str, tuple[bool, fl
     from runners import EnvironmentSpec, run_checkpoint
 
     result = run_checkpoint(cell.problem, cell.checkpoint, submission, EnvironmentSpec(sandbox=sandbox))
-    if result.infrastructure_failure:
-        raise SystemExit(f"{cell.problem.name} {cell.checkpoint}: {result.infrastructure_reason}")
+    if not result.graded:  # an infrastructure failure or a problem error: no test results to compare
+        raise SystemExit(f"{cell.problem.name} {cell.checkpoint}: {result.summary}")
     return {t.id: (t.passed, round(t.score or 0.0, 4)) for t in result.tests}
 
 

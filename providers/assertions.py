@@ -4,36 +4,53 @@
       assert:
         - type: python
           value: file://providers/assertions.py      # get_assert(output, context)
-          metric: tests                              # the row's pass rate, averaged per column
           config: {pass_policy: all-cases}           # optional; default: the provider's policy
 
 Returns a GradingResult:
 
 - `pass`: the pass policy (assertion `config.pass_policy`, else the one the provider used);
 - `score`: the pass rate over every test (Regression included), 0 on an infrastructure failure;
-- `reason`: the verdict and the test counts, e.g. "policy all-cases not met: 4/6 tests passed
-  (Core 1/2, Error 1/1, Regression 2/3)", or the infrastructure failure's reason;
-- `namedScores`: `core`, `functionality`, `error`, `regression`: the pass rate of each group this
-  row has (a group without tests in the row is left out, so it does not drag the column down).
+- `reason`: one line, shown in red on a failing row: "[Error] bad_input: expected exit 2, got 0
+  (+3 more)" (the first failing test in its own words, without the harness's paths), or the
+  infrastructure failure's first line; "policy all-cases met" on a pass;
+- `namedScores` and `namedScoreWeights`: per group (`core`, `functionality`, `error`,
+  `regression`) and over every test (`tests`), the row's pass rate weighted by its number of
+  tests. promptfoo then sums score × weight and the weights over a column, so the column header
+  reads in tests: `core 91.67% (22.00/24.00)` is 22 of the 24 Core tests of every row of that
+  agent, not a sum of per-row rates (`14.99/22.00`). A group without tests in the row is left
+  out. (The assertion has no `metric:` of its own: promptfoo would then average `tests` per row.)
+- `namedScores` also holds four code-quality figures of the submission where they were measured
+  (docs/quality.md), as shares: `code_growth` (lines of code added since the previous checkpoint,
+  over its lines), `code_duplication` (duplicated lines over lines of code),
+  `code_complex_functions` (functions of cyclomatic complexity over 10, over functions),
+  `code_lint_per_line` (lint findings per line of code). They describe the code, not the grade:
+  `score` and `pass` never read them. Assertion `config: {quality: false}` leaves them out.
 
 A row of the agent provider (providers/agent_runner.py) whose agent step failed does not pass,
-and its reason starts with the step's failure.
+and its reason is the step's failure.
 
-No `componentResults`: the viewer's cell badge counts them ("3 FAIL 2 PASS"), which reads as a
-count of tests although it would count groups. With one result per row the badge is the row's
-verdict (PASS or FAIL), the test counts are in the reason and the output, and the per-group
-rates are the named-score pills.
+No `componentResults`: the viewer's cell badge counts them ("3 FAIL 2 PASS"), and promptfoo adds
+the assertion itself to them, so no count of them can be a count of tests. With one result per
+row the badge is the row's verdict (PASS or FAIL), the test counts are in the row's text, and the
+column's `Asserts:` counts rows (as `passing` does).
 
 promptfoo runs every file-based Python assertion in a fresh interpreter, so this file imports
-only the standard library: the provider precomputes every policy's verdict (`policies`) and
-`runners` is imported only for metadata that lacks it.
+only the standard library: the provider precomputes every policy's verdict (`policies`) and the
+reason's line (`headline`), and `runners` is imported only for metadata that lacks them.
 """
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 GROUPS = ("Core", "Functionality", "Error", "Regression")
+GROUP_SCORES = tuple(group.lower() for group in GROUPS)
+#: The code-quality named scores: name -> (figure, what it is divided by), from
+#: ExecutionResult.quality.metrics; `code_growth` divides the growth of `loc` by the previous `loc`.
+QUALITY = {"code_duplication": ("duplicated_lines", "loc"),
+           "code_complex_functions": ("complex_functions", "functions"),
+           "code_lint_per_line": ("lint_findings", "loc")}
 POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
             "any-core-cases")
 
@@ -47,51 +64,122 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
     config = context.get("config") if isinstance(context.get("config"), dict) else {}
     policy = config.get("pass_policy") or metadata.get("policy") or "all-cases"
     if policy not in POLICIES:
-        return _fail(f"assertion config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}")
+        close = difflib.get_close_matches(str(policy), POLICIES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return _fail(f"assertion config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}{hint}")
     try:
         passed = _policy_verdict(metadata, policy)
     except Exception as exc:  # noqa: BLE001 - a broken result must fail the row, readably
         return _fail(f"cannot apply pass policy {policy!r} to the result: {type(exc).__name__}: {exc}")
 
-    return with_agent_step(metadata, grade(metadata, policy, passed))
+    runs = metadata.get("repeat_runs")
+    if isinstance(runs, list) and runs:
+        graded = with_repeats(runs, policy, grade(metadata, policy, passed))
+    else:
+        graded = with_agent_step(metadata, grade(metadata, policy, passed))
+    if config.get("quality", True) is not False:
+        graded["namedScores"] = {**graded.get("namedScores", {}), **quality_scores(metadata)}
+    return graded
+
+
+def quality_scores(metadata: dict[str, Any]) -> dict[str, float]:
+    """The code-quality figures of the row's submission, as shares (named scores)."""
+    quality = metadata.get("quality")
+    metrics = quality.get("metrics") if isinstance(quality, dict) else None
+    if not isinstance(metrics, dict):
+        return {}
+    scores: dict[str, float] = {}
+    for name, (part, whole) in QUALITY.items():
+        if _number(metrics.get(part)) and _number(metrics.get(whole)) and metrics[whole] > 0:
+            scores[name] = metrics[part] / metrics[whole]
+    previous = quality.get("previous") if isinstance(quality.get("previous"), dict) else {}
+    if _number(metrics.get("loc")) and _number(previous.get("loc")) and previous["loc"] > 0:
+        scores["code_growth"] = (metrics["loc"] - previous["loc"]) / previous["loc"]
+    return scores
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def with_repeats(runs: list[Any], policy: str, first: dict[str, Any]) -> dict[str, Any]:
+    """A row of an agent with `repeat: N`: it passes when every repeat met the policy (its agent
+    step included); its score is the share that did (pass@1); the named scores stay the first
+    repeat's groups, and `pass@1`/`pass@N` are added."""
+    verdicts = [bool((run.get("policies") or {}).get(policy)) and not run.get("agent_failure")
+                for run in runs if isinstance(run, dict)]
+    n, c = len(verdicts), sum(verdicts)
+    named = dict(first.get("namedScores") or {})
+    named["pass@1"] = c / n if n else 0.0
+    named[f"pass@{n}"] = 1.0 if n - c < n else 0.0  # at least one of the n repeats passed
+    failed = [f"{run.get('agent')}: {run.get('agent_failure') or run.get('summary')}"
+              for run, ok in zip(runs, verdicts) if not ok]
+    reason = f"{c}/{n} repeats met policy {policy}" + (f"; not: {'; '.join(failed)}" if failed else "")
+    return {"pass": c == n and n > 0, "score": c / n if n else 0.0, "reason": reason, "namedScores": named}
 
 
 def with_agent_step(metadata: dict[str, Any], graded: dict[str, Any]) -> dict[str, Any]:
     """A row of the agent provider whose agent step failed (timed out, exited non-zero, reported
-    an error) fails, whatever the tests of what it left say, and the reason says why first."""
+    an error) fails, whatever the tests of what it left say, and the reason says why."""
     step = metadata.get("agent_step")
     failure = step.get("failure") if isinstance(step, dict) else None
     if not failure or metadata.get("infrastructure_failure"):
         return graded
-    counts = graded["reason"].split(": ", 1)[-1]  # the counts, without the policy's verdict
-    return {**graded, "pass": False, "reason": f"agent step failed: {failure}; what it left: {counts}"}
+    return {**graded, "pass": False, "reason": _clip(f"agent step failed: {_first_line(failure)}")}
 
 
 def grade(metadata: dict[str, Any], policy: str, passed: bool) -> dict[str, Any]:
     """The GradingResult for a result dict (ExecutionResult JSON) and a policy verdict."""
+    line = metadata.get("headline") if "headline" in metadata else _headline(metadata)
     if metadata.get("infrastructure_failure"):
-        reason = f"infrastructure failure: {metadata.get('infrastructure_reason') or 'unknown'}"
-        return {"pass": bool(passed), "score": 0.0, "reason": reason, "namedScores": {}}
+        return {"pass": bool(passed), "score": 0.0, "reason": f"infrastructure failure: {line or 'unknown'}",
+                "namedScores": {}}
+    if metadata.get("problem_error"):  # the provider answers these as ERROR rows; a saved result may not
+        return {"pass": bool(passed), "score": 0.0, "reason": f"problem error (no grade): {line or 'unknown'}",
+                "namedScores": {}}
     pass_counts: dict[str, int] = metadata.get("pass_counts") or {}
     total_counts: dict[str, int] = metadata.get("total_counts") or {}
     all_passed, all_total = sum(pass_counts.values()), sum(total_counts.values())
-    score = all_passed / all_total if all_total else 0.0
     named: dict[str, float] = {}
-    parts: list[str] = []
+    weights: dict[str, int] = {}
     for group in GROUPS:
-        total = total_counts.get(group, 0)
-        if not total:
-            continue
-        ok = pass_counts.get(group, 0)
-        named[group.lower()] = ok / total
-        parts.append(f"{group} {ok}/{total}")
-    verdict = "met" if passed else "not met"
+        if total_counts.get(group):
+            named[group.lower()] = pass_counts.get(group, 0) / total_counts[group]
+            weights[group.lower()] = total_counts[group]
     if all_total:
-        counts = f"{all_passed}/{all_total} tests passed ({', '.join(parts)})"
+        named["tests"], weights["tests"] = all_passed / all_total, all_total
+    # A failing row's reason is its one red line in the viewer: why, not the policy's name again.
+    if passed:
+        reason = f"policy {policy} met"
+    elif line:
+        reason = line
     else:
-        counts = "no tests were run"
-    return {"pass": bool(passed), "score": score, "reason": f"policy {policy} {verdict}: {counts}",
-            "namedScores": named}
+        reason = f"policy {policy} not met: {'no tests were run' if not all_total else 'see the tests'}"
+    return {"pass": bool(passed), "score": all_passed / all_total if all_total else 0.0, "reason": reason,
+            "namedScores": named, "namedScoreWeights": weights}
+
+
+def _headline(metadata: dict[str, Any]) -> str | None:
+    """The reason's line for metadata without `headline` (e.g. a saved result.json): the
+    infrastructure failure's or the first failing test's first line, as is."""
+    if metadata.get("infrastructure_failure"):
+        return _clip(_first_line(metadata.get("infrastructure_reason")))
+    for test in metadata.get("tests") or []:
+        if isinstance(test, dict) and test.get("status") != "passed":
+            return _clip(f"[{test.get('group_type')}] {test.get('name') or test.get('id')}: "
+                         f"{_first_line(test.get('failure_message')) or test.get('status')}")
+    return None
+
+
+def _first_line(text: Any) -> str:
+    for line in str(text or "").splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _metadata(context: dict[str, Any]) -> dict[str, Any] | None:

@@ -20,6 +20,12 @@ fit on a 1600 px screen. The row is named by the first line of each cell's outpu
 promptfoo calls the generator without the config file's directory, so a relative `problems` is
 taken from the current directory: run promptfoo from the project root (where it also reads the
 project's .env), or give an absolute path.
+
+Nothing here stops the eval: a problem whose config cannot be loaded becomes one test whose
+metadata carries `config_error` (the message names the file and the field), and a mistake in the
+generator's own config (a missing `problems` directory, an unknown key) one such test for the
+whole eval. The providers answer those tests with an ERROR row saying it; every good problem is
+graded as usual.
 """
 
 from __future__ import annotations
@@ -30,15 +36,30 @@ from typing import Any
 
 
 def generate_tests(config: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    try:
+        return _generate(config)
+    except ValueError as exc:  # the generator's own config: one error row, not 60 lines of traceback
+        return [_error_test("(problems)", "(none)", str(exc))]
+
+
+def _error_test(problem: str, checkpoint: str, message: str) -> dict[str, Any]:
+    """A test the providers answer with an ERROR row saying `message`."""
+    return {"metadata": {"problem": problem, "checkpoint": checkpoint, "config_error": message}}
+
+
+def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
     from runners.config import CONFIG_FILE
     from runners.errors import UserInputError
     from runners.problem_loader import load_problem
 
+    from runners.suggest import did_you_mean
+
     config = dict(config or {})
-    unknown = sorted(set(config) - {"problems", "only", "checkpoints"})
+    keys = ("problems", "only", "checkpoints")
+    unknown = sorted(set(config) - set(keys))
     if unknown:
-        raise ValueError(f"tests_from_problems: unknown config key(s) {', '.join(map(repr, unknown))} "
-                         "(known: problems, only, checkpoints)")
+        raise ValueError(f"tests_from_problems: unknown config key(s) "
+                         f"{', '.join(repr(k) + did_you_mean(str(k), keys) for k in unknown)} (known: problems, only, checkpoints)")
     root_text = config.get("problems", "problems")
     if not isinstance(root_text, str) or not root_text:
         raise ValueError(f"tests_from_problems: config `problems` must be a path, got {root_text!r}")
@@ -52,18 +73,25 @@ def generate_tests(config: dict[str, Any] | None = None) -> list[dict[str, Any]]
 
     problem_dirs = sorted(p for p in root.iterdir() if (p / CONFIG_FILE).is_file())
     if only is not None:
-        missing = sorted(set(only) - {p.name for p in problem_dirs})
+        names = [p.name for p in problem_dirs]
+        missing = sorted(set(only) - set(names))
         if missing:
-            raise ValueError(f"tests_from_problems: config `only`: no problem {', '.join(missing)} "
-                             f"under {root}")
+            raise ValueError(f"tests_from_problems: config `only`: no problem "
+                             f"{', '.join(m + did_you_mean(m, names) for m in missing)} under {root}")
         problem_dirs = [p for p in problem_dirs if p.name in only]
 
     tests: list[dict[str, Any]] = []
     for problem_dir in problem_dirs:
         try:
             problem = load_problem(problem_dir)
-        except UserInputError as exc:
-            raise ValueError(f"tests_from_problems: {exc}") from None
+        except UserInputError as exc:  # this problem's row says why; the others are graded
+            tests.append(_error_test(problem_dir.name, CONFIG_FILE, f"tests_from_problems: {exc}"))
+            continue
+        except Exception as exc:  # noqa: BLE001 - a loader bug: still one row, not the whole eval
+            tests.append(_error_test(problem_dir.name, CONFIG_FILE,
+                                     f"tests_from_problems: {problem_dir / CONFIG_FILE}: cannot be loaded: "
+                                     f"{type(exc).__name__}: {exc}"))
+            continue
         for checkpoint in problem.ordered_checkpoints():
             if wanted_checkpoints is not None and checkpoint.name not in wanted_checkpoints:
                 continue

@@ -17,7 +17,7 @@ from runners.sandbox.base import SandboxResult
 from runners.workspace import Workspace
 
 if TYPE_CHECKING:
-    from runners.frameworks.base import Invocation
+    from runners.context import Invocation
 
 RESULT_FILE = "result.json"
 

@@ -1,7 +1,8 @@
 """Command line: `python -m runners run|evaluate ...`.
 
-Exit codes: 0 the pass policy is met, 1 it is not, 2 bad input (config, path, option),
-3 infrastructure failure (the tests could not be run or their report cannot be trusted).
+Exit codes (`runners.exitcodes`): 0 the pass policy is met, 1 it is not, 2 bad input (config,
+path, option), 3 infrastructure failure (the tests could not be run or their report cannot be
+trusted), 4 problem error (the problem's own files failed to load: no grade).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 import click
 
-from runners import preload
+from runners import exitcodes, preload
+from runners.choice import Choice
 from runners.errors import InfrastructureError, UserInputError
 from runners.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS as SANDBOX_BUILTINS
@@ -28,9 +30,11 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from runners.environment import EnvironmentSpec
+    from runners.progress import Reporter
     from runners.results import ExecutionResult
 
-EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
+EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PROBLEM = (
+    exitcodes.MET, exitcodes.NOT_MET, exitcodes.BAD_INPUT, exitcodes.INFRA, exitcodes.PROBLEM)
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -68,13 +72,20 @@ def console(stderr: bool = False) -> Console:
     return make_console(stderr=stderr)
 
 
-def _status(text: str) -> AbstractContextManager[object]:
-    """A spinner on a terminal; nothing (and nothing imported for it) in a file or a pipe, where
-    rich is then imported while the tests run (`runners.preload`)."""
+def _reporting(enabled: bool, total: int | None = None, title: str = "") -> AbstractContextManager[Reporter | None]:
+    """What runs, said on stderr (runners.progress): a live display on a terminal, plain lines in
+    a pipe or a file, nothing with --no-progress. Without a terminal, rich is imported while the
+    tests run (`runners.preload`), not before."""
+    from runners.progress import for_cli
+
     if not sys.stdout.isatty():
         preload.after_run("runners.render")
-        return nullcontext()
-    out = console()
+    return for_cli(lambda: console(stderr=True), enabled, total, title)
+
+
+def _status(text: str) -> AbstractContextManager[object]:
+    """A spinner on stderr when it is a terminal (a command with no stages of its own to report)."""
+    out = console(stderr=True)
     return out.status(text) if out.is_terminal else nullcontext()
 
 
@@ -92,7 +103,7 @@ def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 _PathType = click.Path(path_type=Path)
 _sandbox_opt = click.option("--sandbox", default="auto", show_default=True,
                             help=" | ".join(["auto", *SANDBOX_BUILTINS]))
-_policy_opt = click.option("--pass-policy", "pass_policy", type=click.Choice([p.value for p in PassPolicy]),
+_policy_opt = click.option("--pass-policy", "pass_policy", type=Choice([p.value for p in PassPolicy]),
                            default=PassPolicy.ALL_CASES.value, show_default=True,
                            callback=lambda _c, _p, value: PassPolicy(value),
                            help="When a checkpoint counts as passed.")
@@ -109,6 +120,9 @@ _ctrf_opt = click.option("--ctrf", type=_PathType, default=None, help="Also writ
 _python_opt = click.option(
     "--python", default=None, help="The submission's Python: a version (3.12), a range (>=3.12) or an "
     "interpreter path (default: the problem's `python`, else the harness's own).")
+_node_opt = click.option(
+    "--node", default=None, help="The Node JavaScript tests run on: a version (22), a range (>=22) or a node "
+    "binary's path (default: node on PATH; docker: the node image's). The version that ran is in the result.")
 _submission_limits = _options(
     click.option("--max-submission-mb", type=click.IntRange(min=1), default=None,
                  help="Largest submission, sum of file sizes in MiB (default 1024)."),
@@ -120,6 +134,11 @@ _submission_limits = _options(
                  help="Deepest directory nesting in a submission (default 64)."),
 )
 _problem_arg = click.argument("problem_dir", type=_PathType)
+_progress_opt = click.option("--progress/--no-progress", "show_progress", default=True, show_default=True,
+                             help="Say what runs on stderr: a live display on a terminal, plain lines in a pipe.")
+_quality_opt = click.option("--quality/--no-quality", default=True, show_default=True,
+                            help="Measure the code-quality figures of each submission (lines, complexity, "
+                            "duplicates, lint; docs/quality.md) beside the tests.")
 
 
 def _python_option(python: str | None) -> str | None:
@@ -128,9 +147,16 @@ def _python_option(python: str | None) -> str | None:
     return validate_option(python)
 
 
+def _node_option(node: str | None) -> str | None:
+    from runners.nodes import validate_option
+
+    return validate_option(node)
+
+
 def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_dir: Path | None,
                  keep: bool, python: str | None = None,
-                 submission: tuple[int | None, ...] = ()) -> EnvironmentSpec:
+                 submission: tuple[int | None, ...] = (), quality: bool = True, *,
+                 node: str | None = None) -> EnvironmentSpec:
     from runners.environment import EnvironmentSpec
     from runners.sandbox.registry import check_sandbox_name
 
@@ -138,6 +164,8 @@ def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_d
     spec = EnvironmentSpec(sandbox=sandbox, workers=workers, keep_workspace=keep)  # type: ignore[arg-type]
     if python:
         spec.python = _python_option(python)
+    if node:
+        spec.node = _node_option(node)
     if wall_timeout:
         spec.limits = spec.limits.model_copy(update={"wall_timeout": wall_timeout})
     names = ("submission_mb", "submission_disk_mb", "submission_files", "submission_depth")
@@ -146,6 +174,8 @@ def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_d
         spec.limits = spec.limits.model_copy(update=chosen)
     if cache_dir:
         spec.cache_dir = cache_dir.resolve()
+    if not quality:
+        spec.quality = False
     return spec
 
 
@@ -171,9 +201,7 @@ def _write_extra(result: ExecutionResult, json_file: Path | None, junit: Path | 
 
 
 def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
-    if result.infrastructure_failure and policy is not PassPolicy.ANY:
-        return EXIT_INFRA
-    return EXIT_MET if policy.check(result) else EXIT_NOT_MET
+    return exitcodes.for_results([result], policy)
 
 
 @app.command(short_help="Run one checkpoint's hidden tests against a submission.")
@@ -192,26 +220,41 @@ def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
 @_junit_opt
 @_ctrf_opt
 @_python_opt
+@_node_opt
 @_submission_limits
+@_progress_opt
+@_quality_opt
+@click.option("--previous", type=_PathType, default=None,
+              help="The previous checkpoint's submission, for the growth of the code-quality figures "
+              "(default: ../<previous checkpoint> when the submission's directory is named after its checkpoint).")
 def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass_policy: PassPolicy,
         json_file: Path | None, output: Path | None, select: tuple[str, ...], workers: int,
         wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool, junit_xml: Path | None,
         ctrf: Path | None, python: str | None, max_submission_mb: int | None,
         max_submission_disk_mb: int | None, max_submission_files: int | None,
-        max_submission_depth: int | None) -> None:
+        max_submission_depth: int | None, show_progress: bool, node: str | None, quality: bool,
+        previous: Path | None) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
     from runners.problem_loader import load_problem
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
-                                           max_submission_files, max_submission_depth))
+                                           max_submission_files, max_submission_depth), node=node,
+                                       quality=quality)
+    if previous is not None and not previous.is_dir():
+        raise UserInputError(f"option --previous: {previous} is not a directory")
     problem = load_problem(problem_dir)
-    runner = make_runner(problem, checkpoint, submission, environment)  # imports its sandbox's
+    chosen = problem.checkpoint(checkpoint, "option --checkpoint")
+    runner = make_runner(problem, chosen, submission, environment)  # imports its sandbox's
     _started()
     output = output or _default_output(problem.name, runner.checkpoint.name)
-    with _status(f"running {problem.name} {runner.checkpoint.name} ({runner.name})..."):
-        result = runner.run(select=list(select), output_dir=output)
+    from runners.progress import Subject, running
+
+    with _reporting(show_progress) as reporter, \
+            running(Subject(problem.name, runner.checkpoint.name), reporter) as ending:
+        result = runner.run(select=list(select), output_dir=output, previous=previous)
+        ending.text = result.summary
     from runners.render import render_result  # imported while the tests ran
 
     _write_extra(result, json_file, junit_xml, ctrf)
@@ -234,12 +277,16 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
 @_junit_opt
 @_ctrf_opt
 @_python_opt
+@_node_opt
 @_submission_limits
+@_progress_opt
+@_quality_opt
 def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: PassPolicy, output: Path | None,
              workers: int, wall_timeout: float | None, cache_dir: Path | None, keep_workspace: bool,
              json_file: Path | None, junit_xml: Path | None, ctrf: Path | None, python: str | None,
              max_submission_mb: int | None, max_submission_disk_mb: int | None,
-             max_submission_files: int | None, max_submission_depth: int | None) -> None:
+             max_submission_files: int | None, max_submission_depth: int | None, show_progress: bool,
+             node: str | None, quality: bool) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
     from runners.metrics import CheckpointScore
@@ -248,7 +295,8 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
-                                           max_submission_files, max_submission_depth))
+                                           max_submission_files, max_submission_depth), node=node,
+                                       quality=quality)
     problem = load_problem(problem_dir)
     if not submission.is_dir():
         raise UserInputError(f"option --submission: {submission} is not a directory")
@@ -258,13 +306,20 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
         raise UserInputError(f"option --submission: {submission} has none of the checkpoint directories ({names})")
     output = output or _default_output(problem.name, "all")
     scores: list[CheckpointScore] = []
-    for checkpoint in found:
-        runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
-        _started()  # the first runner has imported its sandbox's modules
-        with _status(f"running {problem.name} {checkpoint.name}..."):
-            result = runner.run(output_dir=output / checkpoint.name)
-        scores.append(CheckpointScore(checkpoint.name, result))
-        console().print(f"[bold]{checkpoint.name}[/]: {result.summary}")
+    from rich.text import Text
+
+    from runners.progress import Subject, above, running
+
+    with _reporting(show_progress, total=len(found), title=problem.name) as reporter:
+        for checkpoint in found:
+            runner = make_runner(problem, checkpoint, submission / checkpoint.name, environment)
+            _started()  # the first runner has imported its sandbox's modules
+            with running(Subject(problem.name, checkpoint.name), reporter) as ending:
+                result = runner.run(output_dir=output / checkpoint.name)
+                ending.text = result.summary
+            scores.append(CheckpointScore(checkpoint.name, result))
+            # Text, not markup: the summary may quote the tool's output (`[/]` would be read as a tag).
+            above(reporter, Text.assemble((checkpoint.name, "bold"), f": {result.summary}"), console())
     results = [s.result for s in scores]
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)
@@ -279,9 +334,7 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
     console().print(fit(console(), evaluation_table(problem.name, scores, pass_policy)))
     console().print(evaluation_summary(scores))
     console().print(f"[dim]artifacts: {output.resolve()}[/]")
-    if any(r.infrastructure_failure for r in results) and pass_policy is not PassPolicy.ANY:
-        raise SystemExit(EXIT_INFRA)
-    raise SystemExit(EXIT_MET if all(pass_policy.check(r) for r in results) else EXIT_NOT_MET)
+    raise SystemExit(exitcodes.for_results(results, pass_policy))
 
 
 @app.command(short_help="Run an agents x problems x checkpoints matrix.")
@@ -307,36 +360,52 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
 @_wall_opt
 @_cache_opt
 @_python_opt
+@_node_opt
+@_progress_opt
+@_quality_opt
 def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jobs: int | None, executor: str, address: str | None, output: Path,
           overwrite: bool, retry_failed: bool, sandbox: str, pass_policy: PassPolicy, agent: tuple[str, ...],
-          problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None) -> None:
+          problem: tuple[str, ...], wall_timeout: float | None, cache_dir: Path | None, python: str | None,
+          show_progress: bool, node: str | None, quality: bool) -> None:
     """Run every SUBMISSIONS/<agent>/<problem>/checkpoint_N/ and print the agents x problems matrix.
 
-    Exit 0 when every cell has a result (tests may fail), 3 when a cell is an infrastructure
-    failure, 2 bad input, 130 interrupted (finished cells are kept; rerun to resume).
+    Exit 0 when every cell has a grade (tests may fail), 2 bad input (or an agent of --agents that
+    could not be started), 4 when a cell's problem failed to load (a problem error), 3 when a cell
+    is an infrastructure failure, 130 interrupted (finished cells are kept; rerun to resume).
     """
     from runners.batch.orchestrator import EXIT_INTERRUPTED, BatchOptions, run_batch
 
     _started()
     if executor not in ("local", "ray"):
-        raise UserInputError(f"option --executor: {executor!r} is not one of local, ray")
+        from runners.suggest import did_you_mean
+
+        raise UserInputError(f"option --executor: {executor!r} is not one of local, ray"
+                             f"{did_you_mean(executor, ('local', 'ray'))}")
     failures: dict[str, str] = {}  # cell id -> why its agent step failed: not solved, whatever the tests say
+    not_started: dict[str, str] = {}  # cell id -> why its agent never started: no grade, exit 2
     if agents_file is not None:  # the agent step first: its snapshots are the submissions
         from runners.agents.batch import run_agents
 
         if submissions is not None:
             raise UserInputError("option --submissions: not with --agents (the agents' snapshots are graded)")
-        agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python)
+        agent_env = _environment(sandbox, 1, wall_timeout, cache_dir, False, python, node=node)
         submissions, steps = run_agents(agents_file, problems, output, agent_env, jobs=jobs or 1, agents=agent,
-                                        problems=problem, overwrite=overwrite, console=console())
+                                        problems=problem, overwrite=overwrite, console=console(),
+                                        progress=show_progress)
         failures = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure for s in steps if s.failure is not None}
+        not_started = {f"{s.agent}/{s.problem}/{s.checkpoint}": s.failure or "" for s in steps if s.not_started}
+        if not_started and all(s.not_started for s in steps):  # nothing to grade at all
+            raise UserInputError("no agent could be started, so nothing was graded:\n" + "\n".join(
+                f"  {cell}: {why}" for cell, why in not_started.items()))
     if submissions is None:
         raise UserInputError("option --submissions: required (or --agents FILE to run agents first)")
     options = BatchOptions(problems=problems, submissions=submissions, output=output, jobs=jobs,
                            executor=executor, address=address, overwrite=overwrite,  # type: ignore[arg-type]
                            retry_failed=retry_failed, sandbox=sandbox, policy=pass_policy,
                            wall_timeout=wall_timeout, cache_dir=cache_dir, python=_python_option(python),
-                           agents=agent, only_problems=problem, agent_failures=failures)
+                           node=_node_option(node),
+                           agents=agent, only_problems=problem, agent_failures=failures,
+                           agent_errors=not_started, progress=show_progress, quality=quality)
     try:
         outcome = run_batch(options, console())
     except KeyboardInterrupt:  # before the cells started (discovery, hashing, starting Ray)
@@ -345,9 +414,59 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
     raise SystemExit(outcome.exit_code)
 
 
+@app.command(short_help="One static HTML page from a batch's or a Promptfoo eval's results.")
+@click.argument("source", type=_PathType, required=False)
+@click.option("--eval", "eval_id", default=None,
+              help="A Promptfoo eval from promptfoo's own store (the project's .env): its id, or `latest`.")
+@click.option("--output", "-o", type=_PathType, default=None,
+              help="The page (default: SOURCE/report.html for a batch; .runners/reports/<eval id>.html for an eval).")
+@click.option("--title", default=None, help="The page's title (default: the batch's or the eval's).")
+def report(source: Path | None, eval_id: str | None, output: Path | None, title: str | None) -> None:
+    """Make one self-contained HTML page (docs/report.md) from SOURCE, a `runners batch` output
+    directory or a Promptfoo results JSON (`promptfoo eval -o FILE.json`), or from --eval."""
+    from runners.quality.tools import project_root
+    from runners.report.links import DEFAULT_REPORTS, eval_report
+    from runners.report.load import from_promptfoo_store, load
+    from runners.report.page import write
+
+    _started()
+    if (source is None) == (eval_id is None):
+        raise UserInputError("give SOURCE (a batch directory or a Promptfoo results JSON) or --eval ID|latest, not both")
+    with _status("reading the results..."):
+        data = load(source) if source is not None else from_promptfoo_store(eval_id or "", project_root())
+    if title:
+        data.title = title
+    if output is None:
+        if source is not None and source.is_dir():
+            output = source / "report.html"
+        elif data.eval_id:  # where the eval's rows link to (provider config `report`)
+            output = eval_report((project_root() if eval_id else Path.cwd()) / DEFAULT_REPORTS, data.eval_id)
+        else:
+            output = Path("report.html")
+    with _status("making the page..."):
+        page = write(data, output)
+    problems = len(data.problems)
+    console().print(f"report: {page.resolve().as_uri()}  ({len(data.agents)} agents × {problems} "
+                    f"problem{'s' if problems != 1 else ''}, {len(data.rows)} rows)", soft_wrap=True, highlight=False)
+
+
 from runners.agents.cli import register as _register_agent_commands  # noqa: E402 - it needs `app`
 
 _register_agent_commands(app, console, _environment, _started)
+
+
+@app.group("sandbox")
+def sandbox_app() -> None:
+    """Check a sandbox backend: `runners sandbox check NAME` runs the conformance suite."""
+
+
+def _add_sandbox_commands() -> None:
+    from runners.sandbox.conformance.command import check_command
+
+    sandbox_app.add_command(check_command)
+
+
+_add_sandbox_commands()
 
 
 @app.group("image")
@@ -370,7 +489,10 @@ def image_build(kind: str, base_image: str | None, rebuild: bool, python: tuple[
 
     _started()
     if kind not in (*KINDS, "all"):
-        raise UserInputError(f"option --kind: {kind!r} is not one of {', '.join(KINDS)}, all")
+        from runners.suggest import did_you_mean
+
+        raise UserInputError(f"option --kind: {kind!r} is not one of {', '.join(KINDS)}, all"
+                             f"{did_you_mean(kind, (*KINDS, 'all'))}")
     kinds = KINDS if kind == "all" else tuple(k for k in KINDS if k == kind)
     versions = [check_python_version(v) for v in python]
     built = ensure_images(kinds, base_image, rebuild=rebuild, pythons=versions,

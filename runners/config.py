@@ -22,10 +22,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from runners.errors import ConfigError
+from runners.errors import UserInputError
 from runners.limits import ResourceLimits
 from runners.pythons import is_path, parse_requirement
-from runners.results import GroupType
+from runners.groups import GroupType
 
 
 CONFIG_FILE = "config.yaml"
@@ -293,15 +293,18 @@ class ProblemConfig(_Strict):
     def ordered_checkpoints(self) -> list[CheckpointConfig]:
         return sorted(self.checkpoints.values(), key=lambda c: (c.order or 0, c.name))
 
-    def checkpoint(self, name: str) -> CheckpointConfig:
+    def checkpoint(self, name: str, where: str = "") -> CheckpointConfig:
+        """The checkpoint `name`; a UserInputError naming `where` (who asked: `option
+        --checkpoint`) when the problem has none of that name: the config is not at fault."""
         try:
             return self.checkpoints[name]
         except KeyError:
-            known = ", ".join(self.checkpoints) or "none"
-            raise ConfigError(
-                self.path / CONFIG_FILE,
-                f"field `checkpoints`: no checkpoint named {name!r} (known: {known})",
-            ) from None
+            from runners.suggest import did_you_mean
+
+            known = ", ".join(c.name for c in self.ordered_checkpoints()) or "none"
+            raise UserInputError(
+                f"{where + ': ' if where else ''}problem {self.name!r} has no checkpoint {name!r}"
+                f"{did_you_mean(name, self.checkpoints)} (its checkpoints: {known})") from None
 
     def checkpoints_up_to(self, checkpoint: CheckpointConfig) -> list[CheckpointConfig]:
         """The checkpoints whose tests run for `checkpoint`, oldest first."""
@@ -316,9 +319,7 @@ class ProblemConfig(_Strict):
     def missing_files(self) -> list[str]:
         """What the problem's directory lacks besides its static assets (one message each)."""
         if self.kind == "repository":
-            from runners.repository.overlay import check_overlay
-
-            return check_overlay(self)
+            return []  # its overlay is checked by the loader (runners.repository.overlay.check_overlay)
         if not self.tests_dir.is_dir():
             return [f"directory `tests/` is missing next to {CONFIG_FILE}"]
         return []

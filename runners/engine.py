@@ -11,30 +11,31 @@ Nothing here knows which framework ran; that is the runner's business.
 
 from __future__ import annotations
 
+import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from runners import progress
 from runners.artifacts import save_artifacts
+from runners.blame import problem_faults, problem_reason
 from runners.categorize import categorize
-from runners.context import Invocation, Layout, RunContext, Verdict
+from runners.context import Invocation, Layout, RunContext, RunnerContract, Verdict
 from runners.errors import InfrastructureError, UserInputError
 from runners.excerpt import with_output
+from runners.limits import ResourceLimits
 from runners.preload import Preload
+from runners.quality.measure import QualityJob, previous_submission
 from runners.records import ParsedReport, RawRecord
 from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
-from runners.submission import CopyTimeout, inventory
+from runners.submission import CopyTimeout, Inventory, inventory, is_full, no_space
 from runners.trust import exit_reason, issue_report_key
 from runners.wall_clock import run_limits
 from runners.workspace import SUBMISSION_IGNORE, Workspace
 from runners.workspace_place import workspace_base
-
-if TYPE_CHECKING:
-    from runners.frameworks.base import Runner
 
 TAIL_CHARS = 16_000
 # Per text field of one test (captured output, message, traceback): a test that prints 100 MB
@@ -43,13 +44,14 @@ TEST_TEXT_CHARS = 64_000
 
 
 def execute(
-    runner: Runner,
+    runner: RunnerContract,
     submission: Path,
     *,
     extra_args: list[str],
     select: list[str],
     output_dir: Path | None,
     sandbox: Sandbox | None = None,
+    previous: Path | None = None,
 ) -> ExecutionResult:
     problem, checkpoint, environment = runner.problem, runner.checkpoint, runner.environment
     submission = Path(submission).resolve()
@@ -63,11 +65,21 @@ def execute(
     listed = inventory(submission, limits, SUBMISSION_IGNORE)  # over a limit: refused, nothing copied
     if sandbox is None:
         try:
-            sandbox = resolve_sandbox(environment.sandbox, factory=lambda cls: cls.from_environment(environment))
+            sandbox = resolve_sandbox(environment.sandbox, environment.sandbox_options)
         except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
             return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
-    workspace = Workspace.create(workspace_base(listed.allocated, sandbox.memory_bounded(),
-                                                environment.keep_workspace))
+    # The code-quality figures are measured from the listed files meanwhile (never graded).
+    quality = start_quality(runner, submission, listed, limits, previous)
+    base = workspace_base(listed.allocated, sandbox.memory_bounded(), environment.keep_workspace)
+    try:
+        workspace = Workspace.create(base)
+    except OSError as exc:
+        if not is_full(exc):
+            raise
+        reason = str(no_space(exc, base or tempfile.gettempdir(), "creating the run's workspace"))
+        if quality is not None:
+            quality.cancel()
+        return failure_result(problem, checkpoint, runner.name, sandbox.name, reason)
     run_id = f"{problem.name}-{checkpoint.name}-{uuid.uuid4().hex[:10]}"
     ctx = RunContext(
         problem=problem,
@@ -83,17 +95,19 @@ def execute(
         extra_args=extra_args,
     )
     try:
+        progress.stage(progress.PREPARING_WORKSPACE)
         workspace.copy_submission(submission, listed, deadline=clock + wall)
         copy_seconds = time.monotonic() - clock
         runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
         # What no sandbox stops (code the tests import runs inside the test process): flagged.
-        ctx.flags += scan_submission(workspace.submission, problem.entry_file, original=submission,
-                                     protected=runner.protected(), skip=runner.problem_files(ctx))
+        ctx.flags += scan_submission(workspace.submission, problem.entry_file, protected=runner.protected(),
+                                     skip=runner.problem_files(ctx))
         runner.check_select(ctx)  # a --select id that names no test: refused before any sandbox
         workspace.copy_assets(problem)
         if runner.signs_reports:
             ctx.report_key = issue_report_key(workspace.reports)
         runner.write_config(ctx)
+        progress.stage(progress.PREPARING_TOOLCHAIN)
         runner.prepare(ctx)
         if not sandbox.remaps_paths:  # the backends that remap paths mount them read-only
             workspace.seal(workspace.tests, workspace.config)
@@ -111,6 +125,7 @@ def execute(
         }
         ctx.started_at = time.time()
         preload = Preload(runner.collect_modules)  # what only the end of the run needs
+        progress.stage(progress.RUNNING_TESTS)
         outcome = sandbox.run(
             SandboxRequest(
                 argv=invocation.argv,
@@ -125,6 +140,7 @@ def execute(
             )
         )
         preload.join()
+        progress.stage(progress.COLLECTING)
         # A killed run's reports are never read: whatever it left behind is not graded.
         if outcome.timed_out:
             verdict = wall_clock_verdict(ctx)
@@ -136,29 +152,63 @@ def execute(
                 raise
             if verdict.infrastructure_reason is None:
                 verdict.infrastructure_reason = exit_reason(runner.exit_contract, outcome.exit_code, verdict)
+            if verdict.infrastructure_reason is None and verdict.problem_reason is None:
+                verdict.problem_reason = problem_reason(
+                    problem_faults(verdict.report.records, ctx.places(runner.problem_files(ctx), runner.parse_root(ctx))))
         result = _result(runner, ctx, invocation.entrypoint, outcome, verdict)
+        result.quality = quality.report() if quality else None
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
             save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), outcome, invocation, env)
         return result
-    except InfrastructureError as exc:
+    except (InfrastructureError, OSError) as exc:
+        if isinstance(exc, OSError):
+            if not is_full(exc):
+                raise
+            exc = no_space(exc, workspace.root, "preparing the run (the tests, the configuration, the toolchain)")
         result = _failed(runner, ctx, str(exc), timed_out=isinstance(exc, CopyTimeout))
+        result.quality = quality.report() if quality else None
         if output_dir is not None:
             result.artifacts_dir = str(Path(output_dir).resolve())
             save_artifacts(Path(output_dir), result, workspace, runner.report_paths(ctx), None, None, None)
         return result
     finally:
+        if quality is not None:
+            quality.cancel()  # bad input found on the way: the tools stop
         if not environment.keep_workspace:
             workspace.cleanup()
         else:
             workspace.release()
 
 
-def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
+def start_quality(runner: RunnerContract, submission: Path, listed: Inventory, limits: ResourceLimits,
+                  previous: Path | None) -> QualityJob | None:
+    """The code-quality figures of the submission (and the previous checkpoint's), measured in a
+    thread while the tests run; None when the environment turns them off."""
+    if not runner.environment.quality:
+        return None
+    order = runner.problem.ordered_checkpoints()
+    names = [cp.name for cp in order]
+    index = names.index(runner.checkpoint.name) if runner.checkpoint.name in names else 0
+    before = names[index - 1] if index > 0 else None
+    if previous is None:
+        previous = previous_submission(submission, runner.checkpoint.name, before)
+    elif before is None:
+        before = "previous"
+    return QualityJob(listed, previous, before, limits, runner.environment.cache_dir)
+
+
+def _result(runner: RunnerContract, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
             verdict: Verdict) -> ExecutionResult:
     order = {cp.name: cp.order or 0 for cp in ctx.problem.ordered_checkpoints()}
-    cut = _bound_text(verdict.report.records)
-    tests = categorize(verdict.report.records, ctx.checkpoint.name, order, ctx.problem.marker_groups(),
+    # The problem's fault outranks the failure it caused (a conftest that failed: no report).
+    broken = verdict.problem_reason is not None
+    if broken:
+        verdict.infrastructure_reason = None
+    # A broken problem is no grade: no test counts (the raw report stays with the artifacts).
+    records = [] if broken else verdict.report.records
+    cut = _bound_text(records)
+    tests = categorize(records, ctx.checkpoint.name, order, ctx.problem.marker_groups(),
                        checkpoint_of=runner.checkpoint_of_file)
     flags = list(ctx.flags)
     if not ctx.sandbox.isolated:
@@ -180,6 +230,7 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         framework=runner.name,
         sandbox=ctx.sandbox.name,
         python=ctx.python,
+        node=ctx.node,
         entrypoint=entrypoint,
         duration=round(outcome.duration, 3),
         tests=tests,
@@ -187,6 +238,8 @@ def _result(runner: Runner, ctx: RunContext, entrypoint: str | None, outcome: Sa
         collected=verdict.report.collected,
         infrastructure_failure=reason is not None,
         infrastructure_reason=reason,
+        problem_error=broken,
+        problem_error_reason=utf8_safe(verdict.problem_reason or "") if broken else None,
         timed_out=outcome.timed_out,
         errors=[*ctx.workspace.notes, *ctx.errors, *map(utf8_safe, verdict.errors), *outcome.notes],
         flags=flags,
@@ -230,13 +283,13 @@ def utf8_safe(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _failed(runner: Runner, ctx: RunContext, reason: str, timed_out: bool = False) -> ExecutionResult:
+def _failed(runner: RunnerContract, ctx: RunContext, reason: str, timed_out: bool = False) -> ExecutionResult:
     outcome = SandboxResult(exit_code=None, timed_out=timed_out)
     result = _result(runner, ctx, None, outcome, Verdict(ParsedReport(), infrastructure_reason=reason))
     return result
 
 
-def _keep_refused(runner: Runner, ctx: RunContext, reason: str, output_dir: Path | None,
+def _keep_refused(runner: RunnerContract, ctx: RunContext, reason: str, output_dir: Path | None,
                   outcome: SandboxResult, invocation: Invocation, env: dict[str, str]) -> None:
     """Bad input found after the run: the run's output and reports are kept all the same, so
     the user can see what ran, before the error reaches them."""

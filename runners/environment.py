@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from runners.limits import DEFAULT_LIMITS, ResourceLimits
 
@@ -19,14 +20,6 @@ def default_cache_dir() -> Path:
         return Path(explicit).expanduser().resolve()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return (Path(base) / "runners").resolve()
-
-
-DOCKER_IMAGES = {"python": "runners-python:latest", "node": "runners-node:latest"}
-
-
-def docker_image_default(kind: str) -> str:
-    """`$RUNNERS_DOCKER_<KIND>_IMAGE`, else `runners-<kind>:latest`."""
-    return os.environ.get(f"RUNNERS_DOCKER_{kind.upper()}_IMAGE") or DOCKER_IMAGES.get(kind, f"runners-{kind}:latest")
 
 
 class EnvironmentSpec(BaseModel):
@@ -57,10 +50,30 @@ class EnvironmentSpec(BaseModel):
         None, description="Interpreter for Python environments (default: the harness's own)."
     )
     node: str | None = Field(None, description="Node binary for JavaScript problems (default: node on PATH).")
-    docker_python_image: str = Field(default_factory=lambda: docker_image_default("python"))
-    docker_node_image: str = Field(default_factory=lambda: docker_image_default("node"))
+    sandbox_options: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="Settings of a backend, by its name: {docker: {python_image, node_image, engine_url}}; "
+        "each backend refuses a setting it does not take (Sandbox.options).",
+    )
     env: dict[str, str] = Field(default_factory=dict, description="Extra variables for the tests.")
     keep_workspace: bool = False
+    quality: bool = Field(True, description="Measure the submission's code-quality figures beside the "
+                          "test run (docs/quality.md); off: `--no-quality`.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_image_fields(cls, data: Any) -> Any:
+        """`docker_python_image` and `docker_node_image`, the fields these settings replaced, are
+        still read (stored batch jobs, older callers) as the docker backend's options."""
+        if isinstance(data, dict) and ({"docker_python_image", "docker_node_image"} & set(data)):
+            data = dict(data)
+            options = {name: dict(values) for name, values in (data.get("sandbox_options") or {}).items()}
+            docker = options.setdefault("docker", {})
+            for former, option in (("docker_python_image", "python_image"), ("docker_node_image", "node_image")):
+                if former in data:
+                    docker.setdefault(option, data.pop(former))
+            data["sandbox_options"] = options
+        return data
 
     def limits_for(self, problem_limits: ResourceLimits | None) -> ResourceLimits:
         """Defaults, then what the problem asks for, then what the user set explicitly."""

@@ -19,6 +19,10 @@ TAIL_LINES = 5
 INDENT = "    "
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# Control characters a terminal acts on: C0 but newline and tab (ESC starts colours, screen
+# clears, title changes), DEL, and C1 (0x9b is a one-byte CSI). Rich counts them all as zero
+# cells wide, so dropping them from a table's text keeps its layout.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Words that mark a line as an error, wherever they are in it.
 _ERROR = re.compile(
     r"\b(?:errors?|err!|exception|fatal|panic|usage:|cannot find|could not|unable to|no such file|"
@@ -48,6 +52,13 @@ def decisive_lines(*outputs: str, max_lines: int = MAX_LINES, max_chars: int = M
         chosen = [*chosen[:head], f"[... {len(chosen) - max_lines + 1} more lines ...]",
                   *chosen[len(chosen) - (max_lines - head - 1):]]
     return _fit(chosen, max_chars)
+
+
+def terminal_safe(text: str) -> str:
+    """`text` without the control characters a terminal would act on: what the submission or an
+    agent wrote, made safe to show (the CLI's console applies it to everything it prints; the
+    Promptfoo row's text, which promptfoo prints in its own table, gets it too)."""
+    return CONTROL.sub("", text)
 
 
 def with_output(reason: str, *outputs: str) -> str:

@@ -3,7 +3,8 @@
 A checkpoint is solved "strict" when every test passed (Regression included), "isolated" when
 every non-Regression test passed, "core" when every Core test passed. An infrastructure failure
 solves nothing, nor does the snapshot of an agent step that failed (runners.agents: it timed out,
-exited non-zero or reported an error), whatever its tests say.
+exited non-zero or reported an error), whatever its tests say; nor does a problem error (the
+problem's own files failed to load).
 """
 
 from __future__ import annotations
@@ -32,5 +33,5 @@ class CheckpointScore:
         return self._full(self.result.core_pass_rate)
 
     def _full(self, rate: float | None) -> bool:
-        return not (self.agent_failed or self.result.infrastructure_failure) and rate is not None and rate == 1.0
+        return not self.agent_failed and self.result.graded and rate is not None and rate == 1.0
 

@@ -1,18 +1,29 @@
 """Pass policies (SCBench names) decide whether a checkpoint result counts as passed.
 
-Unlike SCBench's count-only check, an infrastructure failure or a run with no tests where tests
-were expected never passes any policy except `any`.
+Unlike SCBench's count-only check, an infrastructure failure, a problem error (the problem's own
+files failed to load) or a run with no tests where tests were expected never passes any policy
+except `any`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from runners.groups import GroupType
 
-if TYPE_CHECKING:
-    from runners.results import ExecutionResult
+
+class Counted(Protocol):
+    """What a policy reads of a result (`runners.results.ExecutionResult`): the policy sits below
+    the result model, which asks it (`passes_policy`), and never imports it."""
+
+    @property
+    def graded(self) -> bool: ...
+    @property
+    def pass_counts(self) -> Mapping[GroupType, int]: ...
+    @property
+    def total_counts(self) -> Mapping[GroupType, int]: ...
 
 
 class PassPolicy(str, Enum):
@@ -28,10 +39,10 @@ class PassPolicy(str, Enum):
     def description(self) -> str:
         return _DESCRIPTIONS[self]
 
-    def check(self, result: "ExecutionResult") -> bool:
+    def check(self, result: Counted) -> bool:
         if self is PassPolicy.ANY:
             return True
-        if result.infrastructure_failure:
+        if not result.graded:
             return False
         passed, total = result.pass_counts, result.total_counts
         all_passed = sum(passed.values())
@@ -53,7 +64,7 @@ class PassPolicy(str, Enum):
 
 
 _DESCRIPTIONS = {
-    PassPolicy.ANY: "always passes, even an infrastructure failure",
+    PassPolicy.ANY: "always passes, even an infrastructure failure or a problem error",
     PassPolicy.ANY_CASE: "at least one test passed",
     PassPolicy.ALL_CASES: "every test passed, Regression included",
     PassPolicy.ALL_NON_ERROR_CASES: "every Core, Functionality and Regression test passed",

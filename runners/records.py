@@ -17,6 +17,21 @@ from typing import Any
 from runners.results import TestStatus
 
 
+@dataclass(slots=True)
+class LoadError:
+    """What is known of why a test file failed to load (a collection error), for `runners.blame`:
+    the error (`Type: message`), the traceback's frames and the files the error names (each
+    `(path, line or None)`, paths as the sandbox saw them, maybe relative to its working
+    directory), the module a ModuleNotFoundError misses, and whether the submission was on the
+    import path when it happened (None: not known)."""
+
+    error: str = ""
+    frames: list[tuple[str, int | None]] = field(default_factory=list)
+    files: list[tuple[str, int | None]] = field(default_factory=list)
+    missing_module: str | None = None
+    submission_on_path: bool | None = None
+
+
 @dataclass(slots=True, kw_only=True)
 class RawRecord:
     id: str
@@ -34,6 +49,7 @@ class RawRecord:
     attempts: int = 1
     flaky: bool = False
     collection_error: bool = False
+    load_error: LoadError | None = None  # a collection error's facts, where the parser has them
     # Case-based problems only (see TestResult): the case's score, attributes and diff.
     score: float | None = None
     attributes: list[dict[str, Any]] | None = None

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from runners.excerpt import CONTROL, terminal_safe
 from runners.policy import PassPolicy
 
 if TYPE_CHECKING:  # imported where used: the CLI imports this module before it needs pydantic
@@ -25,13 +27,30 @@ DIFF_LINES_SHOWN = 8
 FILE_WIDTH = 200
 
 
+class SafeConsole(Console):
+    """A console whose output never carries a control character it did not make itself.
+
+    Test names, messages, a case's stderr, an agent's words: much of what a table shows is the
+    submission's or the agent's own text, and an escape in it would clear the user's screen or
+    restyle it. Every line rich writes goes through `_render_buffer`, after layout: the text of
+    each segment is cleaned there, in one place, and rich's own control segments (cursor moves
+    of a live display) and styles are kept.
+    """
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control or not CONTROL.search(segment.text)
+            else Segment(terminal_safe(segment.text), segment.style, segment.control)
+            for segment in buffer)
+
+
 def make_console(stderr: bool = False) -> Console:
     """A console for the CLI: the terminal's width, or COLUMNS, or FILE_WIDTH for a file."""
     stream = sys.stderr if stderr else sys.stdout
     terminal = hasattr(stream, "isatty") and stream.isatty()
     width = None if terminal or os.environ.get("COLUMNS") else FILE_WIDTH
     # emoji=False: `:name:` in a test id or message is text, not an emoji code.
-    return Console(stderr=stderr, width=width, emoji=False)
+    return SafeConsole(stderr=stderr, width=width, emoji=False)
 
 
 # A column that folds (test ids, messages) still needs this much room to be read in a table.
@@ -149,7 +168,13 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
         head, _, cause = (result.infrastructure_reason or "unknown").partition("\n")
         body = Group(Text(head, style="bold"), Text(cause)) if cause else Text(head, style="bold")
         console.print(Panel(body, title="Infrastructure failure", border_style="red"))
-    console.print(fit(console, result_table(result)))
+    if result.problem_error:
+        # Not the submission's grade: the problem's own files failed to load (runners.blame).
+        console.print(Panel(Text(result.problem_error_reason or "unknown"),
+                            title="Problem error: the problem's own files failed to load; no grade",
+                            border_style="yellow"))
+    else:
+        console.print(fit(console, result_table(result)))
     failures = failures_table(result)
     if failures is not None:
         console.print(fit(console, failures))
@@ -157,17 +182,26 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
         console.print(Text(f"note: {error.splitlines()[0] if error else ''}", style="yellow"))
     if result.flags:
         console.print(Text(f"flags: {', '.join(result.flags)}", style="bold yellow"))
+    if result.quality is not None:  # the code's figures, never part of the verdict below
+        from runners.quality.text import line
+
+        console.print(Text(line(result.quality), style="cyan"))
     met = policy.check(result)
     verdict = Text("MET" if met else "NOT MET", style="bold green" if met else "bold red")
+    if result.problem_error and not met:
+        verdict = Text("NO GRADE (problem error)", style="bold yellow")
     console.print(Text.assemble(f"policy {policy.value}: ", verdict,
                                 f"   sandbox {result.sandbox} · "
                                 + (f"Python {result.python} · " if result.python else "")
+                                + (f"Node {result.node} · " if result.node else "")
                                 + f"{result.duration:.2f} s"))
     if result.artifacts_dir:
         console.print(Text(f"artifacts: {result.artifacts_dir}", style="dim"))
 
 
 def evaluation_table(problem: str, scores: Sequence[CheckpointScore], policy: PassPolicy) -> Table:
+    from runners.quality.text import COLUMNS as QUALITY_COLUMNS
+    from runners.quality.text import cells as quality_cells
     from runners.results import GROUP_ORDER
 
     table = Table(title=f"{problem} · per checkpoint", title_justify="left")
@@ -178,6 +212,9 @@ def evaluation_table(problem: str, scores: Sequence[CheckpointScore], policy: Pa
     _column(table, "Isolated", justify="center")
     _column(table, "Core", justify="center")
     _column(table, f"Policy ({policy.value})", justify="center")
+    quality = any(score.result.quality for score in scores)
+    for header, _ in QUALITY_COLUMNS if quality else ():
+        _column(table, header, justify="right")
     for score in scores:
         result = score.result
         cells: list[Text | str] = [score.checkpoint]
@@ -186,9 +223,12 @@ def evaluation_table(problem: str, scores: Sequence[CheckpointScore], policy: Pa
             cells.append(f"{result.pass_counts.get(group, 0)}/{total}" if total else "-")
         if result.infrastructure_failure:
             cells += [Text("infra", style="magenta")] * 3
+        elif result.problem_error:
+            cells += [Text("problem", style="yellow")] * 3
         else:
             cells += [_mark(score.strict), _mark(score.isolated), _mark(score.core)]
         cells.append(_mark(policy.check(result)))
+        cells += quality_cells(result.quality) if quality else []
         table.add_row(*cells)
     return table
 

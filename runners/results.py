@@ -6,7 +6,7 @@ batch tables): keep it stable and bump `SCHEMA_VERSION` when a field changes mea
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -14,15 +14,23 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 from runners.groups import GROUP_ORDER, GroupType
 from runners.policy import PassPolicy
+from runners.quality.model import QualityReport
 
 if TYPE_CHECKING:
     from runners.config import CheckpointConfig, ProblemConfig
 
 # 2: tests of case-based problems carry `score`, `attributes` and `diff` (absent before: version 1
 # files read back unchanged).
-SCHEMA_VERSION = 2
+# 3: `problem_error` / `problem_error_reason` and the derived `status` (absent before: read back as
+# a graded result or an infrastructure failure, as they were).
+# 4: `quality`, the code-quality figures of the submission (absent before: older files read back
+# with `quality` None).
+SCHEMA_VERSION = 4
 
 TestStatus = Literal["passed", "failed", "skipped", "error"]
+# What a result is: a grade; the harness could not run the tests or trust their report; or the
+# problem itself is broken (its tests, conftest or data failed to load), which is no grade either.
+ResultStatus = Literal["graded", "infrastructure_failure", "problem_error"]
 
 
 class CaseAttribute(BaseModel):
@@ -111,8 +119,10 @@ class ExecutionResult(BaseModel):
     sandbox: str = "none"
     python: str | None = Field(None, description="Version of the Python the submission and its "
                                "tests ran on (Python problems), e.g. 3.12.1.")
+    node: str | None = Field(None, description="Version of the Node the tests (JavaScript problems) or the "
+                             "submission (a case-based problem's `node` command) ran on, e.g. 22.22.0.")
     entrypoint: str | None = None
-    started_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     duration: float = Field(0.0, description="Wall-clock seconds of the test step.")
     tests: list[TestResult] = Field(default_factory=list)
     pass_counts: dict[GroupType, int] = Field(default_factory=dict)
@@ -121,6 +131,12 @@ class ExecutionResult(BaseModel):
     collected: int | None = None
     infrastructure_failure: bool = False
     infrastructure_reason: str | None = None
+    problem_error: bool = Field(
+        False, description="The problem's own files (its tests, conftest, helpers or data) failed to "
+        "load: no grade, the problem is to be fixed. `tests` is then empty (the raw report is kept "
+        "with the artifacts).")
+    problem_error_reason: str | None = Field(
+        None, description="What failed to load, naming the problem's file and line.")
     timed_out: bool = False
     errors: list[str] = Field(
         default_factory=list, description="File-level errors and harness notes, readable."
@@ -134,6 +150,9 @@ class ExecutionResult(BaseModel):
     stderr: str = Field("", description="Tail of the test process stderr.")
     output_truncated: bool = False
     artifacts_dir: str | None = None
+    quality: QualityReport | None = Field(
+        None, description="Code-quality figures of the submission and their growth since the previous "
+        "checkpoint (docs/quality.md); never part of the grade. None: not measured (--no-quality).")
 
     # ---- derived values -------------------------------------------------------------------
 
@@ -146,7 +165,7 @@ class ExecutionResult(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _derive_counts(self) -> "ExecutionResult":
+    def _derive_counts(self) -> ExecutionResult:
         passed: dict[GroupType, int] = {}
         total: dict[GroupType, int] = {}
         for test in self.tests:
@@ -164,12 +183,28 @@ class ExecutionResult(BaseModel):
         may go on with the tool's own lines (see `runners.excerpt`)."""
         if self.infrastructure_failure:
             return f"INFRASTRUCTURE FAILURE: {self.infrastructure_reason or 'unknown'}"
+        if self.problem_error:
+            return f"PROBLEM ERROR: {self.problem_error_reason or 'unknown'}"
         parts = [
             f"{g.value} {self.pass_counts.get(g, 0)}/{self.total_counts[g]}"
             for g in GROUP_ORDER
             if g in self.total_counts
         ]
         return ", ".join(parts) if parts else "no tests"
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> ResultStatus:
+        """`graded`, or why there is no grade: `infrastructure_failure` (the harness's side) or
+        `problem_error` (the problem's own files are broken)."""
+        if self.infrastructure_failure:
+            return "infrastructure_failure"
+        return "problem_error" if self.problem_error else "graded"
+
+    @property
+    def graded(self) -> bool:
+        """Whether the tests ran and their report is a grade (neither kind of error)."""
+        return not (self.infrastructure_failure or self.problem_error)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -211,7 +246,7 @@ class ExecutionResult(BaseModel):
         return path
 
     @classmethod
-    def load(cls, path: Path) -> "ExecutionResult":
+    def load(cls, path: Path) -> ExecutionResult:
         path = Path(path)
         if path.is_dir():
             path = path / "result.json"
@@ -232,7 +267,7 @@ def failure_result(problem: ProblemConfig | str, checkpoint: CheckpointConfig | 
         infrastructure_reason=reason, **fields)
 
 
-_COMPUTED = {"summary", "pass_rate", "core_pass_rate", "checkpoint_pass_rate"}
+_COMPUTED = {"summary", "status", "pass_rate", "core_pass_rate", "checkpoint_pass_rate"}
 
 # SCBench's name for the same model.
 CorrectnessResults = ExecutionResult

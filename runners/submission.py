@@ -14,6 +14,7 @@ import errno
 import fnmatch
 import heapq
 import os
+import shutil
 import stat
 import time
 from dataclasses import dataclass, field
@@ -54,6 +55,31 @@ class SubmissionTooLarge(UserInputError):
 
 class CopyTimeout(InfrastructureError):
     """The wall clock ran out while the submission was being copied."""
+
+
+# A file system that is full (or over its quota): the machine's to fix, never the submission's.
+FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def is_full(exc: OSError) -> bool:
+    """Whether `exc` says a file system is full; shutil.copytree gathers its errors as text."""
+    if exc.errno in FULL:
+        return True
+    errors = exc.args[0] if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list) else []
+    return any(f"[Errno {code}]" in str(error) for error in errors for code in FULL)
+
+
+def no_space(exc: OSError, where: Path | str, doing: str) -> InfrastructureError:
+    """The infrastructure failure for a full file system under `where` while `doing`."""
+    try:
+        info = os.statvfs(where)
+        free, total = (n * info.f_frsize / (1 << 20) for n in (info.f_bavail, info.f_blocks))
+        left = f"{free:.1f} MiB free of {total:.1f} MiB"
+    except OSError:
+        left = "free space unknown"
+    return InfrastructureError(f"no space left on the file system of {where} ({left}) while {doing}: "
+                               f"{exc.strerror}; free some space, or put the workspaces elsewhere "
+                               "(RUNNERS_WORKSPACE_DIR)")
 
 
 @dataclass(frozen=True)
@@ -177,7 +203,17 @@ def _size(size: int) -> str:
 def copy_inventory(found: Inventory, target: Path, deadline: float | None = None) -> list[str]:
     """Copy what `found` lists into the new directory `target`. Returns the special files that
     were left out (also those that became special since the walk). Raises `CopyTimeout` past
-    `deadline` (time.monotonic())."""
+    `deadline` (time.monotonic()); an InfrastructureError when the target's file system is full."""
+    try:
+        return _copy_inventory(found, target, deadline)
+    except OSError as exc:
+        if is_full(exc):
+            size = f"{found.allocated / (1 << 20):.1f} MiB"
+            raise no_space(exc, target.parent, f"copying {found.source} ({size})") from None
+        raise
+
+
+def _copy_inventory(found: Inventory, target: Path, deadline: float | None) -> list[str]:
     source = found.source
     os.mkdir(target, 0o755)
     skipped = list(found.skipped)

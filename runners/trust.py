@@ -17,11 +17,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners.context import Verdict
+from runners.context import ExitContract, Verdict
 from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_NAME
 
@@ -50,20 +48,6 @@ def check_signature_file(signature: Path, key: bytes, data: bytes, not_before: f
     expected = hmac.new(key, data, hashlib.sha256).hexdigest().encode()
     if not key or not hmac.compare_digest(written.strip(), expected):
         raise forged
-
-
-@dataclass(frozen=True)
-class ExitContract:
-    """How a test tool's exit code relates to its report."""
-
-    tool: str  # as messages name it: "pytest", "vitest", "the command"
-    # Exit codes of a run that ended normally (0: all passed, 1: some failed); None: any code.
-    normal: tuple[int, ...] | None = (0, 1)
-    # Exit codes that mean the tool itself failed, and what they mean ("usage error").
-    meanings: Mapping[int, str] = field(default_factory=dict)
-    no_tests: str = "no tests were collected"
-    # Whether exit 0 promises that no test failed (a JUnit-writing command may exit 0 anyway).
-    zero_means_passed: bool = True
 
 
 def exit_reason(contract: ExitContract, code: int | None, verdict: Verdict) -> str | None:

@@ -12,7 +12,9 @@ from typing import Annotated, Any, TypeVar, get_args, get_origin
 import yaml
 from pydantic import BaseModel, Tag, ValidationError
 
-from runners.errors import ConfigError
+from runners.cases import bounded_yaml
+from runners.errors import ConfigError, UserInputError
+from runners.suggest import did_you_mean
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -26,7 +28,8 @@ def describe_validation_error(error: ValidationError, model: type[BaseModel] | N
         if kind == "extra_forbidden":
             allowed = _allowed_keys(model, tuple(item["loc"][:-1])) if model else []
             hint = f" (allowed keys: {', '.join(allowed)})" if allowed else ""
-            messages.append(f"field `{loc}`: unknown key{hint}")
+            key = str(item["loc"][-1]) if item["loc"] else ""
+            messages.append(f"field `{loc}`: unknown key{did_you_mean(key, allowed)}{hint}")
         elif kind == "missing":
             messages.append(f"field `{loc}`: required but missing")
         elif not item["loc"] and item["msg"].startswith("Value error, field `"):
@@ -41,12 +44,14 @@ def describe_validation_error(error: ValidationError, model: type[BaseModel] | N
 
 def load_yaml_mapping(path: Path) -> dict[str, Any]:
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(path, "file not found")
+    if not path.is_file():  # a missing path, not an invalid configuration
+        raise UserInputError(f"{path}: file not found")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = bounded_yaml.load(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(path, f"not UTF-8 text ({exc.reason})") from None
+    except bounded_yaml.YAMLBoundsError as exc:
+        raise ConfigError(path, str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runners import janitor
 from runners.config import CheckpointConfig, ProblemConfig
 from runners.errors import UserInputError
 from runners.limits import ResourceLimits
@@ -80,6 +81,7 @@ class Workspace:
     def create(cls, base_dir: Path | None = None) -> Workspace:
         sweep_stale(base_dir)
         root = Path(tempfile.mkdtemp(prefix="runners-", dir=base_dir)).resolve()
+        janitor.track("workspace", root)  # removed at once if this process dies with it
         (root / OWNER_FILE).write_text(owner_label(), encoding="utf-8")
         workspace = cls(root=root)
         for sub in ("config", "reports", "home", "tmp"):
@@ -103,17 +105,16 @@ class Workspace:
         problem: ProblemConfig,
         checkpoint: CheckpointConfig,
         is_test_file: Callable[[str], bool],
-        test_file_for: Callable[[str], Iterable[str]],
+        wanted: set[str],
+        own: Iterable[str],
     ) -> list[str]:
         """Copy the tests that run for `checkpoint` and everything that is not a test file.
 
         `is_test_file(name)` says whether a top-level file is some checkpoint's test file;
-        `test_file_for(checkpoint)` names the files of one checkpoint. Returns the copied test files.
+        `wanted` names the test files that run (`Runner.test_files_up_to`), `own` the checkpoint's
+        own ones. Returns the copied test files.
         """
         source = problem.tests_dir
-        wanted: set[str] = set()
-        for cp in problem.checkpoints_up_to(checkpoint):
-            wanted.update(test_file_for(cp.name))
         copied: list[str] = []
         self.tests.mkdir()
         for entry in sorted(source.iterdir()):
@@ -129,7 +130,7 @@ class Workspace:
                 if entry.name in wanted:
                     copied.append(entry.name)
         missing = sorted(
-            name for name in test_file_for(checkpoint.name) if not (source / name).is_file()
+            name for name in own if not (source / name).is_file()
         )
         if missing and not copied:
             raise UserInputError(
@@ -166,12 +167,14 @@ class Workspace:
     def release(self) -> None:
         """Keep this workspace for good (`--keep-workspace`): no later sweep removes it."""
         (self.root / OWNER_FILE).unlink(missing_ok=True)
+        janitor.forget("workspace", self.root)
 
     def cleanup(self) -> None:
         if not self.owned or not self.root.exists():
             return
         shutil.rmtree(self.root, ignore_errors=True)
         if not self.root.exists():
+            janitor.forget("workspace", self.root)
             return
         # What is left sits in sealed trees or directories a run made read-only: restore write
         # permission there, then remove it. (Walking first would cost a pass over every file.)
@@ -186,6 +189,7 @@ class Workspace:
         except OSError:
             pass
         shutil.rmtree(self.root, ignore_errors=True)
+        janitor.forget("workspace", self.root)
 
 
 def sweep_stale(base_dir: Path | None = None) -> int:

@@ -70,7 +70,7 @@ def _junit_suite(run: ExecutionResult) -> xunit2.TestSuite:
                         ("schema_version", run.schema_version), ("summary", run.summary)):
         suite.add_property(name, _xml_text(str(value)))
     cases: list[TestCase] = [_junit_case(test) for test in run.tests]
-    if run.infrastructure_failure:
+    if not run.graded:
         cases.append(_junit_infra_case(run))
     suite.add_testcases(cases)
     return suite
@@ -113,11 +113,20 @@ def _junit_result(test: TestResult) -> Failure | Error | Skipped | None:
     return result
 
 
+def _no_grade(run: ExecutionResult) -> tuple[str, str]:
+    """Why a result that is no grade is none: (its status, its reason)."""
+    if run.infrastructure_failure:
+        return "infrastructure_failure", run.infrastructure_reason or "unknown"
+    return "problem_error", run.problem_error_reason or "unknown"
+
+
 def _junit_infra_case(run: ExecutionResult) -> _Case:
-    reason = run.infrastructure_reason or "unknown"
-    case = _Case("infrastructure failure", INFRA_GROUP, 0.0)
+    """An infrastructure failure or a problem error: one errored case that says why."""
+    status, reason = _no_grade(run)
+    what = status.replace("_", " ")
+    case = _Case(what, INFRA_GROUP, 0.0)
     case.add_property("group", INFRA_GROUP)
-    error = Error(_xml_text(f"infrastructure failure: {reason}"), "infrastructure_failure")
+    error = Error(_xml_text(f"{what}: {reason}"), status)
     error.text = _xml_text("\n".join([reason, *run.errors]))
     case.result = [error]
     if run.stderr:
@@ -167,16 +176,17 @@ def write_ctrf(results: Results, path: str | Path) -> Path:
 
 def _ctrf_tests(run: ExecutionResult) -> list[dict[str, Any]]:
     tests = [_ctrf_test(run, test) for test in run.tests]
-    if run.infrastructure_failure:
+    if not run.graded:
+        status, reason = _no_grade(run)
         tests.append({
-            "name": f"{run.problem_name}/{run.checkpoint_name}: infrastructure failure",
+            "name": f"{run.problem_name}/{run.checkpoint_name}: {status.replace('_', ' ')}",
             "status": "failed",
             "duration": 0,
-            "rawStatus": "infrastructure_failure",
-            "message": run.infrastructure_reason or "unknown",
+            "rawStatus": status,
+            "message": reason,
             "suite": [run.checkpoint_name, INFRA_GROUP],
             "extra": {"group": INFRA_GROUP, "checkpoint": run.checkpoint_name,
-                      "problem": run.problem_name, "infrastructure_failure": True},
+                      "problem": run.problem_name, status: True},
         })
     return tests
 
@@ -221,8 +231,11 @@ def _ctrf_run(run: ExecutionResult) -> dict[str, Any]:
         "summary": run.summary,
         "pass_rate": run.pass_rate,
         "exit_code": run.exit_code,
+        "status": run.status,
         "infrastructure_failure": run.infrastructure_failure,
         "infrastructure_reason": run.infrastructure_reason,
+        "problem_error": run.problem_error,
+        "problem_error_reason": run.problem_error_reason,
         "errors": list(run.errors),
     }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the project's Node tooling from package-lock.json (idempotent):
 #   promptfoo 0.123.1 and the Node 22 it needs (npm package `node`, in node_modules/.bin),
-#   playwright-core (viewer test), vitest and jest (the project's own JS tests);
+#   playwright-core (viewer test), vitest and jest (the project's own JS tests), ESLint with
+#   typescript-eslint and jscpd (the code-quality figures, docs/quality.md);
 # and Debian's chromium for the viewer test, when missing and we are root.
 #
 # `npm ci` runs only when node_modules is not already in sync with the lock (a stamp holding the
@@ -41,7 +42,7 @@ in_sync() {
 if [[ "${RUNNERS_NODE_FORCE:-0}" != 1 ]] && in_sync; then
   log "node_modules is in sync with package-lock.json (node $(node_modules/.bin/node --version)); nothing to do"
 else
-  log "npm ci (promptfoo, node 22, playwright-core, vitest, jest)"
+  log "npm ci (promptfoo, node 22, playwright-core, vitest, jest, eslint, jscpd)"
   started=$(date +%s)
   rm -f "$STAMP"
   npm ci --no-audit --no-fund --loglevel=error

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything the harness needs on a fresh Debian/Ubuntu machine (idempotent):
 # uv and the project's Python environment, bubblewrap, Go (for Go problems), and with --full also
-# Docker and its images, and the npm tools (promptfoo, vitest, jest, Node 22).
+# Docker and its images, the npm tools (promptfoo, vitest, jest, Node 22), and the real agent CLIs
+# of the presets (scripts/setup-agents.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,6 +51,9 @@ fi
 
 if ((full)); then
   [[ -x scripts/ci-docker.sh ]] && bash scripts/ci-docker.sh
+  [[ -x scripts/ci-podman.sh ]] && bash scripts/ci-podman.sh  # the podman sandbox's tests
   [[ -x scripts/setup-node.sh ]] && bash scripts/setup-node.sh
+  # the real agent CLIs of the presets (after the images: their docker images build on runners-cases)
+  [[ -x scripts/setup-agents.sh ]] && bash scripts/setup-agents.sh
 fi
 echo "setup: done"

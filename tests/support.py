@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -115,3 +117,20 @@ def tree_digest(root: Path) -> dict[str, str]:
         else:
             digest[rel] = f"dir:{oct(path.stat().st_mode)}"
     return digest
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def runners_cli(*args: str, columns: int = 250) -> subprocess.CompletedProcess[str]:
+    """`python -m runners ARGS` as a user runs it from the repository, output captured (not a
+    terminal: rich's own styles off, so any control character in it is the run's)."""
+    return subprocess.run([sys.executable, "-m", "runners", *args], check=False, cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env={"PATH": "/usr/local/bin:/usr/bin:/bin",
+                                                       "COLUMNS": str(columns), "HOME": str(Path.home())})
+
+
+def run_agents_batch(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`runners batch --agents` over `tmp_path/problems` with `tmp_path/agents.yaml` on `none`."""
+    return runners_cli("batch", "--problems", str(tmp_path / "problems"), "--agents", str(tmp_path / "agents.yaml"),
+                       "--sandbox", "none", "-o", str(tmp_path / "run"))

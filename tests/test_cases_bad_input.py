@@ -120,7 +120,8 @@ def test_case_files_in_no_group_are_refused_naming_the_checkpoint(tmp_path, echo
     ({"adapter": {"type": "cli", "command": "node 'x.js"}}, ["field `adapter.command`: cannot be split like a shell "
                                                              "command (No closing quotation)"]),
     ({"adapter": {"type": "cli", "trackedfiles": ["x"]}},
-     ["field `adapter.trackedfiles`: unknown key (allowed keys: command, setup_script, teardown_script, tracked_files, type)"]),
+     ["field `adapter.trackedfiles`: unknown key (did you mean 'tracked_files'?) (allowed keys: command, setup_script, "
+      "teardown_script, tracked_files, type)"]),
     ({"adapter": {"type": "api", "arguments": ["--data", "{{static:seed}}"]}},
      ["field `adapter.arguments`: no static asset named 'seed' (declared: none)"]),
     ({"adapter": {"type": "playwright"}}, ["field `adapter`: unknown adapter type (expected cli, api or browser)"]),

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from runners.cases.model import CLIResult
 from runners.cases.scoring import VerificationResult, score_case
-from runners.promptfoo.output import summarize
+from runners.promptfoo.output import headline
 from runners.render import failures_table
 from runners.results import ExecutionResult, TestResult
 
@@ -65,9 +65,8 @@ def test_the_table_and_the_promptfoo_row_show_why_a_case_failed_not_only_its_dif
     table = console.export_text()
     assert "the server exited with code 13 during case 'b'" in table and "status_code: expected 200, got -1" in table
     assert "where 1 = f()" not in table  # other frameworks' tests: their first line, as before
-    row = summarize({**result.model_dump(mode="json"), "problem": "p", "checkpoint": "checkpoint_1", "passed": False,
+    # The Promptfoo row's reason line: the case's first line and why it got nothing.
+    line = headline({**result.model_dump(mode="json"), "problem": "p", "checkpoint": "checkpoint_1", "passed": False,
                      "policy": "all-cases"})
-    assert ("- [Core] b: status_code wrong (score 0.00)\n"
-            "    the request got no answer: the server exited with code 13 during case 'b'\n"
-            "    status_code: expected 200, got -1") in row
-    assert "where 1 = f()" not in row
+    assert line == "[Core] b: status_code wrong (score 0.00); the request got no answer: the se… (+1 more)"
+    assert "where 1 = f()" not in line

@@ -312,13 +312,13 @@ def _case_result():
 def test_the_promptfoo_row_and_the_table_show_a_failing_case_s_diff():
     from rich.console import Console
 
-    from runners.promptfoo.output import summarize
+    from runners.promptfoo.output import headline
     from runners.render import failures_table
 
     result = _case_result()
-    row = summarize({**result.model_dump(mode="json"), "problem": "p", "checkpoint": "checkpoint_1", "passed": False,
+    line = headline({**result.model_dump(mode="json"), "problem": "p", "checkpoint": "checkpoint_1", "passed": False,
                      "policy": "all-cases"})
-    assert "- [Core] skips: output wrong (score 0.33)\n    output:\n      $.count: expected 2, got 3" in row
+    assert line == "[Core] skips: output wrong (score 0.33); output: $.count: expected 2, got 3"
     console = Console(width=160, record=True)
     console.print(failures_table(result))
     table = console.export_text()
@@ -339,7 +339,7 @@ def test_case_results_keep_their_attributes_through_json_junit_ctrf_and_parquet(
     result = _case_result()
     again = ExecutionResult.model_validate_json(result.model_dump_json())
     assert again.tests[0].attributes[0].weight == 2 and again.tests[0].score == pytest.approx(1 / 3)
-    assert '"schema_version":2' in result.model_dump_json()
+    assert '"schema_version":4' in result.model_dump_json()  # 2 added scores; 3 the problem error; 4 quality
     assert "$.count: expected 2, got 3" in write_junit(result, tmp_path / "j.xml").read_text()
     ctrf = json.loads(write_ctrf(result, tmp_path / "c.json").read_text())
     assert any("$.count" in (t.get("message") or "") for t in ctrf["results"]["tests"])

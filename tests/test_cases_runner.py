@@ -63,7 +63,7 @@ def test_a_failing_case_shows_its_diff_and_weights_in_every_output(tmp_path):
     assert "checkpoint_1_functionality/skips_non_numbers" in out.stdout
     assert "$.count: expected 2, got 3" in out.stdout and "$.min: expected 4, got 0" in out.stdout
     result = ExecutionResult.load(tmp_path / "r.json")
-    assert result.schema_version == 2
+    assert result.schema_version == 4
     case = next(t for t in result.tests if t.id == "checkpoint_1_functionality/skips_non_numbers")
     assert case.group_type.value == "Regression" and case.checkpoint == "checkpoint_1" and case.status == "failed"
     attributes = {a.name: a for a in case.attributes or []}

@@ -73,7 +73,7 @@ def test_unmet_policy_exits_1_and_lists_failures(tmp_path, problem):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-c", "checkpoint_7"], "no checkpoint named 'checkpoint_7'"),
+        (["-c", "checkpoint_7"], "option --checkpoint: problem 'demo' has no checkpoint 'checkpoint_7'"),
         (["-c", "checkpoint_1", "--pass-policy", "most"], "--pass-policy"),
         (["-c", "checkpoint_1", "--sandbox", "vm"], "--sandbox"),
         (["-c", "checkpoint_1", "--workers", "0"], "--workers"),

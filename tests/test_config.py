@@ -9,6 +9,7 @@ import yaml
 from support import make_problem
 
 from runners import ConfigError, GroupType, load_problem
+from runners.errors import UserInputError
 
 
 def _problem(tmp_path: Path, **config) -> Path:
@@ -132,10 +133,11 @@ def test_asset_cannot_escape_the_problem_directory(tmp_path):
 
 def test_unknown_checkpoint_name_lists_known_ones(tmp_path):
     problem = load_problem(_problem(tmp_path, checkpoints=2))
-    with pytest.raises(ConfigError, match="no checkpoint named 'checkpoint_9'.*checkpoint_1, checkpoint_2"):
+    with pytest.raises(UserInputError, match="has no checkpoint 'checkpoint_9' .*checkpoint_1, checkpoint_2") as info:
         problem.checkpoint("checkpoint_9")
+    assert not isinstance(info.value, ConfigError)  # the problem's config is not at fault
 
 
 def test_missing_problem_directory(tmp_path):
-    with pytest.raises(ConfigError, match="problem directory not found"):
+    with pytest.raises(UserInputError, match="problem directory not found"):
         load_problem(tmp_path / "nope")

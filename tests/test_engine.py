@@ -19,8 +19,15 @@ from support import make_problem, make_submission
 from runners import EnvironmentSpec, UserInputError, load_problem
 from runners import GroupType as G
 from runners.engine import execute
-from runners.frameworks.pytest_runner import JSON_REPORT, PytestRunner
-from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
+from runners.frameworks.pytest_runner import CTRF_REPORT, JSON_REPORT, PytestRunner
+from runners.plugins.runners_report_signature import (
+    KEY_FILE_ENV,
+    KEY_FILE_NAME,
+    LOAD_ERRORS_FIELD,
+    SIGNATURE_FIELD,
+    sign,
+)
+from runners.policy import PassPolicy
 from runners.sandbox.base import SandboxResult
 
 CP1 = "tests/test_checkpoint_1.py::"
@@ -64,7 +71,7 @@ def test_a_signed_consistent_report_is_graded_and_grouped(problem, submission, t
     assert result.total_counts == {G.CORE: 2, G.FUNCTIONALITY: 1, G.ERROR: 1, G.REGRESSION: 1}
     assert result.exit_code == 1 and result.collected == 5 and result.sandbox == "fake"
     assert {t.id: t.failure_message for t in result.failing_tests}[CP2 + "test_err"] == "AssertionError: exit 2"
-    assert result.passes_policy("all-non-error-cases") is False  # the skipped Core test counts
+    assert PassPolicy("all-non-error-cases").check(result) is False  # the skipped Core test counts
     assert result.stdout == "5 collected" and "unsandboxed" not in result.flags
 
 
@@ -77,7 +84,9 @@ def test_the_test_step_is_offline_limited_and_sees_only_allowed_paths(problem, s
     # The wall clock started before the submission was copied: the copy counts against it.
     assert request.network is False and 41 < request.timeout <= 42 and request.cwd == "/workspace"
     assert "s3cret" not in json.dumps(request.env) and request.env["PROBLEM_VAR"] == "1"
-    assert request.env[KEY_FILE_ENV] == f"/harness/reports/{KEY_FILE_NAME}"
+    # no variable names the report key (readable from /proc/1/environ, bwrap's command line): the
+    # plugin finds it beside its report
+    assert KEY_FILE_ENV not in request.env and f"/harness/reports/{KEY_FILE_NAME}" not in json.dumps(request.env)
     writable = {m.target for m in request.mounts if m.writable}
     assert writable == {"/workspace", "/harness/reports"}
     assert {"/harness/tests", "/harness/config"} <= {m.target for m in request.mounts if not m.writable}
@@ -92,7 +101,7 @@ def test_a_report_without_the_runs_signature_is_an_infrastructure_failure(proble
         return SandboxResult(exit_code=0)
 
     result = run(problem, submission, tmp_path, FakeSandbox(forged))
-    assert result.infrastructure_failure and not result.passes_policy("all-cases")
+    assert result.infrastructure_failure and not PassPolicy("all-cases").check(result)
     assert "does not carry the run's signature" in result.infrastructure_reason
     assert result.tests == []
 
@@ -167,7 +176,7 @@ def test_exit_code_and_report_must_agree(problem, submission, tmp_path, cases, e
 
     result = run(problem, submission, tmp_path, FakeSandbox(script))
     assert result.infrastructure_failure and reason in result.infrastructure_reason
-    assert not result.passes_policy("any-case") and result.passes_policy("any")
+    assert not PassPolicy("any-case").check(result) and PassPolicy("any").check(result)
 
 
 def test_the_ctrf_cross_check_must_agree(problem, submission, tmp_path):
@@ -282,9 +291,9 @@ def test_unsandboxed_and_truncated_output_are_flagged(problem, submission, tmp_p
 
 
 def test_grader_touching_submission_code_is_flagged_on_the_result(problem, tmp_path):
-    sub = make_submission(tmp_path, {"main.py": "print(1)\n", "conftest.py": "def pytest_configure(config):\n    pass\n"})
+    sub = make_submission(tmp_path, {"main.py": "print(1)\n", "calc.py": "import _pytest\n"})
     result = run(problem, sub, tmp_path, FakeSandbox(pytest_run([Case(CP1 + "test_a")])))
-    assert any("conftest.py:1 pytest_configure" in flag for flag in result.flags)
+    assert any("calc.py:1 imports _pytest" in flag for flag in result.flags)
     assert result.pass_counts == {G.CORE: 1}  # a flag warns; it does not change the grade
 
 
@@ -385,3 +394,37 @@ def test_one_runner_object_serves_two_runs_at_once(problem, tmp_path):
         thread.join()
     assert [r.infrastructure_reason for r in results] == [None, None]
     assert [r.tests[0].status for r in results] == ["passed", "failed"]
+
+
+def _collection_error(frames: list[list[object]], files: list[list[object]], error: str):
+    """A pytest run where checkpoint 1's test passed and checkpoint 2's file failed to load, with
+    the facts our plugin records about it (signed with the report)."""
+    def script(step: Step) -> SandboxResult:
+        report = json_report([Case(CP1 + "test_a")], 1)
+        report["collectors"] = [{"nodeid": "tests/test_checkpoint_2.py", "outcome": "failed", "result": [],
+                                 "longrepr": f"E   {error}"}]
+        report[LOAD_ERRORS_FIELD] = [{"nodeid": "tests/test_checkpoint_2.py", "error": error, "frames": frames,
+                                      "files": files, "missing_module": None, "submission_on_path": False}]
+        report[SIGNATURE_FIELD] = sign(report, step.take_key() or b"")
+        step.write(JSON_REPORT, report)
+        step.write(CTRF_REPORT, ctrf_report([Case(CP1 + "test_a")]))
+        return SandboxResult(exit_code=1, duration=0.01)
+
+    return script
+
+
+def test_a_problem_file_that_fails_to_load_is_a_problem_error_not_a_grade(problem, submission, tmp_path):
+    script = _collection_error([["/harness/tests/test_checkpoint_2.py", 3]],
+                               [["/harness/tests/test_checkpoint_2.py", 3]], "SyntaxError: invalid syntax")
+    result = run(problem, submission, tmp_path, FakeSandbox(script), checkpoint="checkpoint_2")
+    assert result.status == "problem_error" and not result.infrastructure_failure
+    assert result.problem_error_reason == "tests/test_checkpoint_2.py, line 3: SyntaxError: invalid syntax"
+    assert result.tests == [] and not PassPolicy("all-cases").check(result)  # checkpoint 1's test is no grade either
+
+
+def test_a_file_that_fails_to_load_through_the_submission_is_its_graded_failure(problem, submission, tmp_path):
+    script = _collection_error([["/harness/tests/test_checkpoint_2.py", 1], ["/workspace/calc.py", 2]], [],
+                               "ZeroDivisionError: division by zero")
+    result = run(problem, submission, tmp_path, FakeSandbox(script), checkpoint="checkpoint_2")
+    assert result.status == "graded" and not result.problem_error
+    assert {t.id: t.status for t in result.tests} == {CP1 + "test_a": "passed", "tests/test_checkpoint_2.py": "error"}

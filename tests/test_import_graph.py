@@ -1,8 +1,9 @@
-"""No import circles among the modules of `runners`.
+"""No import circles among the modules of `runners`, so that its layers read one way.
 
 A circle makes a module's import order matter (a half-initialized module raises ImportError, or
-a function-local import hides the dependency). Every import statement counts, function-local ones
-included; only those under `if TYPE_CHECKING:` do not, since they never run.
+a function-local import hides the dependency). Every import statement counts: function-local
+ones, and those under `if TYPE_CHECKING:` too (they never run, but a type named there is a
+dependency all the same: the results model naming the pass policy ties the two layers together).
 """
 
 from __future__ import annotations
@@ -18,23 +19,13 @@ def module_name(path: Path, package: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def imported_modules(path: Path, name: str, modules: set[str]) -> set[str]:
-    """The modules of `modules` that `path` (module `name`) imports when it runs."""
+    """The modules of `modules` that `path` (module `name`) imports, at run time or for types."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for other in child.orelse:
-                    visit(other)
-                continue
             if isinstance(child, ast.Import):
                 found.update(alias.name for alias in child.names if alias.name in modules)
             elif isinstance(child, ast.ImportFrom):
@@ -88,19 +79,19 @@ def test_runners_has_no_import_circle():
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 
 
-def test_the_check_sees_local_imports_and_ignores_type_checking_ones(tmp_path):
+def test_the_check_sees_local_and_type_checking_imports(tmp_path):
     pkg = tmp_path / "runners"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "a.py").write_text("def f():\n    from runners.b import g\n    return g\n")
-    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                              "    from runners.c import C\ndef g(): ...\n")
+    (pkg / "b.py").write_text("def g(): ...\n")
     (pkg / "c.py").write_text("from . import a\n")
     graph = import_graph(pkg)
     assert graph["runners.a"] == {"runners.b"} and graph["runners.b"] == set()
     assert graph["runners.c"] == {"runners.a"}
     assert find_cycle(graph) is None
-    (pkg / "b.py").write_text("import runners.c\ndef g(): ...\n")
+    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                              "    from runners.c import C\ndef g(): ...\n")
     assert find_cycle(import_graph(pkg)) == ["runners.a", "runners.b", "runners.c", "runners.a"]
 
 

@@ -31,7 +31,8 @@ def test_the_package_ships_every_file_the_runners_install():
     assert set(SHIPPED) == {"runners-jest-reporter.cjs", "runners-sign-report.cjs", "runners-snapshots.cjs",
                             "runners-vitest-reporter.mjs", "vitest.config.mjs",
                             # kind: repository: configs over the problem's trusted one; vitest's type checker
-                            "runners-jest-repo.config.cjs", "runners-vitest-repo.config.mjs", "runners-tsc.cjs"}
+                            "runners-jest-repo.config.cjs", "runners-vitest-repo.config.mjs", "runners-tsc.cjs",
+                            "runners-node-test-reporter.mjs"}  # node --test
     # Found as package resources, as an installed wheel finds them.
     shipped = files("runners.frameworks") / "js"
     assert all((shipped / name).is_file() for name in SHIPPED)

@@ -18,7 +18,9 @@ import pytest
 from support import make_problem, make_submission, need, need_sandbox, tree_digest
 
 from runners import EnvironmentSpec, run_checkpoint
+from runners.policy import PassPolicy
 from runners.results import ExecutionResult
+from runners.sandbox.docker.client import default_image
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,7 +107,7 @@ def _need(sandbox: str) -> None:
         need_sandbox("docker")
         from runners.images import docker_client, image_exists
 
-        tag = EnvironmentSpec().docker_node_image
+        tag = default_image("node")
         need(image_exists(docker_client(), tag), f"the image {tag} is missing: run scripts/ci-docker.sh")
     elif sandbox != "none":
         need_sandbox(sandbox)
@@ -150,7 +152,7 @@ def test_jest_failing_snapshot_is_one_failed_test_and_obsolete_ones_no_error(jes
     # Every test passes; jest alone would exit 1 for the obsolete entry and the other file's snapshots.
     clean = _run(problem, submission, env, "checkpoint_2")
     assert _statuses(clean) == {"adds larger numbers": "passed", "adds negatives": "passed"}
-    assert clean.passes_policy("all-cases")
+    assert PassPolicy("all-cases").check(clean)
     assert any("1 obsolete snapshot(s) and 1 snapshot file(s)" in note for note in clean.errors)
 
     assert (tree_digest(problem), tree_digest(submission)) == before

@@ -10,11 +10,12 @@ import time
 import uuid
 
 import pytest
-from support import make_problem, make_submission, need_sandbox, tree_digest
+from support import SCBENCH_CONFTEST, make_problem, make_submission, need_sandbox, tree_digest
 
 from runners import EnvironmentSpec, UserInputError, load_problem, run_checkpoint
 from runners import GroupType as G
 from runners.frameworks.pytest_runner import PytestRunner
+from runners.policy import PassPolicy
 
 ECHO_MAIN = """
 import sys
@@ -152,9 +153,12 @@ def test_undecodable_output_in_a_failure_is_kept_readable(tmp_path, env):
 
 
 def test_collection_error_names_the_file_and_other_tests_still_run(tmp_path, env):
+    """A test file that fails to load because of the submission (the module it imports from the
+    submission is missing) is an error of that file; the other files' tests still run."""
     problem = make_problem(tmp_path, {
         "test_checkpoint_1.py": "def test_ok(): pass\n",
-        "test_checkpoint_2.py": "import does_not_exist\n\ndef test_never(): pass\n",
+        "test_checkpoint_2.py": "import os, sys\nsys.path.insert(0, os.environ['SUBMISSION_PATH'])\n"
+                                "import does_not_exist\n\ndef test_never(): pass\n",
     }, checkpoints=2)
     sub = make_submission(tmp_path, {"main.py": ECHO_MAIN})
     result = run_checkpoint(problem, "checkpoint_2", sub, env)
@@ -318,7 +322,7 @@ def test_no_tests_collected_is_an_infrastructure_failure(tmp_path, env):
     result = run_checkpoint(problem, "checkpoint_1", make_submission(tmp_path, {"main.py": ""}), env)
     assert result.infrastructure_failure
     assert "exited 5 (no tests collected)" in result.infrastructure_reason
-    assert not result.passes_policy("all-cases")
+    assert not PassPolicy("all-cases").check(result)
 
 
 def test_missing_conftest_options_is_an_infrastructure_failure(tmp_path, env):
@@ -471,9 +475,40 @@ def test_a_rewritten_report_is_never_a_pass(tmp_path, backend):
     """})
     sub = make_submission(tmp_path, {"main.py": FORGER})
     result = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox=backend))
-    assert not result.passes_policy("all-cases")
+    assert not PassPolicy("all-cases").check(result)
     if result.infrastructure_failure:
         assert "pytest-report.json" in result.infrastructure_reason
     else:  # the daemon lost the race: the honest failure stands
         assert [t.status for t in result.tests] == ["failed"]
         assert "the real result is a failure" in result.tests[0].failure_message
+
+
+KEY_THIEF = """
+import os
+
+CANDIDATES = [os.environ.get("RUNNERS_REPORT_KEY_FILE") or "", "/harness/reports/.runners-report-key",
+              os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports", ".runners-report-key")]
+KEY = None
+for path in CANDIDATES:
+    try:
+        with open(path, "rb") as handle:
+            KEY = handle.read()
+    except OSError:
+        pass
+"""
+
+
+@pytest.mark.parametrize("backend", ["none", "bubblewrap"])
+def test_a_problem_conftest_that_imports_the_submission_gives_it_no_report_key(tmp_path, backend):
+    """Our plugin takes the one-time key as pytest imports it, before any conftest: a problem whose
+    conftest imports the submission at load (so its code runs before pytest configures) must not
+    hand the submission the key it would sign a forged report with."""
+    need_sandbox(backend)
+    conftest = SCBENCH_CONFTEST + "\nimport os, sys\nsys.path.insert(0, os.environ['SUBMISSION_PATH'])\nimport calc\n"
+    problem = make_problem(tmp_path, {"test_checkpoint_1.py": "import calc\n\n\ndef test_no_key():\n"
+                                      "    assert calc.KEY is None, 'the submission read the report key'\n"},
+                           conftest=conftest)
+    sub = make_submission(tmp_path, {"main.py": ECHO_MAIN, "calc.py": KEY_THIEF})
+    result = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox=backend))
+    assert not result.infrastructure_failure, result.infrastructure_reason
+    assert [t.status for t in result.tests] == ["passed"], result.tests[0].failure_message

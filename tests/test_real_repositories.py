@@ -20,17 +20,16 @@ sys.path.insert(0, str(ROOT))
 
 from bench.repo_projects import BY_NAME, FIXTURES  # noqa: E402
 from bench.repo_suites import compare  # noqa: E402
-
 from runners.frameworks.registry import builtin_protected  # noqa: E402
+from runners.sandbox.docker.client import default_image
 from runners.scan import scan_submission  # noqa: E402
 
 
 def _need_docker() -> None:
     need_sandbox("docker")
-    from runners import EnvironmentSpec
     from runners.images import docker_client, image_exists
 
-    tag = EnvironmentSpec().docker_python_image
+    tag = default_image("python")
     need(image_exists(docker_client(), tag), f"the image {tag} is missing: run scripts/ci-docker.sh")
 
 

@@ -14,6 +14,7 @@ from support import write_files
 
 from runners import load_problem
 from runners.errors import ConfigError
+from runners.frameworks.registry import builtin_protected
 from runners.repository import overlay, selection
 from runners.repository.python_env import repo_requirements
 from runners.scan import scan_submission
@@ -254,7 +255,6 @@ def test_repository_requirements_come_from_its_files(tmp_path):
 
 
 def test_the_scan_skips_the_problem_s_files_but_not_the_submission_s(tmp_path):
-    write_files(tmp_path, {"tests/conftest.py": "def pytest_runtest_makereport(item, call):\n    pass\n",
-                           "lib.py": "def pytest_configure(config):\n    pass\n"})
-    flags = scan_submission(tmp_path, "", skip={"tests/conftest.py"})
-    assert flags == ["grader-touching: lib.py:1 pytest_configure"]
+    write_files(tmp_path, {"src/laid.py": "import _pytest\n", "lib.py": "import _pytest\n"})
+    flags = scan_submission(tmp_path, "", builtin_protected(), skip={"src/laid.py"})
+    assert len(flags) == 1 and flags[0].startswith("grader-touching: lib.py:1 imports _pytest"), flags

@@ -22,6 +22,7 @@ from support import need, need_sandbox, write_files
 from runners import EnvironmentSpec, load_problem, run_checkpoint
 from runners.errors import UserInputError
 from runners.results import ExecutionResult
+from runners.sandbox.docker.client import default_image
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ("rangeset_lib", "lru_cache_ts", "tree_render_ts")
@@ -46,7 +47,7 @@ def need_backend(sandbox: str) -> None:
         need_sandbox("docker")
         from runners.images import docker_client, image_exists
 
-        for tag in (EnvironmentSpec().docker_node_image, EnvironmentSpec().docker_python_image):
+        for tag in (default_image("node"), default_image("python")):
             need(image_exists(docker_client(), tag), f"the image {tag} is missing: run scripts/ci-docker.sh")
     elif sandbox != "none":
         need_sandbox(sandbox)

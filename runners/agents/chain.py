@@ -7,7 +7,7 @@ not done yet, each from the snapshot the previous one left, and returns their re
 waits for another caller to run a step: the caller that holds the lock runs what is missing. So
 rows of later checkpoints wait for earlier ones without any deadlock, whatever the concurrency or
 the order rows arrive in. A step whose harness died (no step.json) or failed (an infrastructure
-failure) runs again, and so does one run with other agent settings (a resumed `solve` or `batch
+failure), or whose agent never started (the chain stops there: no later step runs), runs again, and so does one run with other agent settings (a resumed `solve` or `batch
 --agents` after the command changed), each with every step after it.
 """
 
@@ -18,8 +18,11 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
+from runners.agents.budget import Spent
+from runners import progress
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec
 from runners.agents.step import STARTER_DIR, run_step
@@ -42,11 +45,15 @@ def chain_lock(path: Path, deadline: float | None) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
+        waited = False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                if not waited:
+                    waited = True
+                    progress.stage(f"{progress.WAITING} for the same agent's earlier checkpoints")
                 if deadline is not None and time.monotonic() > deadline:
                     raise LockTimeout(f"another caller kept {path} (a step of the same agent and problem) "
                                       "past this one's deadline") from None
@@ -62,7 +69,7 @@ def step_done(layout: RunLayout, spec: AgentSpec, problem: str, checkpoint: str)
     record = StepRecord.load(layout.step_dir(spec.name, problem, checkpoint))
     if record is None or not layout.snapshot(spec.name, problem, checkpoint).is_dir():
         return None
-    return None if record.infrastructure or record.agent_key != spec.key else record
+    return None if record.infrastructure or record.not_started or record.agent_key != spec.key else record
 
 
 def current_steps(layout: RunLayout, spec: AgentSpec, problem: str,
@@ -83,7 +90,8 @@ def current_steps(layout: RunLayout, spec: AgentSpec, problem: str,
 def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfig, layout: RunLayout,
                  environment: EnvironmentSpec, sandbox: Sandbox, deadline: float | None = None,
                  on_step: Callable[[StepRecord], None] | None = None) -> list[StepRecord]:
-    """The records of every step up to `up_to`, running those not done yet (in order)."""
+    """The records of every step up to `up_to`, running those not done yet (in order); they stop
+    at a step whose agent never started (`StepRecord.not_started`), the last one then."""
     name = problem.path.name
     ordered = problem.ordered_checkpoints()
     wanted = ordered[: ordered.index(up_to) + 1]
@@ -95,13 +103,20 @@ def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfi
     records: list[StepRecord] = []
     with chain_lock(layout.chain_dir(spec.name, name) / LOCK_FILE, deadline):
         start, started_from = _starter(problem)
+        spent = Spent()  # by the earlier steps of the run: its budget
         for number, (checkpoint, record) in enumerate(zip(wanted, current_steps(layout, spec, name, wanted)), start=1):
             if record is None:
+                progress.stage(f"{progress.AGENT_STEP} ({checkpoint.name})")
                 record = run_step(spec, problem, checkpoint, number, start, started_from, layout,
-                                  environment, sandbox)
+                                  environment, sandbox, spent=replace(spent))
                 if on_step is not None:
                     on_step(record)
             records.append(record)
+            spent.tokens += record.tokens or 0
+            spent.cost_usd += record.report.cost_usd or 0.0
+            spent.seconds += record.duration
+            if record.not_started:  # the next steps could not start either: the chain ends here
+                break
             start = layout.snapshot(spec.name, name, checkpoint.name)
             started_from = checkpoint.name
     return records

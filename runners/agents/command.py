@@ -54,14 +54,20 @@ def fields_used(argv: list[str], mounts: set[str] | frozenset[str] | None = froz
     for argument in argv:
         for name, key in _fields(argument):
             if name not in FIELDS:
-                raise TemplateError(f"unknown placeholder {{{name}}} (known: "
+                from runners.suggest import closest
+
+                match = closest(name, FIELDS)
+                hint = f" (did you mean {{{match}}}?)" if match else ""
+                raise TemplateError(f"unknown placeholder {{{name}}}{hint} (known: "
                                     f"{', '.join('{' + f + '}' for f in FIELDS if f != 'mounts')}, "
                                     "{mounts[NAME]}; write {{ and }} for literal braces)")
             if (name == "mounts") != (key is not None):
                 raise TemplateError("a mount is written {mounts[NAME]}, with NAME a key of `mounts`"
                                     if name == "mounts" else f"{{{name}}} takes no [key]")
             if key is not None and mounts is not None and key not in mounts:
-                raise TemplateError(f"{{mounts[{key}]}}: no mount named {key!r} (mounts: "
+                from runners.suggest import did_you_mean
+
+                raise TemplateError(f"{{mounts[{key}]}}: no mount named {key!r}{did_you_mean(key, mounts)} (mounts: "
                                     f"{', '.join(sorted(mounts)) or 'none'})")
             used.add(name)
     return used

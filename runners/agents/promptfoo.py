@@ -9,12 +9,18 @@ done yet by another row), then the grade of the snapshot the step left.
           problems: problems
           sandbox: auto                             # the agent's and the grader's (agent.sandbox overrides)
           pass_policy: all-cases
-          output: .runners/agent-runs               # <output>/<eval id>/{submissions,agent-steps,grades}/
+          output: .runners/agent-runs               # <output>/<agent>-<config hash>/{submissions,agent-steps,grades}/
           timeout: 3600000                          # promptfoo's per-call limit (ms): a row may run several steps
 
 The answer: `output` (verdict, what the agent said, the counts), `metadata` (the ExecutionResult
 plus `agent_step`, the StepRecord), `latencyMs` (the agent's own time), `cost` and `tokenUsage`
 when the agent reported them. Nothing raises to promptfoo.
+
+Runs are stored by the agent's settings (`<output>/<agent>-<AgentSpec.key>/`), so a second
+`promptfoo eval` with the same agent finds its steps done and only grades; a changed agent runs
+anew in a directory of its own. Repeats: promptfoo's `--repeat` gives repetition i its own agent
+runs (`<agent>@r<i+1>`); `agent.repeat: N` runs N repeats in each row, which answers with pass@k
+over them (the row passes when every repeat met the policy; its score is the share that did).
 """
 
 from __future__ import annotations
@@ -35,7 +41,6 @@ from runners.errors import InfrastructureError, UserInputError
 from runners.problem_loader import load_problem
 from runners.promptfoo.call import PREFIX, log_traceback
 from runners.promptfoo.config import (
-    DEFAULT_POLICY,
     TIMEOUT_MARGIN_S,
     BadInput,
     GradingConfig,
@@ -43,10 +48,13 @@ from runners.promptfoo.config import (
     _directory,
     _env_timeout_ms,
     _mapping,
+    _node,
     _path,
-    _run_tag,
+    refuse_config_error,
+    report_page,
 )
 from runners.results import failure_result
+from runners.suggest import did_you_mean
 
 DEFAULT_OUTPUT = ".runners/agent-runs"
 
@@ -62,12 +70,15 @@ class AgentProviderConfig(GradingConfig):
 @dataclass(frozen=True)
 class AgentCell:
     spec: AgentSpec
+    runs: list[AgentSpec]  # the row's repeats, each named for its repeat
     problem: ProblemConfig
     checkpoint: CheckpointConfig
     layout: RunLayout
     environment: EnvironmentSpec
     policy: str
     overall: float
+    progress: bool = True
+    report: Path | None = None  # the eval's page (runners report)
 
 
 def resolve(options: Any, context: Any) -> AgentCell:
@@ -77,20 +88,27 @@ def resolve(options: Any, context: Any) -> AgentCell:
     spec = parse_agent(config.agent, "provider config `agent`").resolved(base, "provider config `agent`")
     problems = _directory(base, "problems", config.problems)
     vars_, metadata = _mapping(context.get("vars")), _mapping(_mapping(context.get("test")).get("metadata"))
+    refuse_config_error(metadata)
     name, checkpoint = _cell_name(vars_, metadata, "problem"), _cell_name(vars_, metadata, "checkpoint")
     if not (problems / name / "config.yaml").is_file():
-        raise BadInput(f"test `problem`: unknown problem {name!r} ({problems / name}/config.yaml not found)")
+        known = [p.name for p in problems.iterdir() if (p / "config.yaml").is_file()]
+        raise BadInput(f"test `problem`: unknown problem {name!r}{did_you_mean(name, known)} "
+                       f"({problems / name}/config.yaml not found)")
     problem = load_problem(problems / name)
     if checkpoint not in problem.checkpoints:
-        raise BadInput(f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r} "
-                       f"(known: {', '.join(problem.checkpoints)})")
+        raise BadInput(f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r}"
+                       f"{did_you_mean(checkpoint, problem.checkpoints)} (known: {', '.join(problem.checkpoints)})")
     environment = EnvironmentSpec(sandbox=config.sandbox)
+    if not config.quality:
+        environment.quality = False
     if config.wall_timeout is not None:
         environment.limits = environment.limits.model_copy(update={"wall_timeout": config.wall_timeout})
     if config.cache_dir:
         environment.cache_dir = _path(base, config.cache_dir)
     if config.python:
         environment.python = config.python
+    if config.node:
+        environment.node = _node(base, config.node)
     promptfoo_ms = config.timeout or _env_timeout_ms()
     cap = promptfoo_ms / 1000.0 - TIMEOUT_MARGIN_S
     overall = config.overall_timeout or cap
@@ -99,9 +117,20 @@ def resolve(options: Any, context: Any) -> AgentCell:
                        f"{cap:g} s for a row, which must be over the agent's `timeout` ({spec.timeout:g} s "
                        f"per checkpoint) and at least `overall_timeout`; a row may run several agent steps: "
                        f"raise `timeout`")
-    layout = RunLayout(_path(base, config.output) / _run_tag(vars_, context))
-    return AgentCell(spec, problem, problem.checkpoints[checkpoint], layout, environment, config.pass_policy,
-                     overall)
+    layout = RunLayout(_path(base, config.output) / f"{spec.name}-{spec.key}")
+    return AgentCell(spec, _row_repeats(spec, vars_, context), problem, problem.checkpoints[checkpoint], layout,
+                     environment, config.pass_policy, overall, config.progress,
+                     report_page(base, config, vars_, context))
+
+
+def _row_repeats(spec: AgentSpec, vars_: dict[str, Any], context: dict[str, Any]) -> list[AgentSpec]:
+    """The agent runs of this row: promptfoo's repetition i holds repeats i*N+1 .. i*N+N of the
+    agent's N; the only run of an agent without repeats keeps its own name."""
+    index = vars_.get("__repeatIndex", context.get("repeatIndex")) or 0
+    index = index if isinstance(index, int) and index > 0 else 0
+    numbers = [index * spec.repeat + k for k in range(1, spec.repeat + 1)]
+    labelled = spec.repeat > 1 or index > 0
+    return [spec.model_copy(update={"name": f"{spec.name}@r{n}" if labelled else spec.name}) for n in numbers]
 
 
 def call(options: Any, context: Any) -> dict[str, Any]:
@@ -124,30 +153,41 @@ def call(options: Any, context: Any) -> dict[str, Any]:
                             started_from="", failure=outcome, infrastructure=True)
         from runners.agents.solve import SolvedCheckpoint
 
-        outcome = SolvedCheckpoint(record, failure_result(cell.problem, cell.checkpoint, cell.problem.framework,
-                                                          record.sandbox, outcome))
-    from runners.agents.rows import response
+        outcome = [SolvedCheckpoint(record, failure_result(cell.problem, cell.checkpoint, cell.problem.framework,
+                                                           record.sandbox, outcome))]
+    from runners.agents.rows import repeats_response, response
 
-    return response(outcome, cell.spec.name, cell.policy, cell.layout.root)
+    if len(outcome) == 1:
+        return response(outcome[0], cell.spec.name, cell.policy, cell.layout.root, report=cell.report)
+    return repeats_response(outcome, cell.spec.name, cell.policy, cell.layout.root, report=cell.report)
 
 
 def _bounded(cell: AgentCell) -> Any:
-    """The SolvedCheckpoint, a UserInputError, or an infrastructure failure's reason (a str), by
+    """The SolvedCheckpoints (one per repeat), a UserInputError, or an infrastructure failure's reason (a str), by
     the row's overall cap: the work goes on in a daemon thread (the sandboxes' own clocks end it),
     and a later row finds its steps done."""
     from runners.agents.chain import ensure_steps
     from runners.agents.solve import SolvedCheckpoint, agent_sandbox, grade_step
+    from runners.progress import Subject, for_promptfoo, running
 
     box: dict[str, Any] = {}
     deadline = time.monotonic() + cell.overall
 
     def work() -> None:
+        subject = Subject(cell.problem.path.name, cell.checkpoint.name, cell.spec.name)
         try:
-            sandbox = agent_sandbox(cell.spec, cell.environment)
-            record = ensure_steps(cell.spec, cell.problem, cell.checkpoint, cell.layout, cell.environment, sandbox,
-                                  deadline=deadline)[-1]
-            box["result"] = SolvedCheckpoint(record, grade_step(cell.problem, cell.checkpoint, record, cell.layout,
-                                                                cell.environment))
+            with running(subject, for_promptfoo(cell.progress)) as ending:
+                sandbox = agent_sandbox(cell.spec, cell.environment)
+                solved = []
+                for run in cell.runs:
+                    record = ensure_steps(run, cell.problem, cell.checkpoint, cell.layout, cell.environment,
+                                          sandbox, deadline=deadline)[-1]
+                    solved.append(SolvedCheckpoint(record, grade_step(cell.problem, cell.checkpoint, record,
+                                                                      cell.layout, cell.environment)))
+                box["result"] = solved
+                met = sum(s.verdicts()[cell.policy] for s in solved)
+                ending.text = (f"{'PASS' if met == len(solved) else 'FAIL'} · {solved[0].result.summary}"
+                               + (f" · {met}/{len(solved)} repeats met" if len(solved) > 1 else ""))
         except UserInputError as exc:
             box["result"] = exc
         except InfrastructureError as exc:

@@ -10,9 +10,12 @@ from rich.table import Table
 from rich.text import Text
 
 from runners.agents.layout import StepRecord
+from runners.agents.repeats import repeats_table as repeats_table  # the tables of agent runs, together
 from runners.agents.solve import SolvedCheckpoint
 from runners.agents.spec import AgentSpec
 from runners.policy import PassPolicy
+from runners.quality.text import COLUMNS as QUALITY_COLUMNS
+from runners.quality.text import cells as quality_cells
 from runners.render import _column
 from runners.results import GROUP_ORDER
 
@@ -29,6 +32,8 @@ def unset_notes(spec: AgentSpec) -> list[Text]:
 def step_status(step: StepRecord) -> Text:
     if step.infrastructure:
         return Text("infra", style="magenta")
+    if step.budget_stop is not None:
+        return Text("budget", style="red")
     if step.timed_out:
         return Text("timed out", style="red")
     if step.exit_code is None:
@@ -36,10 +41,20 @@ def step_status(step: StepRecord) -> Text:
     return Text(f"exit {step.exit_code}", style="red" if step.failed else "green")
 
 
-def usage_cells(step: StepRecord) -> list[str]:
-    usage = step.report.token_usage()
-    return [f"{usage['total']:,}" if usage else "-",
-            f"${step.report.cost_usd:.4f}" if step.report.cost_usd is not None else "-"]
+def usage_cells(step: StepRecord) -> list[Text | str]:
+    """Tokens (the proxy's count when it carried the model traffic; `!` when the agent's own figures
+    differ from it) and cost; `refused` (the step's notes say why) where a figure the agent gave
+    could not be true, `-` where there is none."""
+    report, proxied = step.report, bool(step.egress and step.egress.routed.requests)
+    tokens: Text | str = f"{step.tokens:,}{' !' if step.token_mismatch else ''}" if step.tokens is not None else "-"
+    cost: Text | str = "-" if report.cost_usd is None else f"${report.cost_usd:.4f}"
+    if report.cost_estimated and report.cost_usd is not None:
+        cost = f"~{cost}"
+    if report.refused_tokens() and not proxied:
+        tokens = Text("refused", style="yellow")
+    if "cost_usd" in report.refused:
+        cost = Text("refused", style="yellow")
+    return [tokens, cost]
 
 
 def said(step: StepRecord) -> Text:
@@ -51,6 +66,9 @@ def said(step: StepRecord) -> Text:
 
 def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], policy: PassPolicy) -> Table:
     table = Table(title=f"{agent} on {problem} · per checkpoint", title_justify="left")
+    repeats = len({done.step.agent for done in solved}) > 1
+    if repeats:
+        _column(table, "Repeat", justify="right")
     _column(table, "Checkpoint")
     _column(table, "Agent")
     _column(table, "Time", justify="right")
@@ -59,21 +77,29 @@ def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], po
     for group in GROUP_ORDER:
         _column(table, group.value, justify="right")
     _column(table, f"Policy ({policy.value})", justify="center")
+    quality = any(done.result.quality for done in solved)
+    for header, _ in QUALITY_COLUMNS if quality else ():
+        _column(table, header, justify="right")
     _column(table, "Said", fold=True)
     for done in solved:
         step, result = done.step, done.result
         cells: list[Text | str] = [step.checkpoint, step_status(step), f"{step.duration:.1f} s", *usage_cells(step)]
+        if repeats:
+            cells.insert(0, str(step.repeat))
         for group in GROUP_ORDER:
             total = result.total_counts.get(group, 0)
             cells.append(f"{result.pass_counts.get(group, 0)}/{total}" if total else "-")
         if result.infrastructure_failure:
             cells.append(Text("infra", style="magenta"))
+        elif result.problem_error:
+            cells.append(Text("problem error", style="yellow"))
         else:
             met = done.passed(policy)
             cells.append(Text("✔", style="green") if met else Text("✘", style="red"))
+        cells += quality_cells(result.quality) if quality else []
         cells.append(said(step))
         table.add_row(*cells)
-    return table
+    return _estimated_caption(table, [d.step for d in solved])
 
 
 def steps_table(records: Sequence[StepRecord]) -> Table:
@@ -87,4 +113,11 @@ def steps_table(records: Sequence[StepRecord]) -> Table:
     for step in records:
         table.add_row(step.agent, step.problem, step.checkpoint, step_status(step), f"{step.duration:.1f} s",
                       *usage_cells(step), said(step))
+    return _estimated_caption(table, records)
+
+
+def _estimated_caption(table: Table, steps: Sequence[StepRecord]) -> Table:
+    if any(step.report.cost_estimated for step in steps):
+        table.caption = "~$: estimated from the tokens and the price table (runners/agents/prices.yaml)"
+        table.caption_justify = "left"
     return table

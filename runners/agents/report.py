@@ -11,13 +11,23 @@ are what the agent said, and cost and tokens stay unknown (never zero).
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, model_validator
 
 EXCERPT_CHARS = 300
 MAX_MULTILINE = 20
+# What an agent may say it spent on one checkpoint: anything outside is not a figure but a bug or a
+# lie (a cost of -$1,000,000, 10^30 tokens), refused and said so rather than summed into a table.
+MAX_COST_USD = 10_000.0
+MAX_TOKENS = 10**10
+MAX_TURNS = 10**6
+TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens", "cache_write_tokens", "total_tokens")
+_BOUNDS: dict[str, tuple[float, str]] = {
+    "cost_usd": (MAX_COST_USD, "cost (USD)"), "turns": (MAX_TURNS, "turns"),
+    **{name: (float(MAX_TOKENS), name.replace("_", " ")) for name in TOKEN_FIELDS}}
 _AIDER = re.compile(r"Tokens: ([\d.]+k?) sent(?:, ([\d.]+k?) cache write)?(?:, ([\d.]+k?) cache hit)?, "
                     r"([\d.]+k?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?")
 
@@ -30,12 +40,38 @@ class AgentReport(BaseModel):
     is_error: bool = False
     error: str | None = None
     cost_usd: float | None = None
+    cost_estimated: bool = False  # from the price table (runners/agents/prices.py), not the agent
+    cost_note: str | None = None  # how it was estimated
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cached_tokens: int | None = None  # prompt tokens read from the model's cache (within prompt)
     cache_write_tokens: int | None = None  # prompt tokens written to it (Claude Code, Aider)
     total_tokens: int | None = None
     turns: int | None = None
+    refused: dict[str, str] = Field(default_factory=dict, description="figures the agent reported that cannot be "
+                                    "true (negative, not finite, beyond any run), dropped: field -> what it said, and why")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_impossible_figures(cls, data: Any) -> Any:
+        """Each figure must be a finite number from 0 to its bound (the agent's own account is as
+        untrusted as its code). One that is not is dropped and named in `refused`; a refused token
+        count drops every token count (the others of that account do not add up any more)."""
+        if not isinstance(data, dict):
+            return data
+        data, refused = dict(data), dict(data.get("refused") or {})
+        bad = {name: data[name] for name in _BOUNDS if data.get(name) is not None and not _believable(name, data[name])}
+        for name, value in bad.items():
+            bound, label = _BOUNDS[name]
+            refused[name] = f"{label} {_shown(value)}: not a number from 0 to {bound:,.0f}"
+        if any(name in TOKEN_FIELDS for name in bad):
+            bad.update({name: None for name in TOKEN_FIELDS})
+        data.update({name: None for name in bad})
+        data["refused"] = refused
+        return data
+
+    def refused_tokens(self) -> bool:
+        return any(name in self.refused for name in TOKEN_FIELDS)
 
     def token_usage(self) -> dict[str, Any] | None:
         """Promptfoo's `tokenUsage` (None when the agent reported no tokens). The model's prompt
@@ -57,7 +93,13 @@ class AgentReport(BaseModel):
 
 
 def read_report(stdout: str, stderr: str = "") -> AgentReport:
-    """The best account `stdout` (then `stderr`, where Aider and some wrappers write) holds."""
+    """The best account `stdout` (then `stderr`, where Aider and some wrappers write) holds, its
+    figures checked (a parser sums into a report after it is made: checked once it is done)."""
+    report = _read(stdout, stderr)
+    return AgentReport.model_validate(report.model_dump())
+
+
+def _read(stdout: str, stderr: str) -> AgentReport:
     for text in (stdout, stderr):
         objects = _json_objects(text)
         for parse in (_claude, _codex, _gemini):
@@ -80,6 +122,24 @@ def excerpt(report: AgentReport, stdout: str, stderr: str) -> str:
 def last_lines(text: str, count: int = 3) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("[... ")]
     return "\n".join(lines[-count:])
+
+
+def _believable(name: str, value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if name != "cost_usd" and isinstance(value, float) and not value.is_integer():
+        return False
+    return math.isfinite(value) and 0 <= value <= _BOUNDS[name][0]
+
+
+def _shown(value: Any) -> str:
+    """The refused value, readable: `-1,000,000`, `1e+30`, `'lots'`."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value) or abs(value) >= 1e15:
+            return f"{float(value):.3g}"
+        return f"{value:,}" if isinstance(value, int) else f"{value:,.6f}".rstrip("0").rstrip(".")
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _json_objects(text: str) -> list[dict[str, Any]]:

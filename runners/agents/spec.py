@@ -22,9 +22,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from runners.agents.budget import AgentBudget
 from runners.agents.command import TemplateError, fields_used, split_command
+from runners.egress.policy import NetworkPolicy
 from runners.errors import ConfigError, UserInputError
 from runners.limits import ResourceLimits
 from runners.validation import describe_validation_error, load_yaml_mapping
@@ -48,11 +50,32 @@ class AgentSpec(BaseModel):
     pass_env: list[str] = Field(default_factory=list, description="host variables passed by name")
     env: dict[str, str] = Field(default_factory=dict, description="variables with literal values")
     timeout: float = Field(DEFAULT_TIMEOUT, gt=0, description="seconds per checkpoint")
-    network: bool = Field(False, description="whether the agent may reach the network")
+    network: bool | NetworkPolicy = Field(False, description="false: no network; true: the host's; "
+                                          "{allow: [host:port], routes: {VAR: URL}}: only those, through "
+                                          "the harness's proxy (runners.egress)")
     home: str | None = Field(None, description="a host directory copied into the agent's home first")
     image: str | None = Field(None, description="docker: the image the agent runs in")
     sandbox: str | None = Field(None, description="the agent's sandbox (default: the grader's)")
     limits: ResourceLimits | None = Field(None, description="memory, processes, output... of a step")
+    repeat: int = Field(1, ge=1, le=100, description="independent runs of each problem (pass@k)")
+    budget: AgentBudget | None = Field(None, description="caps on tokens, cost and time, per step and per run")
+    # A ready-made CLI (runners.agents.presets) fills `command`, `env`, `pass_env` and `network`.
+    preset: str | None = Field(None, description="claude-code, codex, gemini-cli, aider, mini-swe-agent")
+    model: str | None = Field(None, description="preset: the model it asks for")
+    key_env: str | None = Field(None, description="preset: the variable holding its API key")
+    args: list[str] = Field(default_factory=list, description="preset: flags added to its command")
+    base_url: str | None = Field(None, description="preset: the model API's base URL (a gateway)")
+    dry_run: str | None = Field(None, description="a script the scripted model server follows instead of a model")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_preset(cls, data: Any) -> Any:
+        if isinstance(data, dict) and (data.get("preset") is not None or any(
+                data.get(k) not in (None, [], "") for k in ("model", "key_env", "args", "base_url"))):
+            from runners.agents.presets.expand import expand_preset
+
+            return expand_preset(data)
+        return data
 
     @field_validator("name")
     @classmethod
@@ -68,6 +91,27 @@ class AgentSpec(BaseModel):
         if bad:
             raise ValueError(f"not variable names: {', '.join(map(repr, bad))}")
         return names
+
+    @field_validator("network", mode="before")
+    @classmethod
+    def _network(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            from pydantic import ValidationError
+
+            try:
+                return NetworkPolicy.model_validate(value)
+            except ValidationError as exc:
+                said = []
+                for item in exc.errors(include_url=False):
+                    where = ".".join(map(str, item["loc"]))
+                    what = ("unknown key (allowed: allow, routes)" if item["type"] == "extra_forbidden"
+                            else item["msg"].removeprefix("Value error, "))
+                    said.append(f"`{where}`: {what}" if where else what)
+                raise ValueError("; ".join(said)) from None
+        if not isinstance(value, (bool, NetworkPolicy)):
+            raise ValueError("expected true, false, or an allow-list {allow: [host:port, ...], "
+                             "routes: {VARIABLE: base URL}}")
+        return value
 
     @field_validator("mounts")
     @classmethod
@@ -99,17 +143,31 @@ class AgentSpec(BaseModel):
             raise ValueError(str(exc)) from None
         return command
 
+    @model_validator(mode="after")
+    def _routes_are_not_env(self) -> AgentSpec:
+        if isinstance(self.network, NetworkPolicy):
+            clash = sorted(set(self.network.routes) & (set(self.env) | set(self.pass_env)))
+            if clash:
+                raise ValueError(f"field `network.routes`: {', '.join(clash)} also in `env`/`pass_env`: "
+                                 "a route sets the variable itself (to the proxy's front)")
+        return self
+
     @property
     def argv(self) -> list[str]:
         return split_command(self.command)
 
     @property
     def key(self) -> str:
-        """A hash of what the agent runs with (all but its name; `pass_env` by name): a step done
-        with another key is stale."""
+        """A hash of what the agent runs with (all but its name and its number of repeats;
+        `pass_env` by name): a step done with another key is stale."""
         import hashlib
 
-        return hashlib.sha256(self.model_dump_json(exclude={"name"}).encode()).hexdigest()[:16]
+        # Settings added later are left out while unset: runs stored before them stay current.
+        exclude = {"name", "repeat"} | ({"budget"} if self.budget is None else set())
+        settings = self.model_dump_json(exclude=exclude)
+        if self.dry_run and Path(self.dry_run).is_file():  # an edited script runs the steps again
+            settings += hashlib.sha256(Path(self.dry_run).read_bytes()).hexdigest()
+        return hashlib.sha256(settings.encode()).hexdigest()[:16]
 
     def uses(self, field: str) -> bool:
         return field in fields_used(self.argv, set(self.mounts))
@@ -127,7 +185,12 @@ class AgentSpec(BaseModel):
                 raise UserInputError(f"{where}: field `mounts.{name}`: {path} would cover the sandbox's "
                                      f"own directories ({', '.join(RESERVED_TARGETS)}); mount something else")
         home = str(_existing(base, self.home, f"{where}: field `home`")) if self.home else None
-        return self.model_copy(update={"mounts": mounts, "home": home})
+        dry_run = None
+        if self.dry_run:
+            dry_run = (base / Path(self.dry_run).expanduser()).resolve()
+            if not dry_run.is_file():
+                raise UserInputError(f"{where}: field `dry_run`: {dry_run} is not a file (a model server script)")
+        return self.model_copy(update={"mounts": mounts, "home": home, "dry_run": str(dry_run) if dry_run else None})
 
 
 def refuse_exposure(spec: AgentSpec, guarded: dict[str, Path], where: str) -> None:
@@ -180,9 +243,13 @@ def parse_agent_options(data: dict[str, Any], options: dict[str, str]) -> AgentS
     except ValidationError as exc:
         lines = []
         for item in exc.errors(include_url=False):
-            field = str(item["loc"][0]) if item["loc"] else ""
-            option = options.get(field, "--" + field.replace("_", "-"))
-            lines.append(f"option {option}: {item['msg'].removeprefix('Value error, ')}")
+            message = item["msg"].removeprefix("Value error, ")
+            # A whole-model check (the preset's) names its fields itself: "field `x`: ...; field `y`: ..."
+            parts = ([re.match(r"field `(\w+)`: (.*)", part, re.DOTALL) for part in message.split("; ")]
+                     if not item["loc"] else [])
+            for field, text in ([(m[1], m[2]) for m in parts if m] if parts and all(parts)
+                                else [(str(item["loc"][0]) if item["loc"] else "", message)]):
+                lines.append(f"option {options.get(field, '--' + field.replace('_', '-'))}: {text}")
         raise UserInputError("\n".join(lines)) from None
 
 
@@ -193,7 +260,10 @@ def load_agents_file(path: Path) -> list[AgentSpec]:
     agents = data.get("agents")
     unknown = sorted(set(data) - {"agents"})
     if unknown:
-        raise ConfigError(path, f"unknown top-level key(s) {', '.join(unknown)} (expected `agents:`)")
+        from runners.suggest import did_you_mean
+
+        named = ", ".join(f"{key}{did_you_mean(str(key), ['agents'])}" for key in unknown)
+        raise ConfigError(path, f"unknown top-level key(s) {named} (expected `agents:`)")
     if not isinstance(agents, dict) or not agents:
         raise ConfigError(path, "field `agents`: expected a mapping of agent name to its command "
                                 "(or to {command: ..., pass_env: [...], ...})")

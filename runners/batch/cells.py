@@ -26,6 +26,7 @@ from runners.config import CONFIG_FILE, ProblemConfig
 from runners.errors import UserInputError
 from runners.problem_loader import load_problem
 from runners.submission import data_segments
+from runners.suggest import did_you_mean
 from runners.workspace import SUBMISSION_IGNORE
 
 #: Never part of a problem's identity: caches and installed toolchains (prepared from the
@@ -98,7 +99,7 @@ def discover(problems_root: Path, submissions_root: Path, *, agents: Sequence[st
                                 ("--problem", problems, set(known))):
         unknown = sorted(set(wanted) - names)
         if unknown:
-            raise UserInputError(f"option {flag}: unknown {', '.join(map(repr, unknown))} "
+            raise UserInputError(f"option {flag}: unknown {', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
                                  f"(known: {', '.join(sorted(names)) or 'none'})")
     if agents:
         agent_dirs = [a for a in agent_dirs if a.name in agents]
@@ -125,7 +126,8 @@ def discover(problems_root: Path, submissions_root: Path, *, agents: Sequence[st
                 checkpoint = config.checkpoints.get(checkpoint_dir.name)
                 if checkpoint is None:
                     notes.append(f"{agent_dir.name}/{name}/{checkpoint_dir.name}: problem {name!r} "
-                                 f"has no checkpoint {checkpoint_dir.name!r} "
+                                 f"has no checkpoint {checkpoint_dir.name!r}"
+                                 f"{did_you_mean(checkpoint_dir.name, config.checkpoints)} "
                                  f"(known: {', '.join(config.checkpoints)}); skipped")
                     continue
                 found = True
@@ -140,8 +142,8 @@ def discover(problems_root: Path, submissions_root: Path, *, agents: Sequence[st
                 if absent:
                     missing[(agent_dir.name, name)] = absent
     for name, who in sorted(unknown_problems.items()):
-        notes.insert(0, f"unknown problem {name!r} (no {problems_root / name / CONFIG_FILE}); "
-                        f"skipped for {', '.join(who)}")
+        notes.insert(0, f"unknown problem {name!r}{did_you_mean(name, known)} (no "
+                        f"{problems_root / name / CONFIG_FILE}); skipped for {', '.join(who)}")
     cells.sort(key=Cell.sort_key)
     used = {c.problem for c in cells}
     return Discovery(cells=cells, problems={k: v for k, v in loaded.items() if k in used},

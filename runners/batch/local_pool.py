@@ -12,14 +12,17 @@ import multiprocessing
 import os
 import signal
 import tempfile
+import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 from typing import Any
 
+from runners import janitor
+from runners import progress
 from runners.batch.jobs import (
     DEFAULT_GRACE,
     POLL_SECONDS,
@@ -49,6 +52,7 @@ def _worker_main(conn: Any, tmp_root: str) -> None:  # pragma: no cover - runs i
     # A Python handler, not SIG_IGN: an ignored SIGINT would be inherited by the tests' processes.
     signal.signal(signal.SIGINT, lambda signum, frame: None)
     signal.signal(signal.SIGTERM, on_term)
+    _follow_parent()
     tempfile.tempdir = tmp_root  # workspaces land here; the parent removes the whole root
     code = 0
     try:
@@ -56,7 +60,10 @@ def _worker_main(conn: Any, tmp_root: str) -> None:  # pragma: no cover - runs i
             job = conn.recv()
             if job is None:
                 break
-            conn.send(execute_cell(job))
+            cell = job.cell
+            with progress.running(progress.Subject(cell.problem, cell.checkpoint, cell.agent), _StageSender(conn)):
+                outcome = execute_cell(job)
+            conn.send(outcome)
     except (KeyboardInterrupt, EOFError, BrokenPipeError):
         code = 130
     finally:
@@ -65,6 +72,53 @@ def _worker_main(conn: Any, tmp_root: str) -> None:  # pragma: no cover - runs i
         except OSError:
             pass
     os._exit(code)  # no atexit/finalizers that could block on a parent that is gone
+
+
+# After its parent (the batch) died, a worker cancels its cell as on SIGTERM (the sandbox is killed,
+# the workspace removed) and is gone within this many seconds, however the cell behaves.
+ORPHAN_GRACE = 5.0
+
+
+def _follow_parent() -> None:  # pragma: no cover - runs in the child
+    """End this worker soon after the batch that started it dies (kill -9 included): nothing
+    else would tell it, and its cell could run on for its whole wall clock."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        mp_wait([parent.sentinel])  # readable once the parent is gone
+        os.kill(os.getpid(), signal.SIGTERM)  # cancel the running cell (KeyboardInterrupt)
+        time.sleep(ORPHAN_GRACE)
+        os._exit(130)
+
+    threading.Thread(target=watch, name="runners-follow-parent", daemon=True).start()
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """A stage the worker's cell has reached (runners.progress), sent before its outcome."""
+
+    text: str
+
+
+class _StageSender:
+    """The worker's progress reporter: each stage goes to the parent, which shows it."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def begin(self, key: int, subject: progress.Subject) -> None:
+        pass
+
+    def stage(self, key: int, stage: str) -> None:
+        try:
+            self.conn.send(_Stage(stage))
+        except (OSError, ValueError):
+            pass  # the parent is gone: the cell's own outcome will fail to go too
+
+    def end(self, key: int, outcome: str | None) -> None:
+        pass
 
 
 @dataclass
@@ -91,13 +145,17 @@ class LocalExecutor:
         self._ctx = multiprocessing.get_context(start_method)
         self._tmp_root: Path | None = None
         self.killed: list[int] = []  # pids killed after the grace period (for tests and logs)
+        #: Told each stage a running cell reaches (runners.progress), in the parent.
+        self.on_stage: Callable[[CellJob, str], None] | None = None
 
     def start(self) -> None:
         self._tmp_root = Path(tempfile.mkdtemp(prefix="runners-batch-"))
+        janitor.track("workspace", self._tmp_root)  # removed at once if the batch is killed
 
     def close(self) -> None:
         if self._tmp_root is not None:
             rmtree_forcibly(self._tmp_root)
+            janitor.forget("workspace", self._tmp_root)
             self._tmp_root = None
 
     def _spawn(self) -> _Worker:
@@ -158,8 +216,7 @@ class LocalExecutor:
         outcome: CellOutcome | None = None
         dead = False
         try:
-            if worker.conn.poll():
-                outcome = worker.conn.recv()
+            outcome = self._answer(worker, job)
         except Exception as exc:
             outcome, dead = self._death(worker, job, f"lost its answer ({type(exc).__name__})"), True
         if outcome is None and not worker.process.is_alive():
@@ -172,6 +229,17 @@ class LocalExecutor:
             workers.remove(worker)
             self._reap(worker)
         on_done(job, outcome)
+
+    def _answer(self, worker: _Worker, job: CellJob) -> CellOutcome | None:
+        """The cell's outcome when the worker has sent it; the stages sent before it are passed
+        on to `on_stage`."""
+        while worker.conn.poll():
+            message = worker.conn.recv()
+            if not isinstance(message, _Stage):
+                return message  # type: ignore[no-any-return]
+            if self.on_stage is not None:
+                self.on_stage(job, message.text)
+        return None
 
     def _death(self, worker: _Worker, job: CellJob, detail: str | None) -> CellOutcome:
         code = worker.process.exitcode
@@ -207,8 +275,8 @@ class LocalExecutor:
         for worker in workers:
             if worker.job is not None:
                 try:  # a cell that finished just now is kept
-                    if worker.conn.poll():
-                        outcome = worker.conn.recv()
+                    outcome = self._answer(worker, worker.job)
+                    if outcome is not None:
                         job, worker.job = worker.job, None
                         on_done(job, outcome)
                 except Exception:

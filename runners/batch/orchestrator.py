@@ -1,8 +1,10 @@
 """One batch, end to end: discover cells -> keep the current ones -> run the rest on an executor
 -> record each as it finishes -> regenerate results.jsonl/.parquet -> matrix and summary.md.
 
-Exit codes: 0 every cell has a result (tests may have failed), 3 some cell is an infrastructure
-failure, 2 bad input (raised as UserInputError before anything runs), 130 interrupted.
+Exit codes (`runners.exitcodes`): 0 every cell has a grade (tests may have failed), 2 bad input
+(raised as UserInputError before anything runs; or an agent of `--agents` that could not be
+started), 4 some cell's problem failed to load (a problem error), 3 some cell is an
+infrastructure failure, 130 interrupted; the first that applies of 130, 2, 4, 3.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.text import Text
 
+from runners.agents.repeats import group_repeats, repeat_rows, repeats_markdown, repeats_table
 from runners.batch.cells import Cell, Discovery, content_hashes, discover
 from runners.batch.jobs import (
     BAD_INPUT,
@@ -32,6 +35,7 @@ from runners.batch.jobs import (
 )
 from runners.batch.local_pool import LocalExecutor
 from runners.batch.progress import BatchProgress
+from runners.batch.quality_summary import quality_markdown
 from runners.batch.ray_executor import RayExecutor
 from runners.batch.report import (
     Matrix,
@@ -42,14 +46,16 @@ from runners.batch.report import (
     matrix_table,
 )
 from runners.batch.store import BatchStore, CellRecord, CellStatus
+from runners import exitcodes
 from runners.environment import EnvironmentSpec
 from runners.errors import UserInputError
 from runners.policy import PassPolicy
-from runners.render import fit
+from runners.render import fit, make_console
 from runners.results import ExecutionResult
 from runners.sandbox.registry import check_sandbox_name
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 0, 2, 3, 130
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PROBLEM, EXIT_INTERRUPTED = (
+    exitcodes.MET, exitcodes.BAD_INPUT, exitcodes.INFRA, exitcodes.PROBLEM, exitcodes.INTERRUPTED)
 DEFAULT_OUTPUT = Path("runs") / "batch"
 
 
@@ -68,11 +74,17 @@ class BatchOptions:
     wall_timeout: float | None = None
     cache_dir: Path | None = None
     python: str | None = None
+    node: str | None = None
     agents: tuple[str, ...] = ()
     only_problems: tuple[str, ...] = ()
     grace: float = DEFAULT_GRACE
     #: cell id -> why its agent step failed (`batch --agents`): not solved, whatever its tests say.
     agent_failures: dict[str, str] = field(default_factory=dict)
+    #: cell id -> why its agent never started (`batch --agents`): no snapshot, no grade, exit 2.
+    agent_errors: dict[str, str] = field(default_factory=dict)
+    #: Say what runs on stderr (runners.progress); False: --no-progress.
+    progress: bool = True
+    quality: bool = True  # the code-quality figures (--no-quality)
 
     def environment(self) -> EnvironmentSpec:
         check_sandbox_name(self.sandbox)
@@ -83,6 +95,10 @@ class BatchOptions:
             spec.cache_dir = Path(self.cache_dir).resolve()
         if self.python:
             spec.python = self.python
+        if self.node:
+            spec.node = self.node
+        if not self.quality:
+            spec.quality = False
         return spec
 
     def settings(self) -> dict[str, Any]:
@@ -90,6 +106,8 @@ class BatchOptions:
         settings: dict[str, Any] = {"sandbox": self.sandbox, "wall_timeout": self.wall_timeout}
         if self.python:  # only when chosen: results stored before the option existed stay current
             settings["python"] = self.python
+        if self.node:
+            settings["node"] = self.node
         return settings
 
 
@@ -102,6 +120,7 @@ class BatchOutcome:
     results: dict[str, ExecutionResult] = field(default_factory=dict)
     records: dict[str, CellRecord] = field(default_factory=dict)
     matrix: Matrix | None = None
+    agent_errors: dict[str, str] = field(default_factory=dict)  # cell id -> why its agent never started
     interrupted: bool = False
     seconds: float = 0.0
     output: Path | None = None
@@ -111,9 +130,17 @@ class BatchOutcome:
         return [cid for cid, r in self.results.items() if r.infrastructure_failure]
 
     @property
+    def problem_errors(self) -> list[str]:
+        return [cid for cid, r in self.results.items() if r.problem_error]
+
+    @property
     def exit_code(self) -> int:
         if self.interrupted:
             return EXIT_INTERRUPTED
+        if self.agent_errors:
+            return EXIT_BAD_INPUT
+        if self.problem_errors:
+            return EXIT_PROBLEM
         if self.infra:
             return EXIT_INFRA
         return EXIT_OK
@@ -157,7 +184,7 @@ class _Signals:
 
 
 def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOutcome:
-    console = console or Console()
+    console = console or make_console()
     began = time.monotonic()
     started_at = datetime.now(UTC)
     environment = options.environment()
@@ -174,7 +201,7 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
     settings = options.settings()
     with console.status(f"hashing {len(found.cells)} cells..."):
         hashes = content_hashes(found.cells)
-    outcome = BatchOutcome(cells=found.cells, output=store.root)
+    outcome = BatchOutcome(cells=found.cells, output=store.root, agent_errors=dict(options.agent_errors))
     to_run: list[tuple[Cell, str]] = []
     for cell in found.cells:
         why = store.plan(cell, hashes[cell.id], settings, overwrite=options.overwrite,
@@ -204,8 +231,10 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                 info = executor.cluster()
                 console.print(Text(f"ray: {info.get('nodes')} node(s), resources "
                                    f"{_short_resources(info.get('resources', {}))}", style="dim"))
-            with BatchProgress(console, found.cells, kept_cells, options.policy, options.agent_failures) as progress, \
-                    _Signals(cancel, console):
+            with BatchProgress(console, found.cells, kept_cells, options.policy, options.agent_failures,
+                               show=options.progress) as progress, _Signals(cancel, console):
+                if isinstance(executor, LocalExecutor):  # Ray's tasks say only when they start and end
+                    executor.on_stage = lambda job, stage: progress.staged(job.cell, stage)
 
                 def on_start(job: CellJob) -> None:
                     running.add(job.cell.id)
@@ -236,6 +265,10 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
             finished.append((cell, record, result))
             outcome.results[cell.id], outcome.records[cell.id] = result, record
     store.write_tables(finished, options.policy, options.agent_failures)
+    stats = group_repeats((cell.agent, cell.problem, cell.checkpoint, cell.order, result,
+                           options.policy.check(result) and cell.id not in options.agent_failures)
+                          for cell, _, result in finished)
+    store.write_repeats(repeat_rows(stats))
     matrix = build_matrix(found.cells, outcome.results, found.problems, options.policy, found.missing,
                           options.agent_failures)
     outcome.matrix = matrix
@@ -244,6 +277,8 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
     console.print(fit(console, detail_table(matrix)))
     for line in entry_notes(matrix):
         console.print(Text(f"  {line}", style="yellow"))
+    if stats:
+        console.print(fit(console, repeats_table(stats)))
     meta = _meta(options, outcome, started_at, executor.name)
     notes = list(found.notes)
     if outcome.cancelled:
@@ -251,10 +286,16 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                      f"{', '.join(outcome.cancelled[:20])}{' ...' if len(outcome.cancelled) > 20 else ''}")
     for cid in outcome.infra:
         notes.append(f"{cid}: infrastructure failure: {outcome.results[cid].infrastructure_reason}")
-    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes))
+    for cid in outcome.problem_errors:
+        notes.append(f"{cid}: problem error (no grade): {outcome.results[cid].problem_error_reason}")
+    for cid, why in outcome.agent_errors.items():
+        notes.append(f"{cid}: the agent never started (no grade): {why}")
+    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes) + quality_markdown(matrix)
+                        + ("\n" + repeats_markdown(stats) if stats else ""))
     store.write_batch_info({**meta, "cells": [c.id for c in found.cells], "ran": outcome.ran,
                             "kept": outcome.kept, "cancelled": outcome.cancelled,
-                            "infrastructure_failures": outcome.infra, "notes": notes})
+                            "infrastructure_failures": outcome.infra, "problem_errors": outcome.problem_errors,
+                            "agents_not_started": sorted(outcome.agent_errors), "notes": notes})
     _print_footer(console, outcome)
     return outcome
 
@@ -278,11 +319,12 @@ def _record(cell: Cell, done: CellOutcome, hashes: dict[str, str], settings: dic
             result.errors.append(done.traceback)
         status = "crashed"
     else:
-        status = "infra" if result.infrastructure_failure else "ok"
+        status = "infra" if result.infrastructure_failure else ("problem" if result.problem_error else "ok")
     record = CellRecord(agent=cell.agent, problem=cell.problem, checkpoint=cell.checkpoint,
                         status=status, problem_hash=hashes["problem"],
                         submission_hash=hashes["submission"], settings=settings,
-                        reason=crash if status == "crashed" else result.infrastructure_reason,
+                        reason=crash if status == "crashed" else (result.infrastructure_reason
+                                                                  or result.problem_error_reason),
                         executor=executor, worker=done.worker, seconds=round(done.seconds, 3))
     return record, result
 
@@ -325,17 +367,25 @@ def _meta(options: BatchOptions, outcome: BatchOutcome, started_at: datetime, ex
         "sandbox": options.sandbox,
         "pass policy": options.policy.value,
         "cells": f"{len(outcome.cells)} ({len(outcome.ran)} ran, {len(outcome.kept)} kept, "
-                 f"{len(outcome.cancelled)} not run, {len(outcome.infra)} infrastructure failures)",
+                 f"{len(outcome.cancelled)} not run, {len(outcome.infra)} infrastructure failures, "
+                 f"{len(outcome.problem_errors)} problem errors)",
         "status": "interrupted" if outcome.interrupted else "complete",
     }
 
 
 def _print_footer(console: Console, outcome: BatchOutcome) -> None:
     state = ("interrupted", "bold yellow") if outcome.interrupted else (
+        ("agents not started", "bold red") if outcome.agent_errors else
+        ("problem errors", "bold yellow") if outcome.problem_errors else
         ("infrastructure failures", "bold magenta") if outcome.infra else ("done", "bold green"))
+    for cid, why in outcome.agent_errors.items():
+        console.print(Text(f"error: {cid}: the agent never started: {why}", style="red"))
+    for cid in outcome.problem_errors:
+        reason = (outcome.results[cid].problem_error_reason or "unknown").splitlines()[0]
+        console.print(Text(f"problem error: {cid}: {reason}", style="yellow"))
     console.print(Text.assemble(
         state, f"  {len(outcome.ran)} ran · {len(outcome.kept)} kept · "
                f"{len(outcome.cancelled)} not run · {len(outcome.infra)} infra · "
-               f"{outcome.seconds:.1f} s"))
+               f"{len(outcome.problem_errors)} problem errors · {outcome.seconds:.1f} s"))
     console.print(Text(f"results: {outcome.output}  (summary.md, results.jsonl, results.parquet, "
                        f"cells/)", style="dim"))

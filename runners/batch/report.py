@@ -56,6 +56,10 @@ class Entry:
     def infra(self) -> int:
         return sum(s.result.infrastructure_failure for s in self.scores)
 
+    @property
+    def problem_errors(self) -> int:
+        return sum(s.result.problem_error for s in self.scores)
+
     def rate(self, solved: int) -> float | None:
         return solved / self.checkpoints if self.checkpoints else None
 
@@ -96,6 +100,10 @@ class Matrix:
     @property
     def infra(self) -> int:
         return sum(e.infra for e in self.entries.values())
+
+    @property
+    def problem_errors(self) -> int:
+        return sum(e.problem_errors for e in self.entries.values())
 
 
 def build_matrix(cells: Sequence[Cell], results: Mapping[str, ExecutionResult],
@@ -161,6 +169,8 @@ def _notes(entry: Entry) -> list[str]:
     notes = []
     if entry.infra:
         notes.append(f"{entry.infra} infra")
+    if entry.problem_errors:
+        notes.append(f"{entry.problem_errors} problem error(s): no grade")
     if entry.missing:
         notes.append(f"missing {', '.join(entry.missing)}")
     if entry.not_run:
@@ -188,6 +198,8 @@ def matrix_table(matrix: Matrix) -> Table:
             text = Text(_solve_text(entry), style=_style(entry.rate(entry.strict)))
             if entry.infra:
                 text.append(f" ({entry.infra} infra)", style="magenta")
+            if entry.problem_errors:
+                text.append(f" ({entry.problem_errors} problem error)", style="yellow")
             row.append(text)
         table.add_row(*row)
     return table
@@ -220,7 +232,8 @@ def detail_table(matrix: Matrix) -> Table:
 
 
 def entry_notes(matrix: Matrix) -> list[str]:
-    """`agent/problem: infra, missing, not-run and agent-failed checkpoints`, for the rows that have any."""
+    """`agent/problem: infra, problem-error, missing, not-run and agent-failed checkpoints`, for the
+    rows that have any."""
     return [f"{entry.agent}/{entry.problem}: {'; '.join(notes)}"
             for agent in matrix.agents for problem in matrix.problems
             if (entry := matrix.entry(agent, problem)) and (notes := _notes(entry))]
@@ -240,7 +253,8 @@ def matrix_markdown(matrix: Matrix, *, title: str = "Batch results",
     lines += ["## Solve rates", "",
               "Strict · isolated · core: the share of each problem's checkpoints solved (strict: every "
               "test passed; isolated: every non-Regression test; core: every Core test). A checkpoint "
-              "without a submission, not run, or failed by the infrastructure counts as not solved.",
+              "without a submission, not run, failed by the infrastructure or whose problem failed to load "
+              "(a problem error: no grade) counts as not solved.",
               ""]
     header = ["Agent", *matrix.problems, "All problems"]
     lines.append("| " + " | ".join(map(_md_escape, header)) + " |")
@@ -255,6 +269,8 @@ def matrix_markdown(matrix: Matrix, *, title: str = "Batch results",
             text = _solve_text(entry)
             if entry.infra:
                 text += f" ({entry.infra} infra)"
+            if entry.problem_errors:
+                text += f" ({entry.problem_errors} problem error)"
             cells.append(f"**{text}**" if problem is None else text)
         lines.append("| " + " | ".join(map(_md_escape, cells)) + " |")
     lines += ["", f"## Per agent and problem (policy `{matrix.policy.value}`)", ""]

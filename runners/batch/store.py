@@ -27,27 +27,32 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runners.agents.repeats import split_label
 from runners.artifacts import RESULT_FILE
 from runners.batch.cells import Cell
 from runners.policy import PassPolicy
+from runners.quality.columns import QUALITY_COLUMNS, quality_columns
 from runners.results import ExecutionResult
 
 CELL_FILE = "cell.json"
 BATCH_FILE = "batch.json"
 JSONL_FILE = "results.jsonl"
 PARQUET_FILE = "results.parquet"
+REPEATS_JSONL_FILE = "repeats.jsonl"
+REPEATS_PARQUET_FILE = "repeats.parquet"
 SUMMARY_FILE = "summary.md"
 CELLS_DIR = "cells"
 RECORD_VERSION = 1
 MESSAGE_CHARS = 4000
 
-CellStatus = Literal["ok", "infra", "crashed"]
+CellStatus = Literal["ok", "infra", "problem", "crashed"]
 
 
 class CellRecord(BaseModel):
-    """How and from what a cell's result was produced. `status`: `ok` a result without an
-    infrastructure failure; `infra` the run reported one (kept; re-run with --retry-failed);
-    `crashed` the harness itself failed (exception, worker died): always re-run."""
+    """How and from what a cell's result was produced. `status`: `ok` a grade; `infra` the run
+    reported an infrastructure failure (kept; re-run with --retry-failed); `problem` a problem
+    error (the problem's own files failed to load: re-run when the problem changes); `crashed`
+    the harness itself failed (exception, worker died): always re-run."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -175,6 +180,24 @@ class BatchStore:
         return jsonl, parquet
 
 
+    def write_repeats(self, rows: Sequence[dict[str, Any]]) -> tuple[Path, Path] | None:
+        """repeats.jsonl and repeats.parquet: pass@k and the spread per agent, problem and
+        checkpoint (`runners.agents.repeats.repeat_rows`); none when no agent has repeats."""
+        jsonl, parquet = self.root / REPEATS_JSONL_FILE, self.root / REPEATS_PARQUET_FILE
+        if not rows:
+            for path in (jsonl, parquet):
+                path.unlink(missing_ok=True)
+            return None
+        _atomic_write(jsonl, "".join(json.dumps(r) + "\n" for r in rows))
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        tmp = parquet.with_name(f".{parquet.name}.tmp-{os.getpid()}")
+        pq.write_table(pa.Table.from_pylist(list(rows)), tmp, compression="zstd")
+        os.replace(tmp, parquet)
+        return jsonl, parquet
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
@@ -186,6 +209,8 @@ def _json_default(value: Any) -> Any:
 #: Column name -> pyarrow type name; the order is the column order of both files.
 COLUMNS: dict[str, str] = {
     "agent": "string",
+    "agent_name": "string",  # the agent without its repeat (`alpha` of `alpha@r2`)
+    "repeat": "int32",  # which repeat (1 when the agent has none)
     "problem": "string",
     "checkpoint": "string",
     "checkpoint_order": "int32",
@@ -212,6 +237,8 @@ COLUMNS: dict[str, str] = {
     "cell_status": "string",
     "infrastructure_failure": "bool",
     "infrastructure_reason": "string",
+    "problem_error": "bool",
+    "problem_error_reason": "string",
     "timed_out": "bool",
     "exit_code": "int64",
     "cell_duration": "float64",
@@ -223,13 +250,19 @@ COLUMNS: dict[str, str] = {
     "started_at": "timestamp[us, tz=UTC]",
     "result_path": "string",
     "schema_version": "int64",
+    # the submission's code-quality figures (docs/quality.md), repeated on each row of the cell;
+    # `*_growth`: since the previous checkpoint. Null: not measured.
+    **QUALITY_COLUMNS,
 }
 
 
 def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
               policy: PassPolicy, agent_failure: str | None = None) -> list[dict[str, Any]]:
+    agent_name, repeat = split_label(cell.agent)
     base = {
         "agent": cell.agent,
+        "agent_name": agent_name,
+        "repeat": repeat,
         "problem": cell.problem,
         "checkpoint": cell.checkpoint,
         "checkpoint_order": cell.order,
@@ -241,6 +274,8 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
         "cell_status": record.status,
         "infrastructure_failure": result.infrastructure_failure,
         "infrastructure_reason": result.infrastructure_reason,
+        "problem_error": result.problem_error,
+        "problem_error_reason": result.problem_error_reason,
         "timed_out": result.timed_out,
         "exit_code": result.exit_code,
         "cell_duration": result.duration,
@@ -252,6 +287,7 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
         "started_at": result.started_at,
         "result_path": result.artifacts_dir and str(Path(result.artifacts_dir) / RESULT_FILE),
         "schema_version": result.schema_version,
+        **quality_columns(result.quality),
     }
     empty: dict[str, Any] = {"test_id": None, "test_name": None, "test_checkpoint": None, "group": None,
              "status": None, "raw_status": None, "duration_ms": None, "message": None,

@@ -24,6 +24,8 @@ from typing import Any, NamedTuple
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from . import bounded_yaml
+
 
 class FileType(Enum):
     TEXT = "text"
@@ -158,7 +160,7 @@ def read_content(path: Path, kind: FileType, compression: Compression = Compress
         if kind in (FileType.CSV, FileType.TSV):
             return list(csv.DictReader(io.StringIO(text), delimiter="\t" if kind is FileType.TSV else ","))
         if kind is FileType.YAML:
-            return yaml.safe_load(text)
+            return bounded_yaml.load(text)
         return text
     except (OSError, ValueError, yaml.YAMLError, sqlite3.Error) as exc:
         raise InputFileReadError(f"{path}: cannot be read as {kind.value}: {exc}") from None

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import yaml
 
+from . import bounded_yaml
 from .casefile import SUFFIXES, CaseFileError, build_case
 from .model import BaseCase, CaseResult
 from .spec import GroupConfig, GroupType
@@ -174,7 +175,7 @@ class CaseFileLoader(BaseLoader):
 def read_document(path: Path, case_id: str | None) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
-        return json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_YAML_LOADER)
+        return json.loads(text) if path.suffix == ".json" else bounded_yaml.load(text)
     except UnicodeDecodeError as exc:
         raise CaseFileError(path, case_id, f"not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
@@ -184,5 +185,3 @@ def read_document(path: Path, case_id: str | None) -> Any:
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         raise CaseFileError(path, case_id, f"{where}not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
 
-
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from . import bounded_yaml
 from .spec import AdapterConfig, CheckpointCases, expand_groups
 
 
@@ -92,7 +92,7 @@ class ProblemConfig(BaseModel):
         config = path / "config.yaml" if path.is_dir() else path
         if not config.is_file() or config.suffix not in (".yaml", ".yml"):
             raise ConfigError(f"{path}: not a problem directory or config file")
-        data: Any = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        data: Any = bounded_yaml.load(config.read_text(encoding="utf-8")) or {}
         problem = cls.model_validate({**data, "path": config.parent})
         for name, checkpoint in problem.checkpoints.items():
             checkpoint.path = (problem.path / (checkpoint.path or name)).resolve()

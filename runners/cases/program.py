@@ -1,9 +1,12 @@
 """The case program: runs one checkpoint's cases inside the sandbox and writes the signed report.
 
-Started by the harness as the run's test command (see `runners_cases_main.py`); configured by
-`RUNNERS_CASES_*` variables, none of which reaches the submission's processes. Order matters:
-it makes itself non-dumpable and a subreaper, takes the one-time key (deleting its file), and
-only then starts any process of the submission.
+Started by the harness as the run's test command (see `runners_cases_main.py`) with two
+arguments: the one-time key's file and the tests directory. Its settings are in `run.json` in
+the vault (the directory the key names, runners/cases/vault.py), never in the environment: the
+sandbox's first processes (docker-init, `timeout`, none's supervisor) keep the environment they
+were started with, readable through /proc by the submission, so that environment is exactly the
+submission's own. Order matters: it makes itself non-dumpable and a subreaper, takes the key
+(deleting its file), and only then starts any process of the submission.
 """
 
 from __future__ import annotations
@@ -20,21 +23,21 @@ from .adapters.base import Adapter, RunSettings, fill_static
 from .adapters.browser import BrowserAdapter
 from .adapters.cli import CLIAdapter
 from .casefile import CaseFileError
+from .fresh import FreshState, Scratch
 from .model import CASE_TYPES, BaseCase, CaseResult, CLIResult
 from .problem import ConfigError, ProblemConfig
 from .procs import harden
 from .scoring import CaseScore, score_case
 from .scripts import ScriptError, make_loader, make_verifier, short_trace
-from .snapshot import Snapshot
 from .spec import GroupConfig
-from .vault import REPORT, SIGNATURE, sign, vault_name
+from .vault import REPORT, SETTINGS, SIGNATURE, sign, vault_name
 
 KEY_FILE_ENV = "RUNNERS_REPORT_KEY_FILE"
-PREFIX = "RUNNERS_CASES_"
+BROWSER_ENV = "RUNNERS_CASES_BROWSER"  # the user's choice of Chromium binary (tests, odd hosts)
 ADAPTERS: dict[str, type[Adapter]] = {"cli": CLIAdapter, "api": APIAdapter, "browser": BrowserAdapter}
-# The program's own variables: never given to the submission.
 STDERR_LINES = 6  # of an unchecked stderr, in a failing case's message
-PRIVATE = (KEY_FILE_ENV, "PYTHONPATH", "PYTHONSAFEPATH", "PYTHONNOUSERSITE")
+# Never given to the submission, should the user's environment hold them.
+PRIVATE = (KEY_FILE_ENV, BROWSER_ENV, "PYTHONPATH", "PYTHONSAFEPATH", "PYTHONNOUSERSITE")
 
 
 class ProblemError(Exception):
@@ -46,23 +49,24 @@ class ProblemError(Exception):
 
 
 class Run:
-    def __init__(self, env: dict[str, str], key: bytes) -> None:
-        self.tests = Path(env[f"{PREFIX}TESTS"])
-        self.problem_dir = self.tests / vault_name(key) / env[f"{PREFIX}PROBLEM"]
-        self.display = env.get(f"{PREFIX}PROBLEM_DISPLAY", "")
-        self.checkpoint_name = env[f"{PREFIX}CHECKPOINT"]
-        self.reports = Path(env[f"{PREFIX}REPORTS"])
-        submission_env = {k: v for k, v in env.items() if not k.startswith(PREFIX) and k not in PRIVATE}
-        submission_env["PATH"] = env.get(f"{PREFIX}PATH", submission_env.get("PATH", "/usr/bin:/bin"))
-        self.settings = RunSettings(workspace=Path(env[f"{PREFIX}WORKSPACE"]), entry=json.loads(env[f"{PREFIX}ENTRY"]),
+    def __init__(self, env: dict[str, str], key: bytes, tests: Path) -> None:
+        vault = tests / vault_name(key)
+        settings = json.loads((vault / SETTINGS).read_text(encoding="utf-8"))
+        self.problem_dir = vault / settings["problem"]
+        self.display = settings.get("problem_display", "")
+        self.checkpoint_name = settings["checkpoint"]
+        self.reports = Path(settings["reports"])
+        self.scratch = Scratch(**settings.get("scratch", {}))
+        submission_env = {k: v for k, v in env.items() if k not in PRIVATE}
+        self.settings = RunSettings(workspace=Path(settings["workspace"]), entry=settings["entry"],
                                     env=submission_env, artifacts=self.reports,
-                                    browser=env.get(f"{PREFIX}BROWSER") or None,
-                                    static=json.loads(env.get(f"{PREFIX}STATIC", "{}")))
-        self.select: list[str] = json.loads(env.get(f"{PREFIX}SELECT", "[]"))
+                                    browser=env.get(BROWSER_ENV) or None, static=settings.get("static", {}))
+        self.select: list[str] = settings.get("select", [])
         self.key = key
         self.cases: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
         self.notes: list[dict[str, Any]] = []  # not fatal: shown with the result
+        self.fresh: FreshState | None = None
 
     # ---- the run -------------------------------------------------------------------------------
 
@@ -80,7 +84,9 @@ class Run:
             self.settings.env = {**self.settings.env, **checkpoint.env}
             self.loader, self.loader_file = make_loader(problem, checkpoint)
             self.verifier, self.verifier_file = make_verifier(problem, checkpoint)
-            self.snapshot = Snapshot(self.settings.workspace)
+            # Before the submission's first process: what every case (every group's server) starts from.
+            self.fresh = FreshState(self.settings.workspace, self.scratch)
+            self.settings.keep = self.fresh.keep
             self.problem, self.checkpoint = problem, checkpoint
             for group in checkpoint.groups.values():
                 self.run_group(group)
@@ -105,7 +111,9 @@ class Run:
             store = self.loader.initialize_store()
         except Exception as exc:  # noqa: BLE001 - a problem script's failure, reported as such
             raise ProblemError(self.loader_file, None, f"initialize_store() raised {short_trace(exc)}") from None
-        self.snapshot.restore()
+        fresh = self.fresh
+        assert fresh is not None  # made in execute(), before the first group
+        fresh.restore()  # a group's server starts from the same state as every case
         with ADAPTERS[kind](self.problem.adapter, self.settings, group) as adapter:
             try:
                 produced = self.loader(group=group, store=store)
@@ -133,7 +141,7 @@ class Run:
                 if self.select and group.name not in self.select and f"{group.name}/{case.id}" not in self.select:
                     continue
                 if kind == "cli" and (group.isolated or case.reset):
-                    self.snapshot.restore()
+                    fresh.restore()
                 self.run_case(adapter, group, case, expected)
                 try:
                     store.update(case, self.last_actual, expected)
@@ -225,9 +233,12 @@ class Run:
         if self.display:  # paths in messages as the user knows them, not the vault's
             text = text.replace(json.dumps(str(self.problem_dir))[1:-1], json.dumps(self.display)[1:-1])
         data = text.encode()
+        if self.fresh is not None:  # nothing the last case left among the reports (a planted link)
+            self.fresh.restore(workspace=False)
         self.reports.mkdir(parents=True, exist_ok=True)
-        (self.reports / REPORT).write_bytes(data)
-        (self.reports / SIGNATURE).write_text(sign(self.key, data))
+        for name, content in ((REPORT, data), (SIGNATURE, sign(self.key, data).encode())):
+            (self.reports / name).unlink(missing_ok=True)
+            (self.reports / name).write_bytes(content)
 
 
 def _kind_of(item: Any) -> str:
@@ -236,22 +247,28 @@ def _kind_of(item: Any) -> str:
     return type(item).__name__
 
 
-def take_key(env: dict[str, str]) -> bytes:
+def take_key(path: str) -> bytes:
     """Read the one-time key and delete its file, before any submission process exists."""
-    path = env.get(KEY_FILE_ENV, "")
     with open(path, "rb") as handle:
         key = handle.read()
     os.unlink(path)
     return key
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     harden()
-    env = dict(os.environ)
-    os.environ.pop(KEY_FILE_ENV, None)
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: runners_cases_main.py KEY_FILE TESTS_DIR", file=sys.stderr)
+        return 3
     try:
-        key = take_key(env)
+        key = take_key(args[0])
     except OSError as exc:
         print(f"runners cases: the run's key is missing ({exc}); no report is written", file=sys.stderr)
         return 3
-    return Run(env, key).execute()
+    try:
+        run = Run(dict(os.environ), key, Path(args[1]))
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"runners cases: the run's settings cannot be read ({exc}); no report is written", file=sys.stderr)
+        return 3
+    return run.execute()

@@ -14,6 +14,7 @@ import hmac
 
 REPORT = "cases-report.json"
 SIGNATURE = f"{REPORT}.sig"
+SETTINGS = "run.json"  # the case program's settings, beside the problem in the vault
 
 
 def vault_name(key: bytes) -> str:

@@ -53,6 +53,9 @@ class Runner(ABC):
     # Whether the run's reporter signs its report: the engine then leaves it a one-time key
     # (`ctx.report_key`) before `write_config`.
     signs_reports: ClassVar[bool] = False
+    # Whether `--select` ids can pick single tests (then `check_select` checks them and the
+    # invocation runs only those); a runner that leaves it False refuses any id.
+    selects: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -74,19 +77,27 @@ class Runner(ABC):
         select: list[str] | None = None,
         output_dir: Path | None = None,
         sandbox: Sandbox | None = None,
+        previous: Path | None = None,
     ) -> ExecutionResult:
+        """`previous`: the previous checkpoint's submission, for the growth of the code-quality
+        figures (default: found beside the submission, runners.quality.measure)."""
         from runners.engine import execute
 
         if self.submission_path is None:
             raise UserInputError("a submission path is required to run tests")
         return execute(self, self.submission_path, extra_args=extra_args or [], select=select or [],
-                       output_dir=output_dir, sandbox=sandbox)
+                       output_dir=output_dir, sandbox=sandbox, previous=previous)
 
     # ---- what subclasses provide ------------------------------------------------------------
 
     @abstractmethod
     def test_files(self, checkpoint: str) -> list[str]:
         """File names under tests/ that hold `checkpoint`'s tests (any that exist are used)."""
+
+    def test_files_up_to(self, checkpoint: CheckpointConfig) -> set[str]:
+        """The test files that run for `checkpoint`: its own, and earlier checkpoints' unless it
+        sets `include_prior_tests: false` (the one place this is computed)."""
+        return {name for cp in self.problem.checkpoints_up_to(checkpoint) for name in self.test_files(cp.name)}
 
     @abstractmethod
     def is_test_file(self, name: str) -> bool:
@@ -97,7 +108,8 @@ class Runner(ABC):
         starts (and before the scan): the default copies this checkpoint's test files, the earlier
         ones' and every other file under tests/ into `ctx.workspace.tests`, beside the copy of the
         submission; a repository runner lays the problem's files into the copy instead."""
-        ctx.workspace.copy_tests(ctx.problem, ctx.checkpoint, self.is_test_file, self.test_files)
+        ctx.workspace.copy_tests(ctx.problem, ctx.checkpoint, self.is_test_file, self.test_files_up_to(ctx.checkpoint),
+                                 self.test_files(ctx.checkpoint.name))
 
     def problem_files(self, ctx: RunContext) -> set[str]:
         """Paths in the submission copy that are the problem's, not the submission's (the scan
@@ -118,7 +130,11 @@ class Runner(ABC):
 
     def check_select(self, ctx: RunContext) -> None:
         """Refuse `ctx.select` ids that name no test (UserInputError), before any sandbox starts.
-        The tests are in `ctx.workspace.tests` by then; the default accepts anything."""
+        The tests are in `ctx.workspace.tests` by then. The default: a runner that cannot run
+        single tests (`selects` False) refuses any id, rather than running everything."""
+        if ctx.select and not self.selects:
+            raise UserInputError(f"option --select: the {self.name} runner cannot run single tests (it runs the "
+                                 "whole suite); run without --select")
 
     def prepare(self, ctx: RunContext) -> None:
         """Install toolchains and dependencies (network allowed), keeping what the run needs in
@@ -142,6 +158,11 @@ class Runner(ABC):
         """What submission code has no business naming or importing (`runners.scan` flags it):
         by default the report files and the report key's file and variable."""
         return Protected(files=(*cls.report_files, KEY_FILE_NAME), names=(KEY_FILE_ENV,))
+
+    def parse_root(self, ctx: RunContext) -> str:
+        """The directory (as the sandbox sees it) the tool names files relative to, in its
+        reports and tracebacks: its root directory."""
+        return ctx.layout.root
 
     def report_paths(self, ctx: RunContext) -> list[Path]:
         """Host paths of the raw reports, kept with the run's artifacts."""

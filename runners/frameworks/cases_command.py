@@ -47,6 +47,8 @@ def submission_command(ctx: RunContext, problem: CaseProblemConfig) -> Submissio
             raise InfrastructureError(f"{exc}; the problem's submission command needs it: "
                                       f"{' '.join(parts)}") from None
         values["node"] = node
+        if host.image_for("node") is None:  # docker: the cases image runs it, not the node image
+            ctx.node = host.node_version(node)
         command.path.append(os.path.dirname(node))
         command.mounts += host.program_mounts(node)
         parts = ["{node}" if part == "node" else part for part in parts]

@@ -3,8 +3,9 @@ starts, the problem copied into the vault, the case program's library into the c
 
 from __future__ import annotations
 
+import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,9 +13,10 @@ from runners.cases.adapters.steps import check_steps
 from runners.cases.casefile import CaseFileError
 from runners.cases.loading import CaseFileLoader
 from runners.cases.model import BrowserCase
-from runners.cases.vault import vault_name
+from runners.cases.vault import SETTINGS, vault_name
 from runners.case_config import CaseCheckpointConfig, CaseProblemConfig
 from runners.errors import ConfigError
+from runners.frameworks.base import RunContext
 
 PACKAGE = Path(__file__).resolve().parent.parent  # runners/
 # Never copied into the vault: reference solutions, caches, VCS, environments.
@@ -85,6 +87,31 @@ def copy_into_vault(problem: CaseProblemConfig, checkpoint: CaseCheckpointConfig
 
     shutil.copytree(problem.path, target, ignore=ignore, symlinks=False)
     return target
+
+
+def write_settings(tests: Path, key: bytes, settings: Mapping[str, object]) -> Path:
+    """The case program's settings, as `run.json` beside the problem in the vault: only a
+    process that knows the run's key can name it."""
+    vault = tests / vault_name(key)
+    mode = vault.stat().st_mode
+    vault.chmod(0o755)  # sealed read-only with the rest (the harness owns it)
+    path = vault / SETTINGS
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    path.chmod(0o444)
+    vault.chmod(mode)
+    return path
+
+
+def scratch(ctx: RunContext) -> dict[str, object]:
+    """Where a submission can write besides its workspace, in this run alone: reset with it
+    before every case (runners/cases/fresh.py). Docker and bubblewrap give the run a private
+    /tmp (its home inside), /dev (with /dev/shm and, under docker, /dev/mqueue) and IPC
+    namespace; on `none`, /tmp, /dev/shm and IPC are the host's, shared with every other
+    process: only the run's own HOME, TMPDIR and report directory are reset there."""
+    layout = ctx.layout
+    if ctx.sandbox.isolated:
+        return {"dirs": [layout.tmp, layout.home, "/dev/shm", "/dev/mqueue", layout.reports], "ipc": True}
+    return {"dirs": [layout.home, layout.tmp, layout.reports], "ipc": False}
 
 
 def close_vault(tests: Path) -> None:

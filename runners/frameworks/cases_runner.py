@@ -14,12 +14,11 @@ which runs in the same sandbox, cannot read the expected outputs.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from runners.cases.vault import REPORT, SIGNATURE
 from runners.case_config import CaseCheckpointConfig, CaseProblemConfig
+from runners.cases.vault import REPORT, SIGNATURE
 from runners.errors import ConfigError, UserInputError
 from runners.frameworks.base import (
     ExitContract,
@@ -33,15 +32,16 @@ from runners.frameworks.cases_command import submission_command
 from runners.frameworks.cases_files import (
     check_case_files,
     checkpoint_dir,
-    uses_builtin_loader,
     close_vault,
     copy_into_vault,
     copy_library,
+    scratch,
+    uses_builtin_loader,
+    write_settings,
 )
-from runners.frameworks.registry import register_runner
 from runners.parsers.report_file import ReportError, load_json_object, read_report
+from runners.plugins.runners_report_signature import KEY_FILE_NAME
 from runners.pythons import python_request
-from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
 from runners.records import ParsedReport, RawRecord
 from runners.sandbox.base import SandboxResult
 from runners.toolchains.hosts import toolchain_host
@@ -55,8 +55,8 @@ STATUSES = ("passed", "failed", "error")
 MAX_SCREENSHOTS = 100
 
 
-@register_runner
 class CasesRunner(Runner):
+    selects = True
     name = "cases"
     report_files = (REPORT, SIGNATURE)
     exit_contract = ExitContract("the case program", meanings={2: "the problem's cases or scripts are wrong",
@@ -106,26 +106,29 @@ class CasesRunner(Runner):
         command = submission_command(ctx, self.case_problem)
         path = prepared.toolchains.tools.path(prepared.submission_env.bin_dir, *command.path)
         static = {name: f"{layout.tests}/assets/{name}" for name in ctx.problem.static_assets}
+        # The program's settings go into the vault, never into the environment: the sandbox's first
+        # processes (docker-init, `timeout`, none's supervisor) keep the environment they started
+        # with, readable by the submission through /proc. The environment is the submission's own.
+        settings = {
+            "problem": ctx.problem.path.name,
+            "problem_display": str(ctx.problem.path),
+            "checkpoint": ctx.checkpoint.name,
+            "reports": layout.reports,
+            "workspace": layout.submission,
+            "entry": command.argv,
+            "static": static,
+            "select": ctx.select,
+            "scratch": scratch(ctx),
+        }
+        write_settings(ctx.workspace.tests, ctx.report_key, settings)
         env = {
             "PATH": path,
-            "PYTHONSAFEPATH": "1",  # the case program's sys.path: its library, never the submission
-            "PYTHONPATH": f"{layout.config}/{LIB_DIR}",
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
             "SUBMISSION_PATH": layout.submission,
-            KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
-            "RUNNERS_CASES_TESTS": layout.tests,
-            "RUNNERS_CASES_PROBLEM": ctx.problem.path.name,
-            "RUNNERS_CASES_PROBLEM_DISPLAY": str(ctx.problem.path),
-            "RUNNERS_CASES_CHECKPOINT": ctx.checkpoint.name,
-            "RUNNERS_CASES_REPORTS": layout.reports,
-            "RUNNERS_CASES_WORKSPACE": layout.submission,
-            "RUNNERS_CASES_ENTRY": json.dumps(command.argv),
-            "RUNNERS_CASES_PATH": path,
-            "RUNNERS_CASES_STATIC": json.dumps(static),
-            "RUNNERS_CASES_SELECT": json.dumps(ctx.select),
         }
-        argv = [prepared.toolchain.python, "-s", "-B", f"{layout.config}/{LIB_DIR}/runners_cases_main.py"]
+        argv = [prepared.toolchain.python, "-s", "-B", f"{layout.config}/{LIB_DIR}/runners_cases_main.py",
+                f"{layout.reports}/{KEY_FILE_NAME}", layout.tests]
         # docker: browser cases need Chromium (and node, for a JavaScript server); another
         # command than the default Python one may need node, bash, ...: the cases image.
         kind = "browser" if self.case_problem.adapter.type == "browser" else "python" if command.on_python else "cases"

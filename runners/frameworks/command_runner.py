@@ -32,7 +32,6 @@ from runners.frameworks.base import (
     entry_file_name,
     shell_command,
 )
-from runners.frameworks.registry import register_runner
 from runners.parsers.ctrf import parse_ctrf
 from runners.parsers.junit import parse_junit
 from runners.parsers.report_file import ReportError, check_no_links, read_report
@@ -144,14 +143,12 @@ class CommandRunner(Runner):
             return []
 
 
-@register_runner
 class JUnitRunner(CommandRunner):
     name = "junit"
     default_report = "junit.xml"
     parse = staticmethod(parse_junit)
 
 
-@register_runner
 class CtrfRunner(CommandRunner):
     name = "ctrf"
     default_report = "ctrf.json"

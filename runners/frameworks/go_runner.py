@@ -32,7 +32,6 @@ from runners.frameworks.base import (
     Verdict,
     shell_command,
 )
-from runners.frameworks.registry import register_runner
 from runners.parsers.go_json import go_test_functions, parse_go_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
@@ -48,8 +47,8 @@ _BUILD = ('mkdir -p "$GOTMPDIR" "${RUNNERS_ENTRYPOINT%/*}" && cd "$SUBMISSION_PA
           'else go build -o "$RUNNERS_ENTRYPOINT" ./*.go; fi; cd "$RUNNERS_TESTS" && exec "$@"')
 
 
-@register_runner
 class GoRunner(Runner):
+    selects = True
     name = "go"
     report_files = (REPORT, SIGNATURE)
     exit_contract = ExitContract("go test", no_tests="go test ran no tests")

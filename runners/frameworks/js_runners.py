@@ -46,7 +46,6 @@ from runners.frameworks.js_report import (
     write_snapshot_resolver,
 )
 from runners.frameworks.js_select import js_escape, keep_selected, select_tests
-from runners.frameworks.registry import register_runner
 from runners.parsers.jest_json import parse_jest_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.parsers.vitest_json import parse_vitest_json
@@ -80,6 +79,7 @@ def prepared_node(ctx: RunContext) -> PreparedNode:
 class JsRunner(Runner):
     report_name: str
     signs_reports = True
+    selects = True
 
     def test_files(self, checkpoint: str) -> list[str]:
         return [f"{checkpoint}.{kind}.{ext}" for kind in ("test", "spec") for ext in EXTENSIONS]
@@ -91,12 +91,11 @@ class JsRunner(Runner):
         toolchains = NodeToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.node,
                                     ctx.environment.prepare_timeout, ctx.run_id)
         ctx.prepared = PreparedNode(toolchains, toolchains.problem_env(ctx.problem))
+        ctx.node = toolchains.version
 
     def selected_tests(self, ctx: RunContext) -> list[str]:
         """The checkpoint test files copied into the workspace, relative to the layout root."""
-        wanted = set()
-        for cp in ctx.problem.checkpoints_up_to(ctx.checkpoint):
-            wanted.update(self.test_files(cp.name))
+        wanted = self.test_files_up_to(ctx.checkpoint)
         return sorted(f"tests/{p.name}" for p in ctx.workspace.tests.iterdir() if p.name in wanted)
 
     def selection(self, ctx: RunContext) -> tuple[list[str], str | None]:
@@ -141,10 +140,6 @@ class JsRunner(Runner):
         verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
         return verdict
 
-    def parse_root(self, ctx: RunContext) -> str:
-        """The directory test files are named relative to (the ids' first part)."""
-        return ctx.layout.root
-
     def parse(self, data: bytes, root: str) -> ParsedReport:
         raise NotImplementedError
 
@@ -153,7 +148,6 @@ class JsRunner(Runner):
         return write_reporter(ctx, name)
 
 
-@register_runner
 class VitestRunner(JsRunner):
     name = "vitest"
     exit_contract = ExitContract("vitest", no_tests="vitest found no tests")
@@ -213,7 +207,6 @@ class VitestRunner(JsRunner):
         return parse_vitest_json(data, root=root)
 
 
-@register_runner
 class JestRunner(JsRunner):
     name = "jest"
     exit_contract = ExitContract("jest", no_tests="jest found no tests")

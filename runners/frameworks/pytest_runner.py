@@ -11,9 +11,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+from runners.blame import problem_faults, problem_reason
 from runners.config import BUILTIN_MARKERS
 from runners.errors import UserInputError
 from runners.frameworks.base import (
@@ -28,12 +30,11 @@ from runners.frameworks.base import (
 )
 from runners.frameworks.pytest_count import count_tests
 from runners.frameworks.pytest_select import check_pytest_select
-from runners.frameworks.registry import register_runner
-from runners.parsers.pytest_json import load_report_object, parse_pytest_json
+from runners.parsers.pytest_json import load_error, load_report_object, parse_pytest_json
 from runners.parsers.report_file import ReportError, read_report
-from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME, verify
+from runners.plugins.runners_report_signature import CONFTEST_ERROR_FILE, verify
 from runners.plugins.runners_report_signature import __name__ as _signature_module
-from runners.records import ParsedReport
+from runners.records import ParsedReport, RawRecord
 from runners.sandbox.base import SandboxResult
 from runners.scan.core import Protected
 from runners.toolchains.hosts import toolchain_host
@@ -48,10 +49,10 @@ EXIT_MEANINGS = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no
 _TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
 
 
-@register_runner
 class PytestRunner(Runner):
+    selects = True
     name = "pytest"
-    report_files = (JSON_REPORT, CTRF_REPORT)
+    report_files = (JSON_REPORT, CTRF_REPORT, CONFTEST_ERROR_FILE)
     collect_modules = ("runners.parsers.ctrf",)
     exit_contract = ExitContract("pytest", meanings=EXIT_MEANINGS)
     signs_reports = True
@@ -137,7 +138,8 @@ class PytestRunner(Runner):
                                   "rewritten by something other than the test run")
             parsed = parse_pytest_json(report)
         except ReportError as exc:
-            return Verdict(ParsedReport(), infrastructure_reason=_no_report_reason(exc, outcome))
+            return Verdict(ParsedReport(), infrastructure_reason=_no_report_reason(exc, outcome),
+                           problem_reason=self._conftest_fault(ctx, outcome))
         if outcome.exit_code == 4 and ctx.select and "not found" in (outcome.stdout + outcome.stderr):
             raise UserInputError(f"option --select: no such test among {' '.join(ctx.select)}")
         verdict = Verdict(parsed)
@@ -147,6 +149,28 @@ class PytestRunner(Runner):
             if record.collection_error:
                 verdict.errors.append(record.message or f"collection error in {record.id}")
         return verdict
+
+    def report_paths(self, ctx: RunContext) -> list[Path]:
+        """The reports; the conftest's facts only where a conftest failed (they are rare)."""
+        return [path for path in super().report_paths(ctx)
+                if path.name != CONFTEST_ERROR_FILE or path.exists() or path.is_symlink()]
+
+    def _conftest_fault(self, ctx: RunContext, outcome: SandboxResult) -> str | None:
+        """A conftest of the problem's that failed as pytest started (exit 4, no report): its
+        facts, which our plugin left beside the report (else pytest's own words on stderr)."""
+        if outcome.exit_code != 4 or outcome.timed_out:
+            return None
+        try:
+            facts = load_error(json.loads(read_report(ctx.workspace.reports / CONFTEST_ERROR_FILE,
+                                                      max_bytes=1 << 20, not_before=ctx.started_at)))
+        except (ReportError, ValueError):
+            facts = None
+        if facts is None and "ImportError while loading conftest" not in outcome.stderr:
+            return None
+        record = RawRecord(id="conftest", name="conftest", status="error", raw_status="collection_error",
+                           collection_error=True,
+                           message=outcome.stderr[-8000:], load_error=facts)
+        return problem_reason(problem_faults([record], ctx.places(self.problem_files(ctx), self.parse_root(ctx))))
 
     def _cross_check(self, parsed: ParsedReport, reports: Path, ctx: RunContext) -> str | None:
         from runners.parsers.ctrf import ctrf_outcomes  # here: it imports the JS parsers' models
@@ -181,7 +205,7 @@ def test_env(layout: Layout, path: str) -> dict[str, str]:
         "UV_OFFLINE": "1",
         "PIP_NO_INDEX": "1",
         "SUBMISSION_PATH": layout.submission,
-        KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
+        # No variable names the report key: our plugin finds it beside `--json-report-file`.
     }
 
 

@@ -1,42 +1,43 @@
-"""The runner registry: (framework, problem kind) -> Runner class.
+"""The runner registry: (framework, problem kind) -> Runner class, in the sandbox registry's style.
 
-Built-in runners register on import; third-party ones are found through the
-`runners.frameworks` entry point group (`name = "package.module:RunnerClass"`).
+`BUILTINS` is the one list of the runners shipped here, as `"module:Class"` targets imported when
+first asked for (a pytest run never loads the JS runners' parsers): a new built-in runner is its
+module and one line here. Third-party runners come from the `runners.frameworks` entry point
+group (`name = "package.module:RunnerClass"`, the kind from the class), or `register_runner(cls)`
+in code.
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
 
-from runners.errors import UserInputError
+from runners.errors import InfrastructureError, UserInputError
 from runners.frameworks.base import Runner
 from runners.scan.core import Protected
 
 ENTRY_POINT_GROUP = "runners.frameworks"
+_F = "runners.frameworks"
+BUILTINS: dict[tuple[str, str], str] = {
+    ("pytest", "suite"): f"{_F}.pytest_runner:PytestRunner",
+    ("vitest", "suite"): f"{_F}.js_runners:VitestRunner",
+    ("jest", "suite"): f"{_F}.js_runners:JestRunner",
+    ("junit", "suite"): f"{_F}.command_runner:JUnitRunner",
+    ("ctrf", "suite"): f"{_F}.command_runner:CtrfRunner",
+    ("go", "suite"): f"{_F}.go_runner:GoRunner",
+    ("cases", "suite"): f"{_F}.cases_runner:CasesRunner",
+    ("node-test", "suite"): f"{_F}.node_test:NodeTestRunner",
+    ("pytest", "repository"): f"{_F}.repo_pytest:RepositoryPytestRunner",
+    ("vitest", "repository"): f"{_F}.repo_js:RepositoryVitestRunner",
+    ("jest", "repository"): f"{_F}.repo_js:RepositoryJestRunner",
+}
 _REGISTRY: dict[tuple[str, str], type[Runner]] = {}
 _loaded = False
 _load_lock = threading.Lock()
-# Built-in frameworks and their modules: a run imports only its own runner's module (the JS
-# runners and the command runner bring parsers a pytest run never needs).
-_BUILTINS = {
-    "pytest": "pytest_runner",
-    "vitest": "js_runners",
-    "jest": "js_runners",
-    "junit": "command_runner",
-    "ctrf": "command_runner",
-    "go": "go_runner",
-    "cases": "cases_runner",
-}
-# Runners of other problem kinds, by framework (imported when a problem of that kind asks).
-_KIND_BUILTINS = {
-    ("pytest", "repository"): "repo_pytest",
-    ("vitest", "repository"): "repo_js",
-    ("jest", "repository"): "repo_js",
-}
-_BUILTIN_MODULES = tuple(dict.fromkeys(_BUILTINS.values()))
 
 
 def register_runner(cls: type[Runner]) -> type[Runner]:
+    """Register a runner made in code (a third party's, a test's) under (its name, its kind)."""
     _REGISTRY[(cls.name, cls.kind)] = cls
     return cls
 
@@ -47,8 +48,8 @@ def runner_names() -> list[str]:
 
 
 def builtin_runner_classes() -> list[type[Runner]]:
-    """The runners shipped with `runners` (their modules imported on the way)."""
-    return [runner_class(name) for name in _BUILTINS]
+    """The runners shipped with `runners` for kind suite (their modules imported on the way)."""
+    return [runner_class(name) for name, kind in BUILTINS if kind == "suite"]
 
 
 def builtin_protected() -> Protected:
@@ -61,16 +62,17 @@ def builtin_protected() -> Protected:
 
 def runner_class(framework: str, kind: str = "suite") -> type[Runner]:
     key = (framework, kind)
-    if key not in _REGISTRY and kind == "suite" and framework in _BUILTINS:
-        _import_builtin(_BUILTINS[framework])
-    if key not in _REGISTRY and key in _KIND_BUILTINS:
-        _import_builtin(_KIND_BUILTINS[key])
+    if key not in _REGISTRY and key in BUILTINS:
+        _REGISTRY[key] = _import(BUILTINS[key], f"the {framework} runner")
     if key not in _REGISTRY:  # a third-party runner, or a mistake: look everywhere
         _load()
     if key not in _REGISTRY:
+        from runners.suggest import did_you_mean
+
         known = sorted(name for name, k in _REGISTRY if k == kind)
         raise UserInputError(
-            f"framework {framework!r} has no runner for kind {kind!r} (known: {', '.join(known) or 'none'})"
+            f"framework {framework!r} has no runner for kind {kind!r}{did_you_mean(framework, known)} "
+            f"(known: {', '.join(known) or 'none'})"
         )
     return _REGISTRY[key]
 
@@ -84,8 +86,8 @@ def _load() -> None:
     with _load_lock:
         if _loaded:
             return
-        for module in (*_BUILTIN_MODULES, *dict.fromkeys(_KIND_BUILTINS.values())):
-            _import_builtin(module)
+        for key, target in BUILTINS.items():
+            _REGISTRY.setdefault(key, _import(target, f"the {key[0]} runner"))
         from importlib.metadata import entry_points  # ~10 ms: only when a third party is looked for
 
         for point in entry_points(group=ENTRY_POINT_GROUP):
@@ -96,12 +98,9 @@ def _load() -> None:
         _loaded = True
 
 
-def _import_builtin(module: str) -> None:
-    """Import a built-in runner module (it registers its runners on import)."""
-    import importlib
-
-    try:
-        importlib.import_module(f"runners.frameworks.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"runners.frameworks.{module}":
-            raise
+def _import(target: str, what: str) -> type[Runner]:
+    module, _, attr = target.partition(":")
+    cls = getattr(importlib.import_module(module), attr, None)
+    if not (isinstance(cls, type) and issubclass(cls, Runner)):
+        raise InfrastructureError(f"{what} ({target}) is not a Runner class")
+    return cls

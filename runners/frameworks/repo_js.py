@@ -26,8 +26,14 @@ from runners.config import BUILTIN_MARKERS
 from runners.errors import InfrastructureError
 from runners.frameworks.base import Invocation, RunContext
 from runners.frameworks.js_report import install, write_reporter, write_snapshot_resolver
-from runners.frameworks.js_runners import ENV_DEFAULTS, JestRunner, JsRunner, PreparedNode, VitestRunner, prepared_node
-from runners.frameworks.registry import register_runner
+from runners.frameworks.js_runners import (
+    ENV_DEFAULTS,
+    JestRunner,
+    JsRunner,
+    PreparedNode,
+    VitestRunner,
+    prepared_node,
+)
 from runners.repository import manifest_config, overlay, selection
 from runners.repository.common import RepositoryMixin
 from runners.repository.node_deps import RepoNodeDeps, install_repo_deps
@@ -59,6 +65,7 @@ class RepositoryJsMixin(RepositoryMixin):
                 ctx.errors.append(f"the repository's dependencies could not be installed: {exc}")
                 ctx.flags.append("submission-dependencies-failed")
         ctx.prepared = PreparedRepoNode(toolchains, toolchains.problem_env(ctx.problem), deps=deps)
+        ctx.node = toolchains.version
 
     def selected_tests(self, ctx: RunContext) -> list[str]:
         return sorted(self.selected(ctx))
@@ -100,7 +107,6 @@ class RepositoryJsMixin(RepositoryMixin):
                           entrypoint=None, env_defaults=dict(ENV_DEFAULTS))
 
 
-@register_runner
 class RepositoryVitestRunner(RepositoryJsMixin, VitestRunner):
     kind = "repository"
 
@@ -149,7 +155,6 @@ class RepositoryVitestRunner(RepositoryJsMixin, VitestRunner):
         return invocation
 
 
-@register_runner
 class RepositoryJestRunner(RepositoryJsMixin, JestRunner):
     kind = "repository"
 

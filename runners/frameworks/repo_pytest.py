@@ -28,18 +28,21 @@ from runners.config import BUILTIN_MARKERS
 from runners.frameworks.base import Invocation, RunContext, Verdict
 from runners.frameworks.pytest_runner import PLUGINS, PytestRunner, test_env
 from runners.frameworks.pytest_select import check_pytest_select
-from runners.frameworks.registry import register_runner
 from runners.plugins.runners_report_signature import DOCTEST_ONLY_ENV, MARKERS_ENV
 from runners.repository import manifest_config, overlay, selection
 from runners.repository.common import RepositoryMixin
-from runners.repository.python_env import INSTALL_DIR, PATH_ENV, PreparedRepoPython, prepare_repository_python
+from runners.repository.python_env import (
+    INSTALL_DIR,
+    PATH_ENV,
+    PreparedRepoPython,
+    prepare_repository_python,
+)
 from runners.sandbox.base import Mount, SandboxResult
 from runners.toolchains.hosts import toolchain_host
 
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", "build", "dist"}
 
 
-@register_runner
 class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
     kind = "repository"
 
@@ -82,6 +85,9 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
             return (f"{ctx.layout.config}/{trusted}",
                     manifest_config.pythonpath_options(ctx.problem.overlay_dir / trusted, ctx.layout.submission))
         return f"{ctx.layout.submission}/{trusted}", []
+
+    def parse_root(self, ctx: RunContext) -> str:
+        return ctx.layout.submission  # --rootdir: the repository
 
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = ctx.prepared

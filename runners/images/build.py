@@ -161,34 +161,44 @@ def build_image(
         buildargs.update({name: os.environ[name] for name in PROXY_ARGS if os.environ.get(name)})
         labels = {RECIPE_LABEL: recipe_key(material), "runners.kind": kind}
         log(f"building {tag} ({kind}) on {base_image}")
-        image_id = None
-        errors: list[str] = []
-        tail: list[str] = []
-        try:
-            for chunk in client.api.build(path=str(context), tag=tag, buildargs=buildargs,
-                                          labels=labels, rm=True, forcerm=True, pull=False,
-                                          decode=True):
-                if "stream" in chunk:
-                    for line in str(chunk["stream"]).splitlines():
-                        if line.strip():
-                            log(line)
-                            tail = (tail + [line])[-30:]
-                if "error" in chunk:
-                    errors.append(str(chunk.get("error")))
-                aux = chunk.get("aux")
-                if isinstance(aux, dict) and "ID" in aux:
-                    image_id = aux["ID"]
-        except docker.errors.APIError as exc:
-            errors.append(str(exc))
-        if errors or image_id is None:
-            detail = "\n    ".join([*tail[-12:], *errors])
-            raise InfrastructureError(f"building {tag} on {base_image} failed:\n    {detail}")
+        image_id = docker_build(client, context, tag, buildargs, labels, log, f"building {tag} on {base_image}")
     if previous and not image_id.endswith(previous.split(":", 1)[-1]):
         try:  # the image this tag replaced; kept when a container or another tag still uses it
             client.images.remove(previous)
         except docker.errors.APIError:
             pass
     return tag
+
+
+def docker_build(client, context: Path, tag: str, buildargs: dict[str, str], labels: dict[str, str], log: Log,
+                 what: str) -> str:
+    """Build `context` into `tag` through the docker SDK, its output to `log`; the image id.
+    InfrastructureError with the build's last lines when it fails."""
+    import docker
+
+    image_id = None
+    errors: list[str] = []
+    tail: list[str] = []
+    try:
+        for chunk in client.api.build(path=str(context), tag=tag, buildargs=buildargs,
+                                      labels=labels, rm=True, forcerm=True, pull=False,
+                                      decode=True):
+            if "stream" in chunk:
+                for line in str(chunk["stream"]).splitlines():
+                    if line.strip():
+                        log(line)
+                        tail = (tail + [line])[-30:]
+            if "error" in chunk:
+                errors.append(str(chunk.get("error")))
+            aux = chunk.get("aux")
+            if isinstance(aux, dict) and "ID" in aux:
+                image_id = aux["ID"]
+    except docker.errors.APIError as exc:
+        errors.append(str(exc))
+    if errors or image_id is None:
+        detail = "\n    ".join([*tail[-12:], *errors])
+        raise InfrastructureError(f"{what} failed:\n    {detail}")
+    return str(image_id)
 
 
 def image_is_current(client, tag: str, kind: ImageKind, base_image: str,

@@ -12,7 +12,8 @@ from typing import Any
 
 from runners.gcpause import gc_paused
 from runners.parsers.report_file import ReportError, load_json_object
-from runners.records import ParsedReport, RawRecord
+from runners.plugins.runners_report_signature import LOAD_ERRORS_FIELD
+from runners.records import LoadError, ParsedReport, RawRecord
 from runners.results import TestStatus
 
 PHASES = ("setup", "call", "teardown")
@@ -33,7 +34,8 @@ def parse_pytest_json(data: bytes | str | dict[str, Any]) -> ParsedReport:
     if not isinstance(tests, list):
         raise ReportError("pytest-json-report has no `tests` list")
     records = [_test_record(t) for t in tests if isinstance(t, dict) and "nodeid" in t]
-    records += [_collector_record(c) for c in report.get("collectors") or []
+    facts = {str(f.get("nodeid")): f for f in report.get(LOAD_ERRORS_FIELD) or [] if isinstance(f, dict)}
+    records += [_collector_record(c, facts.get(str(c.get("nodeid") or ""))) for c in report.get("collectors") or []
                 if isinstance(c, dict) and c.get("outcome") == "failed"]
     summary = report.get("summary") or {}
     collected = summary.get("collected")
@@ -123,7 +125,22 @@ def _failure(test: dict[str, Any], status: TestStatus, raw: str) -> tuple[str | 
     return None, None
 
 
-def _collector_record(collector: dict[str, Any]) -> RawRecord:
+def load_error(facts: Any) -> LoadError | None:
+    """Our plugin's facts about a file that failed to load (runners_pytest_plugin), checked."""
+    if not isinstance(facts, dict):
+        return None
+
+    def located(key: str) -> list[tuple[str, int | None]]:
+        return [(str(item[0]), item[1] if isinstance(item[1], int) else None)
+                for item in facts.get(key) or [] if isinstance(item, list) and len(item) == 2 and item[0]]
+
+    missing, on_path = facts.get("missing_module"), facts.get("submission_on_path")
+    return LoadError(error=str(facts.get("error") or ""), frames=located("frames"), files=located("files"),
+                     missing_module=missing if isinstance(missing, str) else None,
+                     submission_on_path=on_path if isinstance(on_path, bool) else None)
+
+
+def _collector_record(collector: dict[str, Any], facts: dict[str, Any] | None = None) -> RawRecord:
     nodeid = str(collector.get("nodeid") or "<collection>")
     longrepr = collector.get("longrepr")
     message = _last_error_line(longrepr) or "collection failed"
@@ -136,6 +153,7 @@ def _collector_record(collector: dict[str, Any]) -> RawRecord:
         message=f"collection error in {nodeid}: {message}",
         traceback=longrepr if isinstance(longrepr, str) else None,
         collection_error=True,
+        load_error=load_error(facts),
     )
 
 

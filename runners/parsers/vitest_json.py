@@ -138,7 +138,7 @@ def _load_error(entry: FileResult, file: str, new_id: IdAllocator) -> RawRecord:
         status="error",
         raw_status="collection_error",
         message=f"{file} failed to load: {text or 'no message in the report'}",
-        traceback=text or None,
+        traceback=(entry.runnersLoadError or text or None),
         collection_error=True,
     )
 

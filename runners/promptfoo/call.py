@@ -49,20 +49,26 @@ def call(options: Any, context: Any) -> dict[str, Any]:
 def _problem_and_environment(cell: Cell) -> tuple[ProblemConfig, EnvironmentSpec]:
     problem = load_problem(cell.problem_dir)
     if cell.checkpoint not in problem.checkpoints:
+        from runners.suggest import did_you_mean
+
         known = ", ".join(c.name for c in problem.ordered_checkpoints())
         raise BadInput(f"test `checkpoint`: problem {cell.problem!r} has no checkpoint "
-                       f"{cell.checkpoint!r} (known: {known})")
+                       f"{cell.checkpoint!r}{did_you_mean(cell.checkpoint, problem.checkpoints)} (known: {known})")
     if not cell.submission.is_dir():
         raise BadInput(f"agent {cell.agent!r}: submission directory {cell.submission} does not "
                        f"exist (expected <submissions>/{cell.problem}/{cell.checkpoint}/ under "
                        f"provider config `submissions` = {cell.submissions})")
     environment = EnvironmentSpec(sandbox=cell.sandbox)
+    if not cell.quality:
+        environment.quality = False
     if cell.wall_timeout is not None:
         environment.limits = environment.limits.model_copy(update={"wall_timeout": cell.wall_timeout})
     if cell.cache_dir is not None:
         environment.cache_dir = cell.cache_dir
     if cell.python is not None:
         environment.python = cell.python
+    if cell.node is not None:
+        environment.node = cell.node
     return problem, environment
 
 
@@ -74,16 +80,21 @@ def run_bounded(cell: Cell, problem: ProblemConfig,
     the harness's own wall timeout kills the sandboxed processes of a run left behind.
     """
     from runners.api import run_checkpoint
+    from runners.policy import PassPolicy
+    from runners.progress import Subject, for_promptfoo, running
 
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            if cell.ray_address:
-                box["result"] = _run_on_ray(cell, environment)
-            else:
-                box["result"] = run_checkpoint(problem, cell.checkpoint, cell.submission, environment,
-                                               output_dir=cell.output_dir)
+            with running(Subject(cell.problem, cell.checkpoint, cell.agent), for_promptfoo(cell.progress)) as ending:
+                if cell.ray_address:
+                    box["result"] = result = _run_on_ray(cell, environment)
+                else:
+                    box["result"] = result = run_checkpoint(problem, cell.checkpoint, cell.submission, environment,
+                                                            output_dir=cell.output_dir)
+                verdict = "PASS" if PassPolicy(cell.policy).check(result) else "FAIL"
+                ending.text = result.summary if result.infrastructure_failure else f"{verdict} · {result.summary}"
         except UserInputError as exc:
             box["result"] = exc
         except InfrastructureError as exc:
@@ -116,13 +127,26 @@ def _run_on_ray(cell: Cell, environment: EnvironmentSpec) -> ExecutionResult:
 
 def response(cell: Cell, result: ExecutionResult, latency_ms: int) -> dict[str, Any]:
     from runners.policy import PassPolicy
-    from runners.promptfoo.output import summarize
+    from runners.promptfoo.output import headline, summarize
 
     policies = {p.value: p.check(result) for p in PassPolicy}
     metadata = result.model_dump(mode="json")
     metadata.update(agent=cell.agent, problem=cell.problem, checkpoint=cell.checkpoint,
                     policy=cell.policy, passed=policies[cell.policy], policies=policies, run_ms=latency_ms)
-    return {"output": summarize(metadata), "metadata": metadata, "latencyMs": latency_ms}
+    if cell.report is not None:  # where `runners report --eval <id>` shows this row
+        from runners.report.links import row_link
+
+        metadata["report"] = row_link(cell.report, cell.agent, cell.problem, cell.checkpoint)
+    metadata["headline"] = headline(metadata)  # the assertion's reason line (it imports no runners)
+    return answer(summarize(metadata), metadata, latency_ms)
+
+
+def answer(output: str, metadata: dict[str, Any], latency_ms: int) -> dict[str, Any]:
+    """The row: a graded result, or (a problem error: the problem's own files failed to load) an
+    ERROR row, which promptfoo counts among the errors, not the failures."""
+    if metadata.get("problem_error"):
+        return {"error": f"{PREFIX}{output}", "metadata": metadata, "latencyMs": latency_ms}
+    return {"output": output, "metadata": metadata, "latencyMs": latency_ms}
 
 
 def log_traceback() -> None:

@@ -21,11 +21,14 @@ from pydantic import (
     ConfigDict,
     Field,
     PositiveFloat,
+    StrictBool,
     StrictStr,
     ValidationError,
     field_validator,
 )
 
+from runners.report.links import DEFAULT_REPORTS, eval_report
+from runners.suggest import did_you_mean
 from runners.validation import describe_validation_error
 
 DEFAULT_PROBLEMS = "problems"
@@ -54,8 +57,13 @@ class GradingConfig(BaseModel):
     wall_timeout: PositiveFloat | None = Field(None, strict=True, description="seconds for one test run")
     overall_timeout: PositiveFloat | None = Field(None, strict=True, description="seconds for the whole row")
     output: StrictStr = DEFAULT_OUTPUT
+    report: StrictStr = Field(DEFAULT_REPORTS, description="where `runners report` writes the eval's page "
+                              "(each row's metadata `report` links there)")
+    quality: bool = Field(True, strict=True, description="measure the code-quality figures (docs/quality.md)")
     cache_dir: StrictStr | None = None
     python: StrictStr | None = None
+    node: StrictStr | None = Field(None, description="the Node JavaScript tests run on (as --node)")
+    progress: StrictBool = Field(True, description="say each row's stage on stderr (promptfoo's log)")
     # Set by promptfoo: the config file's directory, its per-call timeout (ms), and its own.
     base_path: StrictStr | None = Field(None, alias="basePath")
     timeout: PositiveFloat | None = Field(None, strict=True, description="promptfoo's per-call timeout (ms)")
@@ -68,7 +76,7 @@ class GradingConfig(BaseModel):
         from runners.sandbox.registry import sandbox_choices
 
         if name not in sandbox_choices():
-            raise ValueError(f"{name!r} is not one of {', '.join(sandbox_choices())}")
+            raise ValueError(f"{name!r} is not one of {', '.join(sandbox_choices())}{did_you_mean(name, sandbox_choices())}")
         return name
 
     @field_validator("pass_policy")
@@ -78,7 +86,7 @@ class GradingConfig(BaseModel):
 
         names = [p.value for p in PassPolicy]
         if name not in names:
-            raise ValueError(f"{name!r} is not one of {', '.join(names)}")
+            raise ValueError(f"{name!r} is not one of {', '.join(names)}{did_you_mean(name, names)}")
         return name
 
     @field_validator("python")
@@ -90,6 +98,17 @@ class GradingConfig(BaseModel):
             parse_requirement(value)  # ValueError says what is wrong
         return value or None
 
+    @field_validator("node")
+    @classmethod
+    def _node(cls, value: str | None) -> str | None:
+        from runners.nodes import EXPECTED, is_path, parse_requirement
+
+        if value and not is_path(value):
+            parse_requirement(value)  # ValueError: EXPECTED
+        elif value and not Path(value).expanduser().is_file():
+            raise ValueError(f"{value} is not a file ({EXPECTED})")
+        return value or None
+
     @classmethod
     def parse(cls, config: Any) -> Self:
         if config is None:
@@ -97,9 +116,10 @@ class GradingConfig(BaseModel):
         if not isinstance(config, dict):
             raise BadInput(f"provider `config` must be a mapping, got {type(config).__name__}")
         # `python: 3.10` in YAML is the number 3.1: say how to write it.
-        if isinstance(config.get("python"), int | float):
-            raise BadInput(f"provider config: field `python`: expected a quoted version (\"3.12\"), a "
-                           f"range or a path, got {config['python']!r}")
+        for key in ("python", "node"):  # `python: 3.10` in YAML is the number 3.1
+            if isinstance(config.get(key), int | float):
+                raise BadInput(f"provider config: field `{key}`: expected a quoted version (\"{'3.12' if key == 'python' else '22'}\"), a "
+                               f"range or a path, got {config[key]!r}")
         try:
             return cls.model_validate(config)
         except ValidationError as exc:
@@ -133,6 +153,10 @@ class Cell:
     ray_address: str | None
     python: str | None
     output_dir: Path
+    progress: bool = True
+    node: str | None = None
+    report: Path | None = None  # the eval's page, when promptfoo named the eval
+    quality: bool = True
 
 
 def resolve_cell(options: Any, context: Any) -> Cell:
@@ -146,13 +170,14 @@ def resolve_cell(options: Any, context: Any) -> Cell:
 
     vars_ = _mapping(context.get("vars"))
     metadata = _mapping(_mapping(context.get("test")).get("metadata"))
+    refuse_config_error(metadata)
     problem = _cell_name(vars_, metadata, "problem")
     checkpoint = _cell_name(vars_, metadata, "checkpoint")
     problem_dir = problems / problem
     if not (problem_dir / "config.yaml").is_file():
         known = sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
-        raise BadInput(f"test `problem`: unknown problem {problem!r}: {problem_dir}/config.yaml "
-                       f"not found (problems under {problems}: {', '.join(known) or 'none'})")
+        raise BadInput(f"test `problem`: unknown problem {problem!r}{did_you_mean(problem, known)}: "
+                       f"{problem_dir}/config.yaml not found (problems under {problems}: {', '.join(known) or 'none'})")
     return Cell(agent=config.agent, submissions=submissions, problems=problems, problem=problem,
                 checkpoint=checkpoint, problem_dir=problem_dir,
                 submission=submissions / problem / checkpoint, sandbox=config.sandbox,
@@ -160,7 +185,28 @@ def resolve_cell(options: Any, context: Any) -> Cell:
                 cache_dir=_path(base, config.cache_dir) if config.cache_dir else None,
                 ray_address=config.ray_address or None, python=config.python,
                 output_dir=_path(base, config.output) / _run_tag(vars_, context) / slug(config.agent)
-                / problem / checkpoint)
+                / problem / checkpoint, progress=config.progress,
+                node=_node(base, config.node), report=report_page(base, config, vars_, context),
+                quality=config.quality)
+
+
+def _node(base: Path, node: str | None) -> str | None:
+    """A node path relative to the config's directory; a version as it is."""
+    from runners.nodes import is_path
+
+    return str(_path(base, node)) if node and is_path(node) else node
+
+
+def refuse_config_error(metadata: dict[str, Any]) -> None:
+    """A test the generator made for a problem it could not load (providers/tests_from_problems.py):
+    its row is an ERROR saying why."""
+    error = metadata.get("config_error")
+    if isinstance(error, str) and error:
+        raise BadInput(error)
+def report_page(base: Path, config: GradingConfig, vars_: dict[str, Any], context: dict[str, Any]) -> Path | None:
+    """The page `runners report --eval <id>` writes for this eval (provider config `report`)."""
+    eval_id = vars_.get("__evalId") or context.get("evaluationId")
+    return eval_report(_path(base, config.report), eval_id) if isinstance(eval_id, str) and eval_id else None
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -11,14 +11,13 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runners.errors import UserInputError
 from runners.limits import ResourceLimits
-
-if TYPE_CHECKING:
-    from runners.environment import EnvironmentSpec
 
 
 class Mount(BaseModel):
@@ -30,6 +29,8 @@ class Mount(BaseModel):
 
 
 class SandboxRequest(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     argv: list[str]
     cwd: str
     env: dict[str, str] = Field(default_factory=dict)
@@ -40,6 +41,11 @@ class SandboxRequest(BaseModel):
     image: str | None = Field(None, description="Container image (docker backend).")
     run_id: str = Field(description="Label put on everything the run starts, for sweeping.")
     purpose: str = Field("test", description="'prepare' or 'test', for logs and labels.")
+    # The agent step's extras (runners/egress, budgets); never serialized.
+    egress: Any = Field(None, exclude=True, description="An allow-list proxy (runners.egress.proxy."
+                        "EgressProxy): the run's network namespace holds only its listeners.")
+    stop: Any = Field(None, exclude=True, description="A threading.Event: set, the run is ended early.")
+    on_stdout: Any = Field(None, exclude=True, description="Called with each chunk of stdout as it comes.")
 
 
 class SandboxResult(BaseModel):
@@ -50,6 +56,7 @@ class SandboxResult(BaseModel):
     stderr_truncated: bool = False
     timed_out: bool = False
     oom_killed: bool = False
+    stopped: bool = Field(False, description="ended early by the request's `stop` event")
     duration: float = 0.0
     notes: list[str] = Field(default_factory=list)
 
@@ -59,17 +66,29 @@ class SandboxResult(BaseModel):
 
 
 class Sandbox(ABC):
-    """One backend. Subclasses register themselves with `@register_sandbox`."""
+    """One backend: a built-in is one `"module:Class"` line in `runners.sandbox.registry.BUILTINS`;
+    a third party's an entry point in `runners.sandboxes`, or `register_sandbox(cls)` in code."""
 
     name: ClassVar[str]
     isolated: ClassVar[bool] = True
     remaps_paths: ClassVar[bool] = True
+    # Where this backend's toolchains live (`runners.toolchains.hosts`): a ToolchainHost class or
+    # "module:Class", imported when first asked; a subclass inherits its parent's.
+    toolchains: ClassVar[str | type] = "runners.toolchains.hosts:ToolchainHost"
+
+    # The settings `from_options` takes (EnvironmentSpec.sandbox_options[name]): name -> meaning.
+    options: ClassVar[dict[str, str]] = {}
 
     @classmethod
-    def from_environment(cls, environment: "EnvironmentSpec") -> "Sandbox":
-        """An instance set up from the user's execution settings (the docker backend takes its
-        images from them); the default ignores them."""
-        return cls()
+    def from_options(cls, options: Mapping[str, str]) -> Sandbox:
+        """An instance with the user's settings for this backend (`sandbox_options: {NAME: {...}}`);
+        a setting it does not take is bad input naming it and the ones it does."""
+        unknown = sorted(set(options) - set(cls.options))
+        if unknown:
+            takes = ", ".join(sorted(cls.options)) or "none"
+            raise UserInputError(f"sandbox_options.{cls.name}: {', '.join(unknown)} is not a setting of the "
+                                 f"{cls.name} sandbox (it takes: {takes})")
+        return cls(**dict(options))
 
     @classmethod
     @abstractmethod
@@ -89,14 +108,30 @@ class Sandbox(ABC):
         """Remove leftovers of crashed earlier runs; returns how many were removed."""
         return 0
 
+    def missing_image(self, image: str) -> str | None:
+        """Why commands cannot run in `image` here (an agent's own image: "is not on this
+        machine"); None when they can, or when this backend runs no images."""
+        return None
+
+    def leftovers(self, run_id: str) -> list[str]:
+        """What of run `run_id` this backend made outside its processes (containers, cgroups)
+        still exists, one line each; [] when nothing. The conformance suite's check that a run,
+        a kill, and a sweep after a killed harness leave nothing behind."""
+        return []
+
+    def limitations(self) -> dict[str, str]:
+        """The guarantees of the conformance suite (`runners.sandbox.conformance`) this backend
+        does not give here: a check's name, or a group such as "network", -> why. Those checks
+        are reported as not promised instead of run; every other one must pass."""
+        return {}
+
     def prepare(self, request: SandboxRequest) -> SandboxResult:
         """Run an install step: like `run`, with the network and the host's proxy/CA settings."""
         env = {**base_env(), **network_env(), **request.env}
         return self.run(request.model_copy(update={"env": env, "network": True}))
 
 
-# Backends by name, filled by `@register_sandbox`. Kept beside the interface so that a backend
-# registers itself without importing `runners.sandbox.registry`, which imports the backends.
+# Backends by name: those imported so far, and those registered in code (`register_sandbox`).
 SANDBOX_CLASSES: dict[str, type[Sandbox]] = {}
 
 

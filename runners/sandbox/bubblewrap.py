@@ -21,10 +21,12 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from runners.egress.netns import new_netns, require_root, setns
+from runners.errors import InfrastructureError
 from runners.probe_memo import file_identity, kernel_identity, remembered
 from runners.processes import owner_alive
 from runners.sandbox import seccomp
-from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.cgroups import RunCgroup
 from runners.sandbox.process import apply_rlimits, run_process
 
@@ -129,9 +131,9 @@ def _no_nested_userns() -> list[str]:
     return inner if remembered("bwrap-nested-userns", _host_key(), ask) else []
 
 
-@register_sandbox
 class BubblewrapSandbox(Sandbox):
     name = "bubblewrap"
+    toolchains = "runners.toolchains.hosts:BubblewrapToolchains"  # this machine's, mounted
 
     @classmethod
     def probe(cls) -> str | None:
@@ -150,6 +152,7 @@ class BubblewrapSandbox(Sandbox):
                     _chown_tree(mount.source, SANDBOX_UID)
         notes: list[str] = []
         self._sweep_once()
+        netns = _egress_netns(request)  # an allow-list: a namespace holding only the proxy's listeners
         cgroup = RunCgroup.create(f"{request.run_id}-{request.purpose}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
                                   limits) if _is_root() else None
         if cgroup is None:
@@ -161,7 +164,10 @@ class BubblewrapSandbox(Sandbox):
         if seccomp_fd is None:
             notes.append(f"no seccomp filter: none for {platform.machine()}")
         nested = _is_root() and bool(_no_nested_userns())  # then the inner bwrap installs it
-        args = [bwrap, *_base_args(request.network), *([] if nested else filter_args)]
+        args = [bwrap, *_base_args(request.network or netns is not None), *([] if nested else filter_args)]
+        # The run's own POSIX message queues, listed (as docker does): a case-based run removes
+        # what one case left before the next (runners/cases/fresh.py); unlisted, they would stay.
+        args += ["--mqueue", "/dev/mqueue"]
         tmp_size = (limits.tmp_size_mb or 512) * MB
         # A private /tmp the unprivileged uid can use (bwrap would make it root-owned 0755).
         args += ["--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp",
@@ -175,6 +181,8 @@ class BubblewrapSandbox(Sandbox):
         args += ["--", *_drop_inside(filter_args if nested else []), *request.argv]
 
         def enter_limits() -> None:
+            if netns is not None:
+                setns(netns)
             if cgroup is not None:
                 cgroup.enter()
             apply_rlimits(limits)
@@ -182,10 +190,13 @@ class BubblewrapSandbox(Sandbox):
         try:
             result = run_process(args, cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=request.timeout,
                                  output_cap=limits.output_bytes or 4 * MB, preexec_fn=enter_limits,
-                                 pass_fds=[seccomp_fd] if seccomp_fd is not None else [])
+                                 pass_fds=[seccomp_fd] if seccomp_fd is not None else [],
+                                 stop=request.stop, on_stdout=request.on_stdout)
         finally:
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
+            if netns is not None:
+                os.close(netns)
             oom = cgroup.oom_killed() if cgroup is not None else False
             if cgroup is not None:
                 cgroup.remove()  # kills anything left in the sandbox's cgroup
@@ -193,6 +204,18 @@ class BubblewrapSandbox(Sandbox):
         result.notes += notes
         return result
 
+
+    def limitations(self) -> dict[str, str]:
+        found = {}
+        if not (_is_root() and RunCgroup.usable()):
+            why = "no cgroup access (the harness is not root): rlimits only"
+            found.update({"limits.memory": why, "limits.memory_flagged": why, "limits.pids": why, "limits.cpu": why})
+        if not _is_root():
+            found["network.allow_list"] = "the egress proxy is opened in the sandbox's namespace as root"
+        return found
+
+    def leftovers(self, run_id: str) -> list[str]:
+        return [str(group) for group in RunCgroup.groups() if group.name.startswith(f"{run_id}-")]
 
     def sweep_orphans(self) -> int:
         """Remove the cgroups of runs whose harness died mid-run (the sandbox died with it)."""
@@ -207,6 +230,24 @@ class BubblewrapSandbox(Sandbox):
                 return
             _swept = True
         self.sweep_orphans()
+
+
+def _egress_netns(request: SandboxRequest) -> int | None:
+    """For a request with an egress proxy: a fresh network namespace (loopback only) in which the
+    proxy's listeners are opened; the sandbox joins it instead of unsharing its own."""
+    if request.egress is None:
+        return None
+    require_root("bubblewrap")
+    netns = new_netns()
+    try:
+        request.egress.attach(netns)
+    except OSError as exc:
+        os.close(netns)
+        raise InfrastructureError(f"cannot open the egress proxy in the sandbox's network namespace: {exc}") from None
+    except BaseException:
+        os.close(netns)
+        raise
+    return netns
 
 
 def _orphan_group(name: str) -> bool:

@@ -8,7 +8,7 @@ missing, `RunCgroup.create` returns None and the caller falls back to rlimits.
 CPU: a group under the CPU controller is one scheduling entity, weighed against each other entity
 (a process, a session's autogroup, a container) as a single process, and `runners/` as one for
 all runs together: on a busy machine a run got a fraction of what the same processes got outside
-(3-5x slower, bench/RESULTS.md section 11). So a run joins the CPU controller only for a CPU limit
+(3-5x slower, bench/RESULTS.md section 14). So a run joins the CPU controller only for a CPU limit
 that limits something (below the CPUs this process may use); under cgroup v1 it otherwise stays
 where a plain process would be, and bubblewrap's new session makes it its own autogroup, like a
 command started from another terminal. A run that does join weighs as one such entity, and
@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runners import janitor
 from runners.limits import ResourceLimits
 
 ROOT = Path("/sys/fs/cgroup")
@@ -76,8 +77,12 @@ class RunCgroup:
     @classmethod
     def create(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
         if (ROOT / "cgroup.controllers").is_file():
-            return cls._create_v2(run_id, limits)
-        return cls._create_v1(run_id, limits)
+            made = cls._create_v2(run_id, limits)
+        else:
+            made = cls._create_v1(run_id, limits)
+        for group in made.dirs if made is not None else []:
+            janitor.track("cgroup", group)  # killed and removed at once if the harness dies
+        return made
 
     @classmethod
     def _create_v2(cls, run_id: str, limits: ResourceLimits) -> "RunCgroup | None":
@@ -143,20 +148,31 @@ class RunCgroup:
             return None
         return cg
 
+    @staticmethod
+    def _parents() -> list[Path]:
+        return [ROOT / PARENT] if (ROOT / "cgroup.controllers").is_file() else \
+            [ROOT / controller / PARENT for controller in ("memory", "pids", "cpu")]
+
+    @classmethod
+    def groups(cls) -> list[Path]:
+        """Every run group that exists now, under every controller."""
+        found: list[Path] = []
+        for parent in cls._parents():
+            try:
+                found += [g for g in parent.iterdir() if g.is_dir()]
+            except OSError:
+                continue
+        return found
+
     @classmethod
     def sweep(cls, is_orphan: Callable[[str], bool]) -> int:
         """Remove the run groups (under every controller) whose name `is_orphan` says belongs to
         a harness that is gone; their processes, if any, are killed first. Returns how many."""
-        parents = [ROOT / PARENT] if (ROOT / "cgroup.controllers").is_file() else \
-            [ROOT / controller / PARENT for controller in ("memory", "pids", "cpu")]
+        unified = len(cls._parents()) == 1
         removed = 0
-        for parent in parents:
-            try:
-                groups = [g for g in parent.iterdir() if g.is_dir() and is_orphan(g.name)]
-            except OSError:
-                continue
-            for group in groups:
-                cls([group], unified=len(parents) == 1).remove()
+        for group in cls.groups():
+            if is_orphan(group.name):
+                cls([group], unified=unified).remove()
                 removed += 0 if group.exists() else 1
         return removed
 
@@ -221,11 +237,13 @@ class RunCgroup:
         for attempt in range(50):
             try:
                 group.rmdir()
-                return
             except FileNotFoundError:
-                return
+                pass
             except OSError:
                 time.sleep(min(0.001 * 2**attempt, 0.02))
+                continue
+            janitor.forget("cgroup", group)
+            return
 
 
 def _balance(parent: Path) -> None:

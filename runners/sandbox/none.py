@@ -10,14 +10,13 @@ import os
 import sys
 from pathlib import Path
 
-from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, register_sandbox
+from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.process import apply_rlimits, run_process
 
 REAPER = Path(__file__).with_name("reaper.py")
 MB = 1024 * 1024
 
 
-@register_sandbox
 class NoSandbox(Sandbox):
     name = "none"
     isolated = False
@@ -26,6 +25,26 @@ class NoSandbox(Sandbox):
     @classmethod
     def probe(cls) -> str | None:
         return None
+
+    def limitations(self) -> dict[str, str]:
+        host = "a host process, with the harness's user, files, processes and network"
+        found = {
+            "files.read_only_mount": "no mounts: the command reads and writes host paths as the harness's user",
+            "files.read_only_root": host,
+            "files.private_tmp": "the host's /tmp",
+            "limits.memory": "per-process rlimits only (file size, open files): no memory limit",
+            "limits.memory_flagged": "no memory limit",
+            "limits.pids": "per-process rlimits only: no process-count limit",
+            "limits.cpu": "no CPU limit",
+            "limits.tmp_size": "the host's /tmp",
+            "network.off": "the host's network",
+            "network.allow_list": "no network namespace to hold the proxy (the agent step notes it)",
+            "visibility.harness_processes": host,
+            "visibility.host_paths": host,
+        }
+        if os.geteuid() == 0:
+            found["visibility.privileges"] = "runs as the harness's user, root here"
+        return found
 
     def run(self, request: SandboxRequest) -> SandboxResult:
         limits = request.limits
@@ -36,4 +55,6 @@ class NoSandbox(Sandbox):
             timeout=request.timeout,
             output_cap=limits.output_bytes or 4 * MB,
             preexec_fn=lambda: apply_rlimits(limits),
+            stop=request.stop,
+            on_stdout=request.on_stdout,
         )

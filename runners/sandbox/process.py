@@ -28,13 +28,19 @@ INTERRUPT_CHECK = 0.5  # seconds between checks for a pending KeyboardInterrupt
 class CappedBuffer:
     """Keeps the first and last `cap/2` bytes of a stream and counts what was dropped."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, tap: Callable[[bytes], None] | None = None) -> None:
+        self.tap = tap  # sees every chunk, the dropped ones too
         self.half = max(cap // 2, 1)
         self.head = bytearray()
         self.tail = bytearray()
         self.dropped = 0
 
     def feed(self, chunk: bytes) -> None:
+        if self.tap is not None:
+            try:
+                self.tap(chunk)
+            except Exception:  # noqa: BLE001 - a reader's bug must not stop the capture
+                self.tap = None
         room = self.half - len(self.head)
         if room > 0:
             self.head += chunk[:room]
@@ -69,8 +75,10 @@ def apply_rlimits(limits: ResourceLimits) -> None:
 
 
 def _pump(stream: IO[bytes], buffer: CappedBuffer) -> None:
+    # read1: what has come, as it comes (a reader of the stream, e.g. a budget, sees it live).
+    read = getattr(stream, "read1", stream.read)
     try:
-        while chunk := stream.read(65536):
+        while chunk := read(65536):
             buffer.feed(chunk)
     except (OSError, ValueError):
         pass
@@ -85,6 +93,8 @@ def run_process(
     output_cap: int,
     preexec_fn: Callable[[], None] | None = None,
     pass_fds: Sequence[int] = (),
+    stop: threading.Event | None = None,
+    on_stdout: Callable[[bytes], None] | None = None,
 ) -> SandboxResult:
     """Run `argv` to completion or until `timeout`, then make sure its process group is gone."""
     started = time.monotonic()
@@ -107,7 +117,7 @@ def run_process(
     except BaseException:
         held.release()
         raise
-    out, err = CappedBuffer(output_cap), CappedBuffer(output_cap)
+    out, err = CappedBuffer(output_cap, on_stdout), CappedBuffer(output_cap)
     assert proc.stdout is not None and proc.stderr is not None
     readers = [
         threading.Thread(target=_pump, args=(proc.stdout, out), daemon=True),
@@ -118,9 +128,9 @@ def run_process(
         held.release()  # a cancellation that came meanwhile is raised here, where it kills `proc`
         for reader in readers:
             reader.start()
-        wait_exact(proc, timeout)
+        wait_exact(proc, timeout, stop)
     except subprocess.TimeoutExpired:
-        timed_out = True
+        timed_out = not (stop is not None and stop.is_set())
         _terminate(proc)
     except BaseException:
         _terminate(proc)
@@ -146,17 +156,19 @@ def run_process(
         stdout_truncated=out.truncated,
         stderr_truncated=err.truncated,
         timed_out=timed_out,
+        stopped=stop is not None and stop.is_set(),
         duration=time.monotonic() - started,
     )
 
 
-def wait_exact(proc: subprocess.Popen[bytes], timeout: float) -> int:
+def wait_exact(proc: subprocess.Popen[bytes], timeout: float, stop: threading.Event | None = None) -> int:
     """`proc.wait(timeout)`, but woken the moment the process ends: Popen polls with sleeps of up
     to 50 ms, which every sandboxed step (probe, prepare, tests) would add to the run.
 
     The wait is cut into slices of `INTERRUPT_CHECK` seconds: `ray.cancel` raises its
     KeyboardInterrupt through `_thread.interrupt_main`, which wakes no system call, only the next
-    Python bytecode; a single long poll would keep a cancelled cell running to its timeout."""
+    Python bytecode; a single long poll would keep a cancelled cell running to its timeout.
+    A `stop` event set meanwhile ends the wait as a timeout would."""
     try:
         fd = os.pidfd_open(proc.pid)
     except OSError:  # the process is already reaped, or a kernel without pidfds
@@ -166,7 +178,7 @@ def wait_exact(proc: subprocess.Popen[bytes], timeout: float) -> int:
         poller.register(fd, select.POLLIN)
         deadline = time.monotonic() + max(timeout, 0.0)
         while not poller.poll(min(max(deadline - time.monotonic(), 0.0), INTERRUPT_CHECK) * 1000):
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
                 raise subprocess.TimeoutExpired(proc.args, timeout)
     finally:
         os.close(fd)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -30,6 +30,7 @@ BUILTINS = {
     "docker": "runners.sandbox.docker.backend:DockerSandbox",
     "bubblewrap": "runners.sandbox.bubblewrap:BubblewrapSandbox",
     "none": "runners.sandbox.none:NoSandbox",
+    "podman": "runners.sandbox.podman:PodmanSandbox",
 }
 AUTO_ORDER = ("docker", "bubblewrap")
 _load_lock = threading.Lock()
@@ -69,7 +70,10 @@ def sandbox_choices() -> list[str]:
 def check_sandbox_name(name: str, where: str = "option --sandbox") -> str:
     """`name` when it is `auto` or a backend; a UserInputError naming `where` otherwise."""
     if name != "auto" and name not in BUILTINS and name not in sandbox_names():
-        raise UserInputError(f"{where}: {name!r} is not one of {', '.join(sandbox_choices())}")
+        from runners.suggest import did_you_mean
+
+        choices = sandbox_choices()
+        raise UserInputError(f"{where}: {name!r} is not one of {', '.join(choices)}{did_you_mean(name, choices)}")
     return name
 
 
@@ -98,16 +102,17 @@ def sandbox_class(name: str) -> type[Sandbox]:
     return cls
 
 
-def resolve_sandbox(name: str, factory: Callable[[type[Sandbox]], Sandbox] | None = None) -> Sandbox:
-    """An instance of the named backend, checked usable; `auto` picks the best usable one."""
-    make = factory or (lambda cls: cls())
+def resolve_sandbox(name: str, options: Mapping[str, Mapping[str, str]] | None = None) -> Sandbox:
+    """An instance of the named backend, checked usable; `auto` picks the best usable one.
+    `options`: the user's settings by backend name (`EnvironmentSpec.sandbox_options`)."""
+    settings = options or {}
     if name == "auto":
         reasons = []
         for candidate in AUTO_ORDER:
             cls = sandbox_class(candidate)
             reason = cls.probe()
             if reason is None:
-                return make(cls)
+                return cls.from_options(settings.get(candidate, {}))
             reasons.append(f"{candidate}: {reason}")
         raise InfrastructureError(
             "no sandbox is usable here, and running untrusted code unsandboxed needs "
@@ -117,7 +122,7 @@ def resolve_sandbox(name: str, factory: Callable[[type[Sandbox]], Sandbox] | Non
     reason = cls.probe()
     if reason is not None:
         raise InfrastructureError(f"sandbox {name!r} is not usable: {reason}")
-    return make(cls)
+    return cls.from_options(settings.get(name, {}))
 
 
 def sweep_orphans(names: list[str] | None = None) -> dict[str, int]:

@@ -20,20 +20,21 @@ from runners.scan.core import Finding, LanguageScan, ScanInput, is_entry, lines
 
 JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"})
 
-JS_REPORTER = re.compile(r"reporter", re.IGNORECASE)
 TEST_FRAMEWORKS = r"vitest|@vitest/[\w./-]+|jest|@jest/[\w./-]+|expect|jest-circus|jest-jasmine2|chai"
 JS_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*|^\s*import\s+)["'](?P<m>{TEST_FRAMEWORKS})["']"""),
-     "imports {m}"),
+     "imports {m}: the test framework, in the test worker: can change how it judges"),
     (re.compile(r"""["'][^"']*node_modules/(?P<m>vitest|jest|expect|@vitest|@jest)\b"""),
-     "imports the test framework's files ({m})"),
-    (re.compile(r"\bexpect\s*\.\s*(?P<m>extend|addSnapshotSerializer|addEqualityTesters)\b"), "expect.{m}"),
+     "imports the test framework's files ({m}): can change how it judges"),
+    (re.compile(r"\bexpect\s*\.\s*(?P<m>extend|addSnapshotSerializer|addEqualityTesters)\b"),
+     "expect.{m}: changes how the assertions compare"),
     (re.compile(r"\b(?P<m>(?:Object|Array|Function|Reflect|JSON|Math|Number|String|Promise|Error|Symbol)"
-                r"(?:\.prototype)?\.\w+)\s*=(?!=)"), "replaces {m}"),
+                r"(?:\.prototype)?\.\w+)\s*=(?!=)"), "replaces {m}: a built-in the assertions use"),
     (re.compile(r"\b(?:globalThis|global)\s*\.\s*(?P<m>expect|test|it|describe|vi|jest|__vitest\w*|chai)\b"),
-     "touches the test framework's global {m}"),
-    (re.compile(r"""Symbol\.for\(\s*["'](?P<m>\$\$jest[\w-]*|expect[\w-]*)"""), "touches {m}"),
-    (re.compile(r"\b(?P<m>__vitest_\w+)"), "touches {m}"),
+     "touches the test framework's global {m}: can change how it judges"),
+    (re.compile(r"""Symbol\.for\(\s*["'](?P<m>\$\$jest[\w-]*|expect[\w-]*)"""),
+     "touches {m}: the test framework's shared state"),
+    (re.compile(r"\b(?P<m>__vitest_\w+)"), "touches {m}: the test framework's shared state"),
 ]
 JS_EXIT = re.compile(r"\bprocess\s*\.\s*(?P<m>exit|reallyExit|abort)\s*\(|\bprocess\.kill\(\s*process\.pid")
 JS_EXPORTS = re.compile(r"^\s*export\s|\bmodule\.exports\b|\bexports\.\w+\s*=", re.MULTILINE)
@@ -42,11 +43,6 @@ JS_EXPORTS = re.compile(r"^\s*export\s|\bmodule\.exports\b|\bexports\.\w+\s*=", 
 class JavaScriptScan(LanguageScan):
     suffixes = JS_SUFFIXES
     file_names = frozenset({"package.json"})
-
-    def by_name(self, rel: PurePosixPath, given: ScanInput) -> list[Finding]:
-        if rel.suffix.lower() in JS_SUFFIXES and JS_REPORTER.search(rel.name):
-            return [Finding(str(rel), None, "a test reporter")]
-        return []
 
     def by_content(self, rel: PurePosixPath, text: str, given: ScanInput) -> list[Finding]:
         if rel.name == "package.json":
@@ -63,10 +59,11 @@ def _package_json(rel: PurePosixPath, text: str) -> list[Finding]:
         return []
     found = []
     if re.fullmatch(TEST_FRAMEWORKS, str(data.get("name", ""))):
-        found.append(Finding(str(rel), None, f"a package named {data['name']!r}, like the test framework"))
+        found.append(Finding(str(rel), None, f"a package named {data['name']!r}, like the test framework: "
+                                             "can be resolved instead of it"))
     for key in ("imports", "exports", "browser", "overrides", "resolutions"):
         if key in data and re.search(TEST_FRAMEWORKS, json.dumps(data[key])):
-            found.append(Finding(str(rel), None, f"{key} remap the test framework"))
+            found.append(Finding(str(rel), None, f"{key} remap the test framework: can resolve it to other code"))
     return found
 
 
@@ -87,6 +84,7 @@ def _javascript(rel: PurePosixPath, text: str, given: ScanInput) -> list[Finding
                 found.append(Finding(str(rel), number, what.format(**match.groupdict())))
         exit_call = JS_EXIT.search(line)
         if exit_call and library:
-            found.append(Finding(str(rel), number, f"process.{exit_call.group('m') or 'kill'} in library code"))
+            found.append(Finding(str(rel), number, f"process.{exit_call.group('m') or 'kill'} in library code: "
+                                                   "ends the test worker before its report (no grade)"))
     strings = [(n, line) for n, line in lines(code) if '"' in line or "'" in line or "`" in line]
     return found + given.strings(rel, strings)

@@ -10,7 +10,7 @@ from runners.errors import InfrastructureError, UserInputError
 from runners.pythons import PythonRequest
 from runners.sandbox.base import Mount
 from runners.sandbox.docker.backend import DockerSandbox
-from runners.sandbox.docker.client import BUILD_HINT, default_image, image_id, image_repository, version_tags
+from runners.sandbox.docker.client import BUILD_HINT, default_image, image_repository
 from runners.sandbox.docker.images import ImageInfo, image_info
 from runners.toolchains.hosts import ToolchainHost, toolchain_host
 from runners.toolchains.tools import SubmissionTools
@@ -39,17 +39,48 @@ class DockerToolchains(ToolchainHost):
     def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
         # One cache per image: what is built there (venvs, node_modules) fits that image only.
         self.host_cache = Path(host_cache)
-        short_id = image_id(self.image_for(kind)).split(":", 1)[-1][:12]
+        short_id = self.sandbox.engine.image_id(self.image_for(kind)).split(":", 1)[-1][:12]
         return self.host_cache / "docker" / short_id, CACHE_TARGET
 
     def node_for_toolchains(self, requested: str | None) -> str:
-        return requested or NODE_IN_IMAGE
+        """The image's node; a version or range must be what the node image has (a path is one
+        inside the image)."""
+        from runners.nodes import NodeRequest, is_path, parse_requirement
+
+        if requested and is_path(requested):
+            return requested
+        if requested and not NodeRequest(requested).matches(self.node_version(NODE_IN_IMAGE)):
+            version = self.node_version(NODE_IN_IMAGE)
+            raise UserInputError(
+                f"--node {requested}: the docker sandbox runs Node {version or 'unknown'} (image "
+                f"{self.sandbox.node_image}), not {parse_requirement(requested)}; use --sandbox bubblewrap "
+                f"with a Node of this machine, or build the node image on another Node "
+                f"(`runners image build --kind node --base-image node:X-slim`)")
+        return NODE_IN_IMAGE
+
+    def node_version(self, node: str) -> str | None:
+        """The node image's `node --version`, asked once per image id (remembered on disk)."""
+        from runners.limits import ResourceLimits
+        from runners.probe_memo import remembered
+        from runners.sandbox.base import SandboxRequest
+
+        ident = self.sandbox.engine.image_id(self.sandbox.node_image)
+
+        def ask() -> str | None:
+            result = self.sandbox.run(SandboxRequest(
+                argv=[node, "--version"], cwd="/", env={"PATH": "/usr/local/bin:/usr/bin:/bin"},
+                limits=ResourceLimits(memory_mb=256, pids=64, output_bytes=4096), timeout=60,
+                image=ident, run_id="node-probe", purpose="probe"))
+            text = result.stdout.strip().lstrip("v")
+            return text if result.exit_code == 0 and text[:1].isdigit() else None
+
+        return remembered("docker-node-version", [ident, node], ask, keep=lambda found: found is not None)
 
     def npm_for_toolchains(self, node: str) -> list[str]:
         return [str(Path(node).parent / "npm")]
 
     def program_identity(self, program: str, version_args: list[str]) -> str:
-        return f"docker {image_id(self.sandbox.node_image)} {program}"
+        return f"docker {self.sandbox.engine.image_id(self.sandbox.node_image)} {program}"
 
     def program_mounts(self, program: str) -> list[Mount]:
         return []
@@ -70,10 +101,10 @@ class DockerToolchains(ToolchainHost):
             return self, self._python_in(self.sandbox.python_image)
         repository = image_repository(self.sandbox.python_image)
         tried = [self.sandbox.python_image]
-        for tag in version_tags(repository, request):
+        for tag in self.sandbox.engine.version_tags(repository, request):
             tried.append(tag)
             if self._python_matches(tag, request):
-                chosen = toolchain_host(DockerSandbox(python_image=tag, node_image=self.sandbox.node_image))
+                chosen = toolchain_host(self.sandbox.with_images(python_image=tag))
                 assert isinstance(chosen, DockerToolchains)
                 chosen.host_cache = self.host_cache
                 return chosen, chosen._python_in(tag)
@@ -127,5 +158,5 @@ class DockerToolchains(ToolchainHost):
         return info.uv
 
     def _info(self, image: str) -> ImageInfo:
-        return image_info(image, self.sandbox.run, self.host_cache)
+        return image_info(image, self.sandbox.run, self.host_cache, self.sandbox.engine)
 

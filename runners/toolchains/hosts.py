@@ -2,8 +2,8 @@
 
 A sandbox only runs commands; what toolchains need from it — the interpreter and its identity
 (a cache key), uv, node and npm, the cache directory, the image of a kind, read-only mounts of an
-interpreter's prefix — is asked of the `ToolchainHost` of its backend, chosen by sandbox name:
-`toolchain_host(sandbox)`. The default serves backends that run this machine's own programs in
+interpreter's prefix — is asked of the `ToolchainHost` its backend's class names
+(`Sandbox.toolchains`, inherited by a subclass): `toolchain_host(sandbox)`. The default serves backends that run this machine's own programs in
 place (`none`); bubblewrap adds mounts; docker (`docker_host.py`) answers from its images.
 One host per sandbox instance, so what it learns (docker: the cache dir) lasts as long as the
 sandbox.
@@ -29,12 +29,6 @@ from runners.sandbox.base import Mount, Sandbox
 if TYPE_CHECKING:
     from runners.toolchains.tools import SubmissionTools
 
-# Backends whose toolchains differ from the default: sandbox name -> "module:Class".
-HOSTS = {
-    "docker": "runners.toolchains.docker_host:DockerToolchains",
-    "bubblewrap": "runners.toolchains.hosts:BubblewrapToolchains",
-}
-_registered: dict[str, type[ToolchainHost]] = {}
 _hosts: weakref.WeakKeyDictionary[Sandbox, ToolchainHost] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
@@ -81,11 +75,17 @@ class ToolchainHost:
         return []
 
     def node_for_toolchains(self, requested: str | None) -> str:
-        """The Node binary JavaScript toolchains run on, as the sandbox sees it."""
-        found = requested or shutil.which("node")
-        if not found:
-            raise InfrastructureError("node is not installed (needed for vitest/jest problems)")
-        return os.path.realpath(found)
+        """The Node binary JavaScript toolchains run on, as the sandbox sees it: `requested` (a
+        version, a range or a path: runners.nodes), else the first on PATH."""
+        from runners.nodes import find_host_node
+
+        return find_host_node(requested)
+
+    def node_version(self, node: str) -> str | None:
+        """`major.minor.patch` of that Node (None: unknown), recorded in the result."""
+        from runners.nodes import node_version
+
+        return node_version(node)
 
     def npm_for_toolchains(self, node: str) -> list[str]:
         """How to run npm with that Node."""
@@ -160,29 +160,24 @@ class BubblewrapToolchains(ToolchainHost):
         return host_tools(self.cache_root(host_cache)[0], mount=True)
 
 
-def register_toolchain_host(sandbox_name: str, cls: type[ToolchainHost]) -> type[ToolchainHost]:
-    """Toolchains of a third-party (or test) backend."""
-    _registered[sandbox_name] = cls
-    return cls
-
-
 def toolchain_host(sandbox: Sandbox) -> ToolchainHost:
     """The toolchain host of `sandbox`'s backend, one per sandbox instance."""
     with _lock:
         host = _hosts.get(sandbox)
         if host is None:
-            host = _hosts[sandbox] = _host_class(sandbox.name)(sandbox)
+            host = _hosts[sandbox] = _host_class(type(sandbox))(sandbox)
         return host
 
 
-def _host_class(name: str) -> type[ToolchainHost]:
-    if name in _registered:
-        return _registered[name]
-    if name not in HOSTS:
-        return ToolchainHost
-    module, _, attr = HOSTS[name].partition(":")
-    cls: type[ToolchainHost] = getattr(importlib.import_module(module), attr)
-    return cls
+def _host_class(backend: type[Sandbox]) -> type[ToolchainHost]:
+    named = backend.toolchains
+    if isinstance(named, str):
+        module, _, attr = named.partition(":")
+        named = getattr(importlib.import_module(module), attr)
+    if not (isinstance(named, type) and issubclass(named, ToolchainHost)):
+        raise InfrastructureError(f"the sandbox backend {backend.name!r} names {backend.toolchains!r} as its "
+                                  "toolchain host, which is not a ToolchainHost class")
+    return named
 
 
 def host_interpreter_mounts(python: str) -> list[Mount]:

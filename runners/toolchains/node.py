@@ -44,6 +44,7 @@ class NodeToolchains:
         self.host_root.mkdir(parents=True, exist_ok=True)
         self.node = self.host.node_for_toolchains(node)
         self.identity = self.host.program_identity(self.node, ["--version"])
+        self.version = self.host.node_version(self.node)  # recorded in the result
         self.prepare_timeout = prepare_timeout
         self.run_id = run_id
 

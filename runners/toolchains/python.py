@@ -123,6 +123,16 @@ class PythonToolchains:
         except InfrastructureError as exc:
             return self._empty_env(), str(exc)
 
+    def requirements_venv(self, requirements: list[str], name: str, what: str) -> PythonEnv:
+        """A venv of trusted, pinned `requirements` (source packages allowed), cached by them: a
+        program the harness runs, such as an agent's CLI."""
+        material = {"python": self.identity, "requirements": requirements, "bytecode": BYTECODE}
+
+        def build(host_tmp: Path, sandbox_tmp: str) -> None:
+            self._venv(host_tmp, sandbox_tmp, "\n".join(requirements) + "\n", [], scope=name, what=what)
+
+        return PythonEnv(ensure_env(self.host_root, self.sandbox_root, name, material, build))
+
     def _empty_env(self) -> PythonEnv:
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
             self._venv(host_tmp, sandbox_tmp, None, [], scope="submission", what="empty submission environment")

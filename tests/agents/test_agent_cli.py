@@ -16,6 +16,7 @@ from support import need_sandbox
 from runners.agents.layout import StepRecord
 from runners.batch.store import BatchStore
 from runners.results import ExecutionResult
+from runners.sandbox.base import network_env
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text())
@@ -24,9 +25,11 @@ SCRIPTED = ("{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[know
 
 
 def runners_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    # A user's minimal environment, with what their machine needs to reach a package index (its
+    # CA bundle, proxy): a cold toolchain cache installs the tests' dependencies.
     return subprocess.run([sys.executable, "-m", "runners", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=600, env={"PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "250",
-                                            "HOME": str(Path.home())})
+                                            "HOME": str(Path.home()), **network_env()})
 
 
 def counts(result: ExecutionResult) -> dict[str, list[int]]:
@@ -52,14 +55,22 @@ def test_solve_runs_every_checkpoint_and_prints_the_table(tmp_path, knowledge, e
             p.name for p in (ROOT / "examples" / "submissions" / knowledge / "inventory_cli" / step.checkpoint).iterdir())
     table = out.stdout
     assert f"scripted-{knowledge} on inventory_cli · per checkpoint" in table
-    for header in ("Checkpoint", "Agent", "Time", "Tokens", "Cost", "Regression", "Policy (all-cases)", "Said"):
+    for header in ("Checkpoint", "Agent", "Time", "Tokens", "Cost", "Regression", "Policy (all-cases)", "LOC", "CC max",
+                   "Dup", "Lint", "Said"):
         assert header in table
+    # The snapshots' code-quality figures, each checkpoint's growth since the one before.
+    third = ExecutionResult.model_validate(done[2]["result"]).quality
+    assert third is not None and third.previous_checkpoint == "checkpoint_2"
+    from runners.quality.text import delta
+
+    assert f"{third.metrics.loc}{delta(third.growth['loc'])}" in table
     assert "Implemented Inventory ledger — checkpoint 3" in table and "$0.0000" in table
     assert f"checkpoints passed: {3 if knowledge == 'alpha' else 1}/3" in table
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--agent", "run {prompt_path}"], "error: option --agent: unknown placeholder {prompt_path} (known:"),
+    (["--agent", "run {prompt_path}"], "error: option --agent: unknown placeholder {prompt_path} (did you mean "
+                                       "{prompt}?) (known:"),
     (["--agent", "cat {mounts[data]}"], "error: option --agent: {mounts[data]}: no mount named 'data' (mounts: none)"),
     (["--agent", "true", "--name", "my agent"], "error: option --name: may only contain letters"),
     (["--agent", "cat {mounts[x]}", "--mount", "x=problems"], "holds the problem directory"),
@@ -207,3 +218,26 @@ def test_solve_gives_a_case_based_problem_its_checkpoint_spec(tmp_path):
         assert step.failure is None, step.failure
         assert step.excerpt.startswith(f"Implemented csv_stats — checkpoint {step.number}: wrote ")
         assert counts(result) == EXPECTED["csv_stats"]["alpha"][step.checkpoint]
+
+
+@pytest.mark.bubblewrap
+def test_an_agent_that_never_started_exits_2_from_solve_and_batch(tmp_path):
+    """solve: bad input (2), nothing graded. batch --agents: the agents that work are graded, the
+    one that never started is named, and the exit code is 2 (not 0: a config error, not a grade)."""
+    need_sandbox("bubblewrap")
+    out = runners_cli("solve", "problems/inventory_cli", "--agent", "no-such-agent-cli -p {prompt}",
+                      "--sandbox", "bubblewrap", "--output", str(tmp_path / "solve"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "error: agent 'agent' on inventory_cli checkpoint_1: the agent could not be started: its program " \
+           "'no-such-agent-cli' was not found" in " ".join(out.stderr.split())
+    assert not (tmp_path / "solve" / "grades").exists()
+    agents = tmp_path / "agents.yaml"
+    agents.write_text(yaml.safe_dump({"agents": {"broken": "no-such-agent-cli -p {prompt}",
+                                                 "works": "sh -c 'echo {checkpoint} > answer.txt'"}}))
+    out = runners_cli("batch", "--problems", "problems", "--problem", "inventory_cli", "--agents", str(agents),
+                      "--sandbox", "bubblewrap", "-o", str(tmp_path / "batch"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "error: broken/inventory_cli/checkpoint_1: the agent never started" in out.stdout
+    graded = sorted(str(p.parent.relative_to(tmp_path / "batch" / "cells"))
+                    for p in (tmp_path / "batch" / "cells").rglob("result.json"))
+    assert graded == [f"works/inventory_cli/checkpoint_{n}" for n in (1, 2, 3)], graded  # the working agent's only

@@ -28,7 +28,7 @@ def test_mounts_are_named_in_the_template():
 
 
 @pytest.mark.parametrize("command, message", [
-    ("run {prompt_path}", "unknown placeholder {prompt_path} (known: {prompt_file}"),
+    ("run {prompt_path}", "unknown placeholder {prompt_path} (did you mean {prompt}?) (known: {prompt_file}"),
     ("run {mounts[tool]}", "{mounts[tool]}: no mount named 'tool' (mounts: none)"),
     ("run {mounts}", "a mount is written {mounts[NAME]}"),
     ("run {prompt!r}", "placeholder {prompt} takes no format or conversion"),
@@ -49,7 +49,8 @@ def test_a_bad_template_names_the_field_and_what_to_write(command, message):
     ({"name": "a", "command": "x", "env": {"1X": "y"}}, "field `env`: not variable names: '1X'"),
     ({"name": "a", "command": "x", "timeout": 0}, "field `timeout`: Input should be greater than 0"),
     ({"name": "a", "command": "x", "sandbox": "vm"}, "field `sandbox`: sandbox: 'vm' is not one of auto"),
-    ({"name": "a", "command": "x", "netwrk": True}, "field `netwrk`: unknown key (allowed keys: command, env, home"),
+    ({"name": "a", "command": "x", "netwrk": True},
+     "field `netwrk`: unknown key (did you mean 'network'?) (allowed keys: args, base_url, budget, command, dry_run, env, home"),
 ])
 def test_bad_settings_name_the_field(data, message):
     with pytest.raises(ConfigError) as info:

@@ -14,7 +14,8 @@ from agent_support import BACKENDS, agent, answer_problem, environment, snapshot
 
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
-from runners.agents.solve import agent_sandbox, solve
+from runners.agents.solve import AgentNotStarted, agent_sandbox, solve
+from runners.errors import UserInputError
 from runners.policy import PassPolicy
 
 # checkpoint 1 writes the answer and a note; checkpoint 2 reads both back (its own earlier files).
@@ -186,17 +187,40 @@ def test_a_row_whose_steps_are_done_does_not_wait_for_a_later_step(tmp_path):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_an_agent_program_that_is_not_there_says_so(tmp_path, backend):
+def test_an_agent_program_that_is_not_there_says_so_and_nothing_is_graded(tmp_path, backend):
     """A CLI not installed where the agent runs (not on the host's /usr, not in the image) is
     said plainly, the same on every backend: not as the launcher's words ("bwrap: execvp ...",
-    "timeout: failed to run command ...", which reads like a time-out)."""
-    problem = answer_problem(tmp_path / "problems", checkpoints=1)
-    solved = solve(agent("no-such-agent-cli -p {prompt}"), problem, RunLayout(tmp_path / "run"), environment(backend))
-    step = solved[0].step
+    "timeout: failed to run command ...", which reads like a time-out). It never ran: an error of
+    the agent's configuration (bad input), with no snapshot and no grade, and no later step."""
+    problem = answer_problem(tmp_path / "problems", checkpoints=2)
+    layout = RunLayout(tmp_path / "run")
+    with pytest.raises(AgentNotStarted) as info:
+        solve(agent("no-such-agent-cli -p {prompt}"), problem, layout, environment(backend))
+    step = info.value.record
     assert step.failure == ("the agent could not be started: its program 'no-such-agent-cli' was not found where it "
                             "runs (its PATH: /usr/local/bin:/usr/bin:/bin; install it there, mount it, or give its "
                             "absolute path)"), step.failure
-    assert not step.timed_out and "timeout" not in step.failure
+    assert step.not_started and not step.timed_out and "timeout" not in step.failure
+    assert isinstance(info.value, UserInputError) and "nothing was graded" in str(info.value)
+    assert step.checkpoint == "checkpoint_1" and not layout.snapshot("a", "answer", "checkpoint_1").exists()
+    assert not layout.step_dir("a", "answer", "checkpoint_2").exists()  # the chain stopped
+    assert not (layout.root / "grades").exists()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_agent_that_fails_before_doing_anything_is_not_graded(tmp_path, backend):
+    """A bad option or a missing key: it exits non-zero at once, changes nothing and reports no
+    model use. Not a grade of the empty workspace (which used to earn the Error tests' credit)."""
+    problem = answer_problem(tmp_path / "problems", checkpoints=1)
+    layout = RunLayout(tmp_path / "run")
+    with pytest.raises(AgentNotStarted) as info:
+        solve(agent("sh -c 'echo error: unknown option --frobnicate >&2; exit 2'"), problem, layout,
+              environment(backend))
+    assert info.value.record.not_started
+    assert "failed before doing anything" in str(info.value) and "unknown option --frobnicate" in str(info.value)
+    # One that worked a little (it wrote a file) and then failed is graded, as before.
+    worked = solve(agent("sh -c 'echo wrong > answer.txt; exit 1'", name="b"), problem, layout, environment(backend))
+    assert worked[0].step.failed and not worked[0].step.not_started and worked[0].result.graded
 
 
 def test_a_resumed_run_reruns_steps_of_other_settings_or_a_harness_failure(tmp_path):

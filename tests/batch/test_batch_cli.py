@@ -3,6 +3,7 @@ are reported and skipped, and the summary is printed and written."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -71,3 +72,28 @@ def test_unknown_problems_are_reported_not_fatal(tree, tmp_path):
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "| alpha | 100% · 100% · 100% | **100% · 100% · 100%** |" in summary
     assert "unknown problem 'elsewhere'" in summary
+
+
+def test_a_broken_problem_is_a_problem_error_cell_and_exit_4_and_evaluate_says_so_too(tree, tmp_path):
+    """The good problem's cell is graded; the broken one's is no grade (status `problem`), named
+    with its file and line; the batch exits 4, not 0 (its cells did not all get a grade)."""
+    problems, subs = tree
+    make_problem(problems, {"test_checkpoint_1.py": "def test_broken(:\n    pass\n"}, name="broken")
+    write_files(subs / "alpha" / "broken" / "checkpoint_1", {"main.py": "print('hi')\n"})
+    out = cli("--problems", str(problems), "--submissions", str(subs), "--sandbox", "none",
+              "--output", str(tmp_path / "out"))
+    assert out.returncode == 4, out.stdout + out.stderr
+    text = " ".join(out.stdout.split())
+    assert "problem error: alpha/broken/checkpoint_1: tests/test_checkpoint_1.py, line 1: SyntaxError" in text
+    assert "✔ alpha/demo/checkpoint_1" in out.stdout
+    cell = json.loads((tmp_path / "out" / "cells" / "alpha" / "broken" / "checkpoint_1" / "cell.json").read_text())
+    assert cell["status"] == "problem"
+    rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    assert [r["problem_error"] for r in rows if r["problem"] == "broken"] == [True]
+    assert "problem error (no grade)" in (tmp_path / "out" / "summary.md").read_text()
+    evaluate = subprocess.run([sys.executable, "-m", "runners", "evaluate", str(problems / "broken"), "-s",
+                               str(subs / "alpha" / "broken"), "--sandbox", "none", "--output",
+                               str(tmp_path / "eval")], capture_output=True, text=True, timeout=300, check=False,
+                              env={**os.environ, "COLUMNS": "200"})
+    assert evaluate.returncode == 4, evaluate.stdout + evaluate.stderr
+    assert "PROBLEM ERROR: tests/test_checkpoint_1.py, line 1: SyntaxError" in evaluate.stdout

@@ -17,10 +17,14 @@ that answers with the canary).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 NOT_ISOLATED = "not isolated: on `none` the agent runs as the harness's own user on the host"
 OK, FAILED, TIMED_OUT = "ok", "failed", "timed out"
+NOT_STARTED = "not started"  # never ran: an error of its configuration, no snapshot, never graded
+REFUSED = "refused"  # bad input: refused before the step runs (runners.agents.solve.guard)
 
 PRELUDE = '''
 import glob, os, signal, socket, subprocess, sys, time
@@ -183,6 +187,111 @@ if not reached and os.environ.get("NETWORK_EXPECTED") == "yes":
 finish()
 '''
 
+NETWORK_ALLOW = '''
+import urllib.request
+for name in ("NO_PROXY", "no_proxy"):  # urllib would skip the proxy for these addresses
+    os.environ.pop(name, None)
+via = urllib.request.build_opener(urllib.request.ProxyHandler({"http": os.environ.get("HTTP_PROXY", "")}))
+try:
+    model = via.open("http://127.0.0.1:@@MODEL_PORT@@/", timeout=10).read().decode()
+except Exception as exc:  # noqa: BLE001
+    model = f"{type(exc).__name__}: {exc}"
+if "MODEL-OK" not in model:
+    leaks.append(f"the allowed endpoint was not reachable through the proxy: {model[:200]}")
+addresses = {"127.0.0.1", "localhost"}
+try:
+    for line in open("/proc/net/route").read().splitlines()[1:]:
+        fields = line.split()
+        if fields[1] == "00000000":
+            addresses.add(socket.inet_ntoa(bytes.fromhex(fields[2])[::-1]))
+except OSError:
+    pass
+addresses.update("@@HOST_ADDRESSES@@".split())
+proxy = os.environ.get("HTTPS_PROXY", "http://127.0.0.1:1").rsplit(":", 1)
+for address in sorted(addresses):
+    attempts = {"directly": None, "through CONNECT": f"CONNECT {address}:@@PORT@@ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n",
+                "through the proxy's forwarding": f"GET http://{address}:@@PORT@@/ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"}
+    for how, request in attempts.items():
+        target = (address, @@PORT@@) if request is None else (proxy[0].split("//")[-1], int(proxy[1]))
+        try:
+            with socket.create_connection(target, timeout=3) as conn:
+                if request is not None:
+                    conn.sendall(request.encode())
+                got = b""
+                while len(got) < 4000:
+                    chunk = conn.recv(1000)
+                    if not chunk:
+                        break
+                    got += chunk
+                    if b"@@CANARY@@" in got:
+                        break
+                if b"@@CANARY@@" in got:
+                    leaks.append(f"reached the host's server at {address} {how}")
+        except OSError:
+            pass
+finish()
+'''
+
+
+SAYS_ESCAPES = '''
+ESCAPES = "\\x1b[2J\\x1b[?1049h\\x1b]0;pwned\\x07\\x1b[31mRED\\x9b31m\\x00"
+sys.stderr.write(ESCAPES + "boom on stderr\\n")
+print(ESCAPES + "boom: all done")
+with open("leaks.txt", "w") as handle:
+    handle.write("")
+print(ESCAPES + "boom: really done")
+sys.stdout.flush()
+os._exit(0)
+'''
+
+IMPOSSIBLE_FIGURES = '''
+import json
+print(json.dumps({"type": "result", "subtype": "success", "is_error": False, "num_turns": -3,
+                  "result": "all done", "total_cost_usd": -1000000,
+                  "usage": {"input_tokens": -5, "output_tokens": 10 ** 30}}))
+finish()
+'''
+
+READS_A_COPY = '''
+for path in glob.glob(os.path.join("@@COPY@@", "**", "*"), recursive=True):
+    if os.path.isfile(path):
+        leaks.append(f"read {path}: {read(path)[:60]!r}")
+finish()
+'''
+
+
+def _table_clean(record: Any) -> list[str]:
+    """The `batch --agents` table as the CLI prints it: the agent's words, not its escapes."""
+    import io
+
+    from runners.agents.render import steps_table
+    from runners.render import make_console
+
+    console = make_console()
+    console.file = io.StringIO()
+    console.print(steps_table([record]))
+    printed = console.file.getvalue()
+    bad = [repr(c) for c in ("\x1b", "\x00", "\x07", "\x9b") if c in printed]
+    problems = [f"the steps table carries the agent's control characters {bad}"] if bad else []
+    if "boom" not in printed:
+        problems.append(f"the agent's words are not in the table: {printed[-300:]!r}")
+    return problems
+
+
+def _figures_refused(record: Any) -> list[str]:
+    from runners.agents.render import usage_cells
+
+    report, problems = record.report, []
+    if {"cost_usd", "turns", "prompt_tokens", "completion_tokens"} - set(report.refused):
+        problems.append(f"not every impossible figure was refused: {report.refused}")
+    if report.cost_usd is not None or report.turns is not None or report.token_usage() is not None:
+        problems.append(f"an impossible figure was kept: {report}")
+    if [str(cell) for cell in usage_cells(record)] != ["refused", "refused"]:
+        problems.append(f"the table shows {usage_cells(record)}, not that the figures were refused")
+    if not any("refused" in note for note in record.notes):
+        problems.append(f"the step's notes do not say what was refused: {record.notes}")
+    return problems
+
 
 @dataclass(frozen=True)
 class AgentCase:
@@ -190,12 +299,16 @@ class AgentCase:
     title: str
     body: str
     defence: str
-    expect: str = OK  # the step's outcome: ok, failed (exit code), timed out
+    expect: str = OK  # the step's outcome: ok, failed (exit code), timed out, not started
+    command: str | None = None  # the agent's own command instead of `{python} hostile_agent.py`
     skip_on: dict[str, str] = field(default_factory=dict)
     timeout: float = 30.0
     network: bool = False
+    allow_list: bool = False  # `network: {allow: [the world's model server]}`
     concurrent_other: bool = False  # another agent's step runs (and holds a secret) at the same time
     check_files: dict[str, str] = field(default_factory=dict)  # snapshot file -> exact content
+    check: Callable[[Any], list[str]] | None = None  # extra assertions on the step record -> problems
+    mounts_problem_copy: bool = False  # mounted: a copy of the problem directory, at @@COPY@@
 
 
 AGENT_CASES = [
@@ -234,5 +347,37 @@ AGENT_CASES = [
     AgentCase("agent-network-on", "the same with `network: true`: it must reach the host's server",
               NETWORK, "docker's bridge network, bubblewrap in the host's network namespace",
               skip_on={"none": "`none` always has the network: nothing to turn on"}, network=True),
+    AgentCase("agent-network-allow-list", "with an allow-list of one endpoint (a server on the host's loopback "
+              "standing in for its model), reaches it through the proxy, then tries the host's other server "
+              "directly, through the proxy's CONNECT and through its plain-HTTP forwarding, on loopback, the "
+              "default gateway and the host's addresses", NETWORK_ALLOW,
+              "a network namespace of its own (docker: a holder container's, network `none`) holding only "
+              "loopback and the harness's proxy, which refuses (403) every `host:port` not on the list",
+              skip_on={"none": "`none` cannot take the network away (the allow-list is not enforced; the step "
+                               "notes it)"}, allow_list=True),
+    AgentCase("agent-not-found", "its command's program does not exist where it runs (it used to be graded on the "
+              "empty workspace and earn the Error tests' credit)", "",
+              "the launcher's words (bwrap, docker's `timeout`, our reaper) are read as \"could not be started\": "
+              "the step is an error of the agent's configuration, with no snapshot and no grade (bad input, exit 2; "
+              "an ERROR row in Promptfoo)", expect=NOT_STARTED, command="no-such-agent-cli -p {prompt}"),
+    AgentCase("agent-fails-at-once", "its program refuses its options and exits 2 at once, changing nothing and "
+              "reporting no model use", "", "a failed step with no change and no model use never started: as "
+              "above", expect=NOT_STARTED, command="sh -c 'echo error: unknown option --frobnicate >&2; exit 2'"),
+]
+AGENT_CASES += [
+    AgentCase("agent-mounts-a-copy-of-the-problem", "is given a mount that is another copy of the problem "
+              "directory (hidden tests, later specifications) and reads it", READS_A_COPY,
+              "contents, not only paths: every file under a mount (or the home template) is compared with the "
+              "problem's files (size, then SHA-256): the agent is refused before any step runs, naming the copy",
+              expect=REFUSED, mounts_problem_copy=True),
+    AgentCase("agent-says-escapes", "ends with terminal escapes (screen clear, alternate screen, window title, "
+              "colours, a C1 CSI), a bell and a NUL in what it says, on stdout and stderr", SAYS_ESCAPES,
+              "the step keeps its words; the CLI's console drops every control character from what it prints "
+              "(the `solve` and `batch --agents` tables), as the Promptfoo row's text does", check=_table_clean),
+    AgentCase("agent-reports-impossible-figures", "reports a cost of -$1,000,000, -5 and 10^30 tokens and -3 "
+              "turns in Claude Code's JSON", IMPOSSIBLE_FIGURES,
+              "its own figures are validated (finite, from 0 to a bound): each impossible one is refused, kept "
+              "in the record with what it said, and shown as `refused`, never summed or passed to Promptfoo",
+              check=_figures_refused),
 ]
 BY_ID = {case.id: case for case in AGENT_CASES}

@@ -34,14 +34,15 @@ from support import make_problem, write_files
 
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
-from runners.agents.solve import agent_sandbox
+from runners.agents.solve import AgentNotStarted, agent_sandbox, grade_step, guard
 from runners.agents.spec import parse_agent
 from runners.config import ProblemConfig
 from runners.environment import EnvironmentSpec, default_cache_dir
+from runners.errors import UserInputError
 from runners.limits import ResourceLimits
 from runners.problem_loader import load_problem
 
-from .agent_cases import FAILED, OK, PRELUDE, TIMED_OUT, AgentCase
+from .agent_cases import FAILED, NOT_STARTED, OK, PRELUDE, REFUSED, TIMED_OUT, AgentCase
 from .harness import (
     CANARY,
     CANARY_ENV,
@@ -90,6 +91,8 @@ class AgentWorld:
             self._saved[name] = os.environ.get(name)
             os.environ[name] = value
         self._listen()
+        self._model = self._serve_once_each(b"HTTP/1.0 200 OK\r\nContent-Length: 8\r\n\r\nMODEL-OK")
+        self.model_port = self._model.getsockname()[1]
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -104,6 +107,8 @@ class AgentWorld:
             except OSError:
                 pass
             self._server.close()
+        if getattr(self, "_model", None) is not None:
+            self._model.close()
         _restore_permissions(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -128,6 +133,28 @@ class AgentWorld:
 
         threading.Thread(target=serve, daemon=True).start()
 
+    def _serve_once_each(self, reply: bytes) -> socket.socket:
+        """A server on the host's loopback (the allow-listed endpoint) that answers `reply`."""
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.bind(("127.0.0.1", 0))
+        server.listen(16)
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                with conn:
+                    try:
+                        conn.recv(4000)
+                        conn.sendall(reply)
+                    except OSError:
+                        pass
+
+        threading.Thread(target=serve, daemon=True).start()
+        return server
+
     # ---- one run ------------------------------------------------------------------------------
 
     def environment(self, backend: str) -> EnvironmentSpec:
@@ -139,8 +166,10 @@ class AgentWorld:
         values = {"@@TOKEN@@": token, "@@PROBLEM@@": str(self.problem.path), "@@RUN@@": str(self.layout.root),
                   "@@OTHER@@": str(self.other), "@@CACHE@@": str(default_cache_dir()),
                   "@@ESCAPE@@": str(self.escape), "@@CANARY@@": CANARY, "@@PORT@@": str(self.port),
+                  "@@MODEL_PORT@@": str(self.model_port),
                   "@@HOST_ADDRESSES@@": " ".join(_host_addresses()),
-                  "@@HOST_VARIABLES@@": " ".join(sorted(set(os.environ) - GIVEN))}
+                  "@@HOST_VARIABLES@@": " ".join(sorted(set(os.environ) - GIVEN)),
+                  "@@COPY@@": str(self.root / "copies" / f"{case.id}-{backend}" / "guarded")}
         source = PRELUDE + f"open('marker-{token}', 'w').close()\n" + case.body
         for key, value in values.items():
             source = source.replace(key, value)
@@ -158,23 +187,47 @@ class AgentWorld:
             return Observation(case.id, backend, "SKIP", note=case.skip_on[backend])
         token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
         environment = self.environment(backend)
-        spec = parse_agent({"name": f"{case.id}-{backend}", "command": "{python} {mounts[agent]}/hostile_agent.py",
-                            "mounts": {"agent": str(self._agent_dir(case, backend, token))},
-                            "pass_env": [PASSED_BY_NAME], "timeout": case.timeout, "network": case.network,
+        mounts = {"agent": str(self._agent_dir(case, backend, token))}
+        if case.mounts_problem_copy:
+            mounts["copy"] = str(self._problem_copy(case, backend))
+        spec = parse_agent({"name": f"{case.id}-{backend}",
+                            "command": case.command or "{python} {mounts[agent]}/hostile_agent.py",
+                            "mounts": mounts,
+                            "pass_env": [PASSED_BY_NAME], "timeout": case.timeout,
+                            "network": {"allow": [f"127.0.0.1:{self.model_port}"]} if case.allow_list else case.network,
                             "env": {"HOSTILE_MARKER": token, "NETWORK_EXPECTED": "yes" if case.network else "no"},
                             "limits": LIMITS.model_dump(exclude_none=True)}, "hostile agent")
         before = self._sentinels()
-        other = self._other_step(backend) if case.concurrent_other else None
         started = time.monotonic()
+        try:  # what `solve`, `batch --agents` and the Promptfoo provider check before any step
+            guard(spec, self.problem, self.layout, environment, f"agent {spec.name!r}")
+        except UserInputError as exc:
+            obs = Observation(case.id, backend, REFUSED, elapsed=time.monotonic() - started, reason=str(exc))
+            if case.expect != REFUSED:
+                obs.violations.append(f"refused before the step: {exc}")
+            if self.layout.step_dir(spec.name, self.problem.path.name, "checkpoint_1").exists():
+                obs.violations.append("a step ran although the agent was refused")
+            return obs
+        if case.expect == REFUSED:
+            return Observation(case.id, backend, "ran", violations=["the agent was not refused before its step"])
+        other = self._other_step(backend) if case.concurrent_other else None
         record = ensure_steps(spec, self.problem, self.problem.checkpoints["checkpoint_1"], self.layout,
                               environment, agent_sandbox(spec, environment))[-1]
         elapsed = time.monotonic() - started
         if other is not None:
             other.join(120)
-        outcome = TIMED_OUT if record.timed_out else (FAILED if record.failed else OK)
+        outcome = NOT_STARTED if record.not_started else TIMED_OUT if record.timed_out else (
+            FAILED if record.failed else OK)
         obs = Observation(case.id, backend, outcome, elapsed=elapsed, reason=record.failure)
         obs.violations += self._check(case, record, token, elapsed, before)
         return obs
+
+    def _problem_copy(self, case: AgentCase, backend: str) -> Path:
+        """Another copy of the problem directory, outside the problems' parent (a second checkout)."""
+        copy = self.root / "copies" / f"{case.id}-{backend}" / "guarded"
+        shutil.rmtree(copy.parent, ignore_errors=True)
+        shutil.copytree(self.problem.path, copy)
+        return copy
 
     def _other_step(self, backend: str) -> threading.Thread:
         """Another agent's step, live while the case runs: a secret in its workspace and environment."""
@@ -198,18 +251,31 @@ class AgentWorld:
     def _check(self, case: AgentCase, record: StepRecord, token: str, elapsed: float,
                before: dict[str, dict[str, str]]) -> list[str]:
         problems: list[str] = []
-        expected = {OK: "done", FAILED: "failed", TIMED_OUT: "timed out"}[case.expect]
-        got = "timed out" if record.timed_out else ("failed" if record.failed else "done")
+        expected = {OK: "done", FAILED: "failed", TIMED_OUT: "timed out", NOT_STARTED: "not started"}[case.expect]
+        got = "not started" if record.not_started else "timed out" if record.timed_out else (
+            "failed" if record.failed else "done")
         if got != expected:
             problems.append(f"the step {got} ({record.failure}), expected {expected}; said: {record.excerpt[:300]}")
+        snapshot = self.layout.snapshot(record.agent, record.problem, record.checkpoint)
+        if case.expect == NOT_STARTED:
+            if snapshot.exists():
+                problems.append("an agent that never started left a snapshot (it would be graded)")
+            try:
+                grade_step(self.problem, self.problem.checkpoints["checkpoint_1"], record, self.layout,
+                           self.environment(record.sandbox))
+                problems.append("an agent that never started was graded")
+            except AgentNotStarted:
+                pass
+            return problems + self._aftermath(record, token, before)
         if elapsed > case.timeout + GRACE:
             problems.append(f"took {elapsed:.1f} s, over its limit of {case.timeout:g} s + {GRACE:g} s")
-        snapshot = self.layout.snapshot(record.agent, record.problem, record.checkpoint)
         leaks = (snapshot / "leaks.txt").read_text() if (snapshot / "leaks.txt").is_file() else None
         if case.expect != TIMED_OUT and leaks is None:
             problems.append(f"the agent left no leaks.txt (it did not finish its probes): {record.excerpt[:300]}")
         if leaks:
             problems.append(f"the agent reached what it must not: {leaks[:1500]}")
+        if case.check is not None:
+            problems += case.check(record)
         for name, content in case.check_files.items():
             found = (snapshot / name).read_text() if (snapshot / name).is_file() else None
             if found != content:
@@ -225,6 +291,11 @@ class AgentWorld:
             size = (step_dir / "stdout.txt").stat().st_size
             if not record.output_truncated or size > 2 * (LIMITS.output_bytes or 0) + 1000:
                 problems.append(f"the transcript is not capped: {size} bytes, truncated={record.output_truncated}")
+        return problems + self._aftermath(record, token, before)
+
+    def _aftermath(self, record: StepRecord, token: str, before: dict[str, dict[str, str]]) -> list[str]:
+        """What no step may leave: processes, containers, its temporary directory, changed host files."""
+        problems: list[str] = []
         left = lingering(token)
         if left:
             problems.append(f"processes left behind: {left[:5]}")

@@ -3,12 +3,13 @@
 A case is a submission (files, with placeholders filled in per run) for one of the problems in
 `problems.py`, plus what the grade must be under each backend:
 
-- `expect`: the outcomes the run may end with (`PASS`, `FAIL`, `INFRA`, `TIMEOUT`), by default on
+- `expect`: the outcomes the run may end with (`PASS`, `FAIL`, `INFRA`, `TIMEOUT`, `PROBLEM`), by default on
   every backend; `expect_on` overrides it for one backend; `skip_on` names backends the case is not
   run on, and why (on `none` nothing is isolated, so a case whose attack *is* a write outside, a
   kill of every process or an unbounded fork would hurt the machine that runs the suite).
 - `statuses`: when the outcome is FAIL, the exact status of every test: the true result.
-- `reason`: a pattern the infrastructure reason must match when the outcome is INFRA or TIMEOUT.
+- `reason`: a pattern the infrastructure reason must match when the outcome is INFRA or TIMEOUT, or
+  the problem error's reason when it is PROBLEM.
 - `flags`: patterns that must each match a flag of the result (what `runners.scan` detects).
 - `undefended`: the submission's code runs inside the test process and can forge the grade; the
   harness only *detects* it (`flags`), and the case documents the gap.
@@ -31,8 +32,9 @@ from pathlib import Path
 
 PASS, FAIL, INFRA, TIMEOUT = "PASS", "FAIL", "INFRA", "TIMEOUT"
 REFUSED = "REFUSED"  # bad input (UserInputError, CLI exit 2) before anything runs: nothing is copied
+PROBLEM = "PROBLEM"  # a problem error (CLI exit 4): the problem's own files failed to load, no grade
 ANY = frozenset({PASS, FAIL, INFRA, TIMEOUT})
-NOT_PASS = frozenset({FAIL, INFRA, TIMEOUT})
+NOT_PASS = frozenset({FAIL, INFRA, TIMEOUT})  # a PROBLEM is only ever expected of a broken problem
 BACKENDS = ("docker", "bubblewrap", "none")
 
 NOT_ISOLATED = "not isolated: on `none` the submission runs as the harness's own user on the host"
@@ -1406,16 +1408,14 @@ CASES: list[Case] = [
          "forcing 'passed', and its own tests/test_checkpoint_1.py",
          {**WRONG, "conftest.py": FORCE_PASS_HOOK, "tests/conftest.py": FORCE_PASS_HOOK,
           "tests/test_checkpoint_1.py": "def test_add_cli():\n    pass\n"}, frozenset({FAIL}),
-         "tests outside the submission; -c generated ini, --rootdir, --confcutdir=tests", statuses=ALL_FAILED,
-         flags=(r"grader-touching: conftest\.py:\d+ pytest_runtest_makereport",)),
+         "tests outside the submission; -c generated ini, --rootdir, --confcutdir=tests", statuses=ALL_FAILED),
     Case("conftest-skip-all", "§6.12", "conftest.py marking every test skipped",
          {**WRONG, "conftest.py": SKIP_ALL_HOOK}, frozenset({FAIL}),
-         "the submission's conftest is never loaded; skips never count as passes", statuses=ALL_FAILED,
-         flags=(r"grader-touching: conftest\.py:\d+ pytest_collection_modifyitems",)),
+         "the submission's conftest is never loaded; skips never count as passes", statuses=ALL_FAILED),
     Case("conftest-exit", "§6.12", "conftest.py calling os._exit(0) at import, tests/conftest.py raising",
          {**WRONG, "conftest.py": "import os\nos._exit(0)\n", "tests/conftest.py": "raise SystemExit(0)\n"},
          frozenset({FAIL}), "the submission's conftest is never loaded; a missing report is never a pass",
-         statuses=ALL_FAILED, flags=(r"grader-touching: conftest\.py:2 os\._exit",)),
+         statuses=ALL_FAILED),
     Case("pytest-config-addopts", "§6.12, §6.16", "pytest.ini, tox.ini, setup.cfg and pyproject.toml with "
          "addopts (-p its own plugin, -p no:json_report, --co, -k, its own report path)",
          {**WRONG, "hostile_plugin.py": FORCE_PASS_HOOK,
@@ -1438,8 +1438,7 @@ CASES: list[Case] = [
           "sitecustomize.py": PYTEST_PATCH_CALC, "usercustomize.py": PYTEST_PATCH_CALC},
          frozenset({FAIL}), "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1, plugins named with -p, `python -s -P`, a "
          "toolchain the submission cannot write", statuses=ALL_FAILED,
-         flags=(r"grader-touching: hostile\.pth", r"grader-touching: sitecustomize\.py",
-                r"grader-touching: .*pytest11")),
+         flags=(r"grader-touching: hostile\.pth", r"grader-touching: sitecustomize\.py")),
     Case("edit-tests-and-config", "§6.16", "overwrites, chmods and deletes the hidden tests, their "
          "conftest and the generated pytest.ini, from the test process and the CLI",
          {"main.py": EDIT_TESTS_CODE + WRONG_MAIN, "calc.py": EDIT_TESTS_CODE + WRONG_CALC},
@@ -1471,14 +1470,12 @@ CASES: list[Case] = [
     Case("fake-stdout-markers", "§6.15", "prints `PASSED ...`, `=== 4 passed ===`, a JSON summary and a "
          "fake exit-code marker from the CLI, the test process and into the harness's pipes",
          {"main.py": FAKE_MARKERS_MAIN, "calc.py": FAKE_MARKERS_CALC}, frozenset({FAIL}),
-         "grades come from the signed structured report, never from output", statuses=ALL_FAILED,
-         flags=(r"grader-touching: calc\.py:\d+ fake test summary",)),
+         "grades come from the signed structured report, never from output", statuses=ALL_FAILED),
     Case("sys-exit-at-import", "§6.14", "`sys.exit(0)` when the library is imported",
          {"main.py": WRONG_MAIN, "calc.py": "import sys\n\nsys.exit(0)\n"}, frozenset({FAIL}),
          "pytest turns SystemExit in a test into a failure; exit codes are cross-checked with the report",
          statuses={"test_add_library": "error", "test_add_cli": "failed", "test_sub_cli": "failed",
-                   "test_rejects_words": "failed"},
-         flags=(r"grader-touching: calc\.py:3 sys\.exit",)),
+                   "test_rejects_words": "failed"}),
     Case("os-exit-at-import", "§6.14", "`os._exit(0)` in the test process when the library is imported",
          {"main.py": WRONG_MAIN, "calc.py": "import os\n\nos._exit(0)\n"}, frozenset({INFRA}),
          "exit 0 without a report is an infrastructure failure", reason="not written",
@@ -1512,7 +1509,7 @@ def sub(a, b):
          "DETECTED ONLY: the library test is forged; `runners.scan` flags `__eq__` and frame access",
          undefended=True, statuses={"test_add_library": "passed", "test_add_cli": "failed",
                                     "test_sub_cli": "failed", "test_rejects_words": "failed"},
-         flags=(r"grader-touching: calc\.py:\d+ __eq__ always True", r"grader-touching: calc\.py:\d+ sys\._getframe")),
+         flags=(r"grader-touching: calc\.py:\d+ __eq__ always True", r"grader-touching: calc\.py:\d+ reads or rewrites a frame's variables \(\.f_locals\)")),
     Case("in-process-report-forgery", "§6.11, §6.13", "the library takes the HMAC key from the harness's "
          "plugin module, and at exit rewrites and re-signs both reports, then `os._exit(0)`",
          {"main.py": WRONG_MAIN, "calc.py": REPORT_FORGERY_CALC}, ANY,
@@ -1538,7 +1535,6 @@ def sub(a, b):
          frozenset({FAIL}), "our generated config passed with --config and --root outside the submission",
          framework="vitest", statuses=JS_ALL_FAILED,
          flags=(r"grader-touching: vitest\.config\.mjs:\d+ names the harness's report files",
-                r"grader-touching: reporter\.mjs",
                 r"grader-touching: setup\.mjs:\d+ expect\.extend")),
     Case("vitest-process-exit", "§6.14", "`process.exit(0)` when the library is imported",
          {"calc.mjs": MJS_EXIT}, NOT_PASS, "vitest reports the exit; a missing or incomplete report is never "
@@ -1559,7 +1555,7 @@ def sub(a, b):
          ANY, "DETECTED ONLY: node_modules and package.json tricks are never used (node_modules is not "
          "copied, the tests resolve from the toolchain), but vitest itself resolves `vitest` for every "
          "module it transforms, the library included; `runners.scan` flags it", framework="vitest",
-         undefended=True, flags=(r"grader-touching: node_modules", r"grader-touching: calc\.mjs:\d+ imports vitest")),
+         undefended=True, flags=(r"grader-touching: calc\.mjs:\d+ imports vitest",)),
     Case("vitest-in-process-forgery", "§6.13", "the library replaces `Object.is` (what `toBe` uses) in the "
          "test worker's realm", {"calc.mjs": MJS_IN_PROCESS}, ANY,
          "DETECTED ONLY: the library runs in the test worker; `runners.scan` flags the built-in "
@@ -1577,7 +1573,7 @@ def sub(a, b):
                                            "package.json": '{"name": "hostile", "jest": {"testMatch": ["**/nothing"]}}\n'},
          frozenset({FAIL}), "our config passed inline; babel with no config file; the submission is not the "
          "root", framework="jest", statuses=JS_ALL_FAILED,
-         flags=(r"grader-touching: reporter\.js", r"grader-touching: setup\.js:\d+ expect\.extend")),
+         flags=(r"grader-touching: setup\.js:\d+ expect\.extend",)),
     Case("jest-process-exit", "§6.14", "`process.exit(0)` when the library is required",
          {"calc.js": CJS_EXIT}, NOT_PASS, "jest reports the exit; a missing or incomplete report is never a "
          "pass", framework="jest", flags=(r"grader-touching: calc\.js:1 process\.exit",)),
@@ -1645,11 +1641,15 @@ CASES += [
          "naming the deepest path", build=_deep_chain, reason=r"submission_depth.*deepest: deep/d/d", wall=20),
 ]
 
+from .blame_cases import BLAME_CASES  # noqa: E402 - a grade blames the right party
 from .cases_based import CASE_BASED  # noqa: E402 - case-based problems' cases, built on the names above
+from .environ_cases import ENVIRON_CASES  # noqa: E402 - they build on the submissions above
 from .repo_cases import repo_cases  # noqa: E402 - they build on the submissions above
 
+CASES += ENVIRON_CASES
 CASES += CASE_BASED
 CASES += repo_cases()
+CASES += BLAME_CASES
 BY_ID = {case.id: case for case in CASES}
 HONEST_BY_FRAMEWORK = {"pytest": "honest-reference", "vitest": "vitest-honest", "jest": "jest-honest",
                        "cases-cli": "cases-cli-honest", "cases-api": "cases-api-honest",

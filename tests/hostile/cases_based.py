@@ -270,6 +270,162 @@ from main_honest import main  # noqa: E402
 sys.exit(main(sys.argv[1:]))
 '''
 
+# ---- leaving notes for the next case --------------------------------------------------------------------
+
+# Every case is a new process of the CLI: it looks for notes an earlier case left wherever it can
+# write (the run's own places: on `none`, /tmp and /dev/shm are the host's and left alone), then
+# leaves its own: files, a directory it makes unreadable, a System V shared-memory segment, a POSIX
+# message queue. A note found means the case did not start from the same state: LEAK.
+CARRY_BODY = '''
+import ctypes
+
+
+def probe(where, leaks, log):
+    sandboxed = os.environ.get("SUBMISSION_PATH") == "/workspace"
+    reports = "/harness/reports" if sandboxed else os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports")
+    places = [os.environ.get("HOME"), os.environ.get("TMPDIR"), reports]
+    if sandboxed:
+        places += ["/tmp", "/dev/shm", "/dev/mqueue", "/tmp/deep/er"]
+    places = [p for p in dict.fromkeys(places) if p]
+    for place in places:
+        try:
+            notes = [n for n in os.listdir(place) if n.startswith("note-")]
+        except OSError as exc:
+            log.append(f"{place}: {exc.strerror}")
+            continue
+        if notes:
+            leaks.append(f"an earlier case's notes in {place}: {notes}")
+    if sandboxed and os.path.lexists("/tmp/locked"):
+        leaks.append("an earlier case's unreadable directory /tmp/locked")
+    libc = ctypes.CDLL(None, use_errno=True)
+    if sandboxed and libc.shmget(0x5EED, 4096, 0o600) >= 0:
+        leaks.append("an earlier case's shared-memory segment 0x5eed")
+    libc.mq_open.restype = ctypes.c_int
+    if sandboxed and libc.mq_open(b"/note-queue", os.O_RDWR) >= 0:
+        leaks.append("an earlier case's POSIX message queue /note-queue")
+    for place in places:
+        try:
+            os.makedirs(place, exist_ok=True)
+            with open(os.path.join(place, f"note-{os.getpid()}"), "w") as handle:
+                handle.write("the answer is 5")
+            log.append(f"left a note in {place}")
+        except OSError as exc:
+            log.append(f"cannot write in {place}: {exc.strerror}")
+    if sandboxed:
+        libc.shmget(0x5EED, 4096, 0o1000 | 0o600)  # IPC_CREAT
+        if libc.mq_open(b"/note-queue", os.O_RDWR | os.O_CREAT, 0o600, None) < 0:
+            log.append(f"mq_open: errno {ctypes.get_errno()}")
+        try:
+            os.makedirs("/tmp/locked", exist_ok=True)
+            open("/tmp/locked/note-inside", "w").close()
+            os.chmod("/tmp/locked", 0)
+        except OSError:
+            pass
+'''
+
+# ---- reading the harness's environment ---------------------------------------------------------------------
+
+# Every environment and command line of another process it can read (bubblewrap passes the
+# environment as `--setenv NAME VALUE` on its command line); on `none`, only its ancestors up to
+# the harness's supervisor, not the host's other processes. A variable its own environment lacks,
+# or the problem's host path, is something of the harness's it must not see.
+HARNESS_ENVIRON_BODY = '''
+def probe(where, leaks, log):
+    own = {f"{k}={v}".encode() for k, v in os.environ.items()}
+    problem = "@@PROBLEM_DIR@@".encode()
+    if os.environ.get("SUBMISSION_PATH") == "/workspace":
+        pids = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    else:
+        pids, pid = [], os.getppid()
+        while pid > 1:
+            pids.append(str(pid))
+            try:
+                if b"reaper.py" in open(f"/proc/{pid}/cmdline", "rb").read():
+                    break
+                pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
+                break
+    for pid in pids:
+        for what in ("environ", "cmdline"):
+            try:
+                data = open(f"/proc/{pid}/{what}", "rb").read()
+            except OSError as exc:
+                log.append(f"{pid}/{what}: {exc.strerror}")
+                continue
+            if problem in data:
+                leaks.append(f"/proc/{pid}/{what} names the problem's directory")
+            values = data.split(bytes(1))
+            if what == "environ":
+                extra = [v for v in values if v and v not in own]
+            else:
+                extra = [values[i + 1] + b"=" + values[i + 2] for i, v in enumerate(values[:-2])
+                         if v == b"--setenv" and values[i + 1] + b"=" + values[i + 2] not in own]
+            names = sorted({v.split(b"=")[0].decode(errors="replace") for v in extra})
+            if names:
+                leaks.append(f"/proc/{pid}/{what}: variables it was not given: {names}")
+            log.append(f"{pid}/{what}: read")
+'''
+ENVIRON_PROBE_CLI = {"main.py": PROBING_CLI, "main_honest.py": HONEST["main.py"], "calc.py": HONEST["calc.py"],
+                     "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + HARNESS_ENVIRON_BODY}
+
+# ---- answering a byte at a time ----------------------------------------------------------------------
+
+TRICKLE = '''
+        import time as _time
+        _body = b'{"result": 5}'
+        _raw = (b"HTTP/1.0 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(_body)) + _body
+        for _i in range(len(_raw)):  # one byte every half second: 45 s for the whole answer
+            try:
+                self.wfile.write(_raw[_i:_i + 1])
+                self.wfile.flush()
+            except OSError:
+                return
+            _time.sleep(0.5)
+        return'''
+
+
+def trickling_health() -> dict[str, str]:
+    """The honest server, but its health check answered by TRICKLE."""
+    import textwrap
+
+    text = server()["server.py"]
+    trickle = textwrap.indent(textwrap.dedent(TRICKLE).strip("\n"), " " * 12)
+    return {"server.py": text.replace('            return self.reply(200, {"ok": True})', trickle, 1)}
+
+
+# ---- terminal escapes on stderr ----------------------------------------------------------------------
+
+ESCAPES = "\\x1b[2J\\x1b[?1049h\\x1b]0;pwned\\x07\\x1b[31mRED\\x9b31m\\x00"
+ESCAPING_CLI = f'''
+import sys
+
+sys.stderr.write("{ESCAPES}boom\\n")
+print("{ESCAPES}0")
+sys.exit(1)
+'''
+
+
+def _terminal_clean(obs) -> list[str]:
+    """The result as `runners run` prints it (the CLI's own console, into a buffer): the
+    submission's text is shown, its control characters are not."""
+    import io
+
+    from runners.policy import PassPolicy
+    from runners.render import make_console, render_result
+
+    if obs.result is None:
+        return ["no result to render"]
+    console = make_console()
+    console.file = io.StringIO()
+    render_result(console, obs.result, PassPolicy.ALL_CASES)
+    printed = console.file.getvalue()
+    bad = [repr(c) for c in ("\x1b", "\x00", "\x07", "\x9b") if c in printed]
+    problems = [f"the table carries the submission's control characters {bad}"] if bad else []
+    if "boom" not in printed:
+        problems.append("the case's stderr is not shown at all")
+    return problems
+
+
 CASES_STATUS_ERROR = {"add_api": "error", "sub_api": "error", "rejects_words_api": "error"}
 CASES_STATUS_FAILED = {"add_api": "failed", "sub_api": "failed", "rejects_words_api": "failed"}
 
@@ -319,6 +475,39 @@ CASE_BASED = [
          "after 30 s", server(before_answer="import time; time.sleep(30)"), frozenset({FAIL}),
          "each request has the case's timeout (3 s here): the case fails as timed out, the run goes on",
          framework="cases-api", statuses=CASES_STATUS_FAILED, check=_said(r"no answer within 3 s")),
+    Case("cases-cli-carries-state-honest", "§6.26", "a correct CLI that leaves notes for its next case in "
+         "/tmp, $HOME, $TMPDIR, /dev/shm, the report directory, a directory made unreadable, a System V "
+         "shared-memory segment and a POSIX message queue, and answers LEAK when a case finds one",
+         {"main.py": PROBING_CLI, "main_honest.py": HONEST["main.py"], "calc.py": HONEST["calc.py"],
+          "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + CARRY_BODY}, frozenset({PASS}),
+         "before every case (every group's server) the case program puts back the workspace and the run's own "
+         "scratch (docker, bubblewrap: the private /tmp with the home, /dev/shm, /dev/mqueue (bubblewrap mounts "
+         "the run's own), the report directory; `none`: the run's HOME, TMPDIR and report directory) as they "
+         "were before the first case, opening up what was made unreadable, and removes the System V IPC "
+         "objects of the run's own namespace", framework="cases-cli"),
+    Case("cases-cli-reads-harness-environ", "§6.19", "the CLI reads every /proc/*/environ and cmdline it can "
+         "(on `none`: its ancestors up to the harness's supervisor) and prints LEAK for a variable its own "
+         "environment lacks or for the problem's host path", ENVIRON_PROBE_CLI, frozenset({PASS}),
+         "the case program's settings are in a file of the vault, never in the environment: the sandbox's first "
+         "processes (docker-init, `timeout`, bwrap's command line, none's supervisor) hold exactly the "
+         "submission's own environment", framework="cases-cli"),
+    Case("cases-cli-terminal-escapes", "§6.24, broken", "the CLI answers wrongly, with terminal escapes "
+         "(screen clear, alternate screen, window title, colours, a C1 CSI), a bell and a NUL on stdout and "
+         "stderr", {"main.py": ESCAPING_CLI}, frozenset({FAIL}),
+         "the result keeps the bytes; the CLI's console drops every control character from what it prints "
+         "(runners.render.SafeConsole): the table shows the text, never drives the terminal",
+         framework="cases-cli", statuses={"add_cli": "failed", "sub_cli": "failed", "rejects_words": "failed"},
+         check=_terminal_clean),
+    Case("cases-api-trickles-answers", "§6.3", "the server answers the health check at once, then every "
+         "request one byte every half second (45 s an answer, 3 s allowed)", server(before_answer=TRICKLE),
+         frozenset({FAIL}), "the case's timeout bounds the whole request (connect, status, headers, body), not "
+         "each socket read: each case fails as timed out at 3 s", framework="cases-api",
+         statuses=CASES_STATUS_FAILED, check=_said(r"no answer within 3 s")),
+    Case("cases-api-trickles-health", "§6.3", "the server answers its health check one byte every half "
+         "second", trickling_health(), frozenset({FAIL}),
+         "each probe is bounded whole (2 s), and the start-up deadline (5 s here) ends the wait: every case of "
+         "the group errs, saying the server did not answer", framework="cases-api", statuses=CASES_STATUS_ERROR,
+         check=_said(r"did not answer on http://127\.0\.0\.1:\d+/healthz within 5 s")),
     Case("cases-web-honest", "control", "a correct page, driven by headless Chromium in the sandbox",
          web(), frozenset({PASS}), "control", framework="cases-browser", wall=120),
     Case("cases-web-reaches-outside-honest", "§6.6", "the page fetches outside addresses (by name and by IP, "

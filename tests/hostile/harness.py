@@ -30,7 +30,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,12 +42,31 @@ from runners import EnvironmentSpec, run_checkpoint
 from runners.environment import default_cache_dir
 from runners.errors import UserInputError
 from runners.limits import ResourceLimits
+from runners.processes import process_tree, start_time
 from runners.results import ExecutionResult
 from runners.sandbox.registry import sandbox_class
 from runners.workspace import Workspace
 
-from .cases import BACKENDS, BY_ID, FAIL, HONEST_BY_FRAMEWORK, INFRA, PASS, REFUSED, TIMEOUT, Case
-from .problems import NODE_FRAMEWORKS, PY_FRAMEWORKS, REPO, TEST_NAMES, build_problems
+from .cases import (
+    BACKENDS,
+    BY_ID,
+    FAIL,
+    HONEST_BY_FRAMEWORK,
+    INFRA,
+    PASS,
+    PROBLEM,
+    REFUSED,
+    TIMEOUT,
+    Case,
+)
+from .problems import (
+    BASE_FRAMEWORK,
+    NODE_FRAMEWORKS,
+    PY_FRAMEWORKS,
+    REPO,
+    TEST_NAMES,
+    build_problems,
+)
 
 SESSION = uuid.uuid4().hex[:8]
 CANARY = f"canary-{uuid.uuid4().hex}"
@@ -146,6 +165,8 @@ def classify(result: ExecutionResult, framework: str) -> str:
         return TIMEOUT
     if result.infrastructure_failure:
         return INFRA
+    if result.problem_error:
+        return PROBLEM
     names = TEST_NAMES[framework]
     if len(result.tests) == len(names) and all(t.passed for t in result.tests):
         return PASS
@@ -221,7 +242,7 @@ def lingering(token: str) -> list[str]:
     return left
 
 
-def containers_marked(token: str) -> list[str]:
+def containers_marked(token: str, remove: bool = True) -> list[str]:
     import docker
 
     from runners.sandbox.docker_backend import LABEL_MANAGED, docker_client
@@ -236,10 +257,24 @@ def containers_marked(token: str) -> list[str]:
         env = (details.get("Config") or {}).get("Env") or []
         if any(entry.startswith(f"HOSTILE_MARKER={token}") for entry in env):
             found.append(f"container {summary['Id'][:12]} ({summary.get('State')})")
+            if not remove:
+                continue
             try:
                 api.remove_container(summary["Id"], force=True)  # one leak must not cascade
             except docker.errors.APIError:
                 pass
+    return found
+
+
+def containers_owned_by(pids: set[int]) -> list[str]:
+    """Containers whose owner label names one of `pids` (a batch's workers)."""
+    from runners.sandbox.docker.sweep import LABEL_MANAGED, LABEL_OWNER, docker_client
+
+    found = []
+    for summary in docker_client().api.containers(all=True, filters={"label": f"{LABEL_MANAGED}=1"}):
+        owner = (summary.get("Labels") or {}).get(LABEL_OWNER, "").rsplit(":", 2)
+        if len(owner) == 3 and owner[1].isdigit() and int(owner[1]) in pids:
+            found.append(f"container {summary['Id'][:12]} ({summary.get('State')})")
     return found
 
 
@@ -385,7 +420,7 @@ class World:
         if result is not None:
             obs.result = result
             obs.outcome = classify(result, case.framework)
-            obs.reason = result.infrastructure_reason
+            obs.reason = result.infrastructure_reason or result.problem_error_reason
             obs.statuses = {t.name: t.status for t in result.tests}
             obs.flags = list(result.flags)
         obs.violations += self._expectations(case, backend, obs)
@@ -445,6 +480,13 @@ class World:
                 problems.append("an infrastructure failure without a reason")
             elif case.reason and not _search(case.reason, result.infrastructure_reason):
                 problems.append(f"reason {result.infrastructure_reason!r} does not match {case.reason!r}")
+        if obs.outcome == PROBLEM:
+            if not result.problem_error_reason:
+                problems.append("a problem error without a reason")
+            elif case.reason and not _search(case.reason, result.problem_error_reason):
+                problems.append(f"problem error {result.problem_error_reason!r} does not match {case.reason!r}")
+            if result.tests:
+                problems.append("a problem error that still carries test results (a grade)")
         if case.broken and obs.outcome == INFRA:
             problems.append("a merely broken submission got an infrastructure failure")
         if obs.outcome != PASS and any(result.passes_policy(p) for p in ("all-cases", "all-non-error-cases")):
@@ -507,13 +549,9 @@ class World:
     # ---- the crash of the harness itself (§6.25) ----------------------------------------------
 
     def run_harness_crash(self, backend: str) -> Observation:
-        """SIGKILL a harness process and its direct children mid-run; the next harness start must
-        leave nothing behind."""
-        try:
-            return self._harness_crash(backend)
-        except Exception:  # noqa: BLE001 - the suite's own failure: reported on the case, not raised
-            return Observation("harness-crash", backend, "ERROR",
-                               violations=["the hostile suite failed:\n" + traceback.format_exc(limit=6)])
+        """SIGKILL a harness process and its direct children mid-run: within seconds, before any
+        other harness starts, nothing of the run may be left; the next start then passes."""
+        return self._guarded("harness-crash", backend, self._harness_crash)
 
     def _harness_crash(self, backend: str) -> Observation:
         case = BY_ID["sigterm-ignoring-spin"]
@@ -530,6 +568,7 @@ class World:
             time.sleep(0.2)
         time.sleep(1.0)  # let the sandbox settle into its spin
         running = child.poll() is None
+        crashed = _workspaces_of(token)
         # Its direct children first, as a Ray worker does when it exits (a force-cancelled task):
         # nothing of the run may depend on them to clean up.
         for pid in direct_children(child.pid):
@@ -542,9 +581,14 @@ class World:
         if not running:
             obs.violations.append(f"the child harness ended before it could be killed: {stderr[-1500:]}")
             return obs
-        crashed = [p for p in Path(tempfile.gettempdir()).glob("runners-*") if (p / "submission" / f"hostile-{token}.txt").exists()]
-        time.sleep(2.0)
-        left_now = processes_marked(token)
+        killed = time.monotonic()
+        left_now = _leftovers(token, [child.pid], crashed, backend)
+        while left_now and time.monotonic() - killed < AFTER_KILL:
+            time.sleep(0.2)
+            left_now = _leftovers(token, [child.pid], crashed, backend)
+        gone_in = time.monotonic() - killed
+        if left_now:
+            obs.violations.append(f"{AFTER_KILL:g} s after the kill, before any other harness started: {left_now[:4]}")
         # The next harness start: a fresh process runs the honest submission (and sweeps).
         honest = BY_ID["honest-reference"]
         next_token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
@@ -572,16 +616,174 @@ class World:
             for path in remaining:
                 _restore_permissions(Path(path))
                 shutil.rmtree(path, ignore_errors=True)
-        obs.note = (f"right after the kill: {len(left_now)} process(es) of the run alive; "
-                    f"{len(crashed)} workspace(s) left until the next start")
+        obs.note = (f"everything of the run ({len(crashed)} workspace(s)) gone {gone_in:.1f} s after the kill"
+                    if not left_now else f"{len(left_now)} thing(s) of the run left until the next start")
         return obs
+
+    # ---- the crash of a batch, its workers running cells ----------------------------------------
+
+    def run_batch_crash(self, backend: str) -> Observation:
+        """SIGKILL `runners batch -j 2` while both workers run a spinning cell: within seconds, its
+        workers, their sandboxes, workspaces, cgroups and containers and its own scratch root are
+        gone (no worker goes on with its cell)."""
+        return self._guarded("batch-crash", backend, self._batch_crash)
+
+    def _batch_crash(self, backend: str) -> Observation:
+        case = BY_ID["sigterm-ignoring-spin"]
+        obs = Observation("batch-crash", backend, "ERROR")
+        root = self.root / f"batch-crash-{backend}"
+        tokens = []
+        for agent in ("a", "b"):
+            token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
+            shutil.copytree(self.render(case, backend, f"batch-{agent}", token),
+                            root / "submissions" / agent / "hostile_calc" / "checkpoint_1")
+            tokens.append(token)
+        scratch_before = set(Path(tempfile.gettempdir()).glob("runners-batch-*"))
+        log = root / "batch.log"
+        with open(log, "wb") as out:
+            batch = subprocess.Popen([sys.executable, "-m", "runners", "batch", "--problems", str(self.problems["pytest"].parent),
+                                      "--problem", "hostile_calc", "--submissions", str(root / "submissions"), "-j", "2",
+                                      "--sandbox", backend, "--wall-timeout", "120", "-o", str(root / "out")],
+                                     cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        started = time.monotonic()
+        while time.monotonic() - started < 180 and batch.poll() is None:
+            if all(processes_marked(token) for token in tokens):
+                break
+            time.sleep(0.5)
+        time.sleep(1.0)
+        if batch.poll() is not None or not all(processes_marked(token) for token in tokens):
+            batch.kill()
+            obs.violations.append(f"the two cells did not both start: {log.read_text(errors='replace')[-1500:]}")
+            return obs
+        tree = process_tree(batch.pid)  # the workers, their janitors' launchers, the sandboxes
+        scratch = [p for p in Path(tempfile.gettempdir()).glob("runners-batch-*") if p not in scratch_before]
+        workspaces = [w for token in tokens for w in _workspaces_of(token, scratch)]
+        batch.kill()
+        batch.wait()
+        killed = time.monotonic()
+
+        def left() -> list[str]:
+            found = [f"pid {p}" for p, start in tree.items() if start_time(p) == start]
+            found += [item for token in tokens for item in _leftovers(token, list(tree), [], backend)]
+            if backend == "docker":
+                found += containers_owned_by(set(tree))
+            return found + [str(p) for p in [*workspaces, *scratch] if p.exists()]
+
+        remaining = left()
+        while remaining and time.monotonic() - killed < AFTER_KILL:
+            time.sleep(0.2)
+            remaining = left()
+        obs.elapsed = time.monotonic() - started
+        if remaining:
+            obs.violations.append(f"{AFTER_KILL:g} s after the batch was killed: {remaining[:6]}")
+            for pid, start in tree.items():  # one leak must not cascade into the next cases
+                if start_time(pid) == start:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+        obs.outcome = PASS if not remaining else FAIL
+        obs.note = (f"{len(tree)} process(es), {len(workspaces)} workspace(s) and the batch's scratch directory "
+                    f"gone {time.monotonic() - killed:.1f} s after the kill")
+        return obs
+
+    # ---- a full workspace file system, an alias bomb in a problem's config ----------------------
+
+    def run_full_workspace(self, backend: str) -> Observation:
+        """`runners run` with its workspaces on a 2 MiB tmpfs and a 5 MiB submission: exit 3 and a
+        message naming the file system, no traceback, nothing left on it."""
+        return self._guarded("workspace-fs-full", backend, self._full_workspace)
+
+    def _full_workspace(self, backend: str) -> Observation:
+        obs = Observation("workspace-fs-full", backend, "ERROR")
+        if os.geteuid() != 0:
+            obs.violations.append("mounting a small tmpfs needs root")
+            return obs
+        token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
+        sub = self.render(BY_ID["honest-reference"], backend, "full", token)
+        (sub / "blob.bin").write_bytes(os.urandom(5 << 20))
+        mount = self.root / f"small-{backend}"
+        mount.mkdir(exist_ok=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], check=True)
+        try:
+            started = time.monotonic()
+            done = subprocess.run([sys.executable, "-m", "runners", "run", str(self.problems["pytest"]), "-c",
+                                   "checkpoint_1", "-s", str(sub), "--sandbox", backend, "--output",
+                                   str(self.artifacts / f"full-{backend}")], cwd=REPO, capture_output=True, text=True,
+                                  timeout=300, check=False,
+                                  env={**os.environ, "RUNNERS_WORKSPACE_DIR": str(mount), "COLUMNS": "400"})
+            obs.elapsed = time.monotonic() - started
+            said = " ".join((done.stdout + done.stderr).split())
+            obs.outcome = {3: INFRA, 2: REFUSED, 1: FAIL, 0: PASS}.get(done.returncode, f"exit {done.returncode}")
+            obs.reason = said[:300]
+            if done.returncode != 3:
+                obs.violations.append(f"exit code {done.returncode}, not 3 (infrastructure failure): {said[-600:]}")
+            if f"no space left on the file system of {mount}" not in said or "Traceback" in said:
+                obs.violations.append(f"the message does not say the file system is full: {said[-600:]}")
+            left = list(mount.iterdir())
+            if left:
+                obs.violations.append(f"left on the full file system: {left[:3]}")
+        finally:
+            subprocess.run(["umount", "-l", str(mount)], check=False)
+        return obs
+
+    def run_yaml_bomb(self, backend: str) -> Observation:
+        """`runners run` of a problem whose config.yaml is an alias bomb (in `tags`): refused at
+        once (exit 2) naming the file, in bounded memory."""
+        return self._guarded("yaml-alias-bomb", backend, self._yaml_bomb)
+
+    def _yaml_bomb(self, backend: str) -> Observation:
+        obs = Observation("yaml-alias-bomb", backend, "ERROR")
+        problem = self.root / f"bomb-{backend}" / "hostile_bomb"
+        shutil.copytree(self.problems["pytest"], problem)
+        levels = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"] + [
+            f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]" for i in range(8)]
+        config = (problem / "config.yaml").read_text(encoding="utf-8")
+        (problem / "config.yaml").write_text("\n".join(levels) + "\n" + "\n".join(
+            line for line in config.splitlines() if not line.startswith(("tags:", "- hostile"))) + "\ntags: *i\n",
+            encoding="utf-8")
+        sub = self.render(BY_ID["honest-reference"], backend, "bomb", f"hx{SESSION}{uuid.uuid4().hex[:12]}")
+        probe = textwrap.dedent('''
+            import resource, subprocess, sys
+            done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=120)
+            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+            print(done.returncode, peak)
+            print(done.stdout + done.stderr)
+        ''')
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "runners", "run", str(problem), "-c",
+                               "checkpoint_1", "-s", str(sub), "--sandbox", backend], cwd=REPO, capture_output=True,
+                              text=True, timeout=180, check=False, env={**os.environ, "COLUMNS": "400"})
+        obs.elapsed = time.monotonic() - started
+        head, _, said = done.stdout.partition("\n")
+        code, peak = (int(x) for x in head.split()) if head.strip() else (-1, -1)
+        said = " ".join(said.split())
+        obs.outcome = REFUSED if code == 2 else f"exit {code}"
+        obs.reason = said[:300]
+        if code != 2 or str(problem / "config.yaml") not in said or "alias bomb" not in said:
+            obs.violations.append(f"not refused as bad input naming the file: exit {code}: {said[-600:]} {done.stderr[-600:]}")
+        if obs.elapsed > 30 or peak > 400:
+            obs.violations.append(f"took {obs.elapsed:.1f} s and {peak} MB to refuse it")
+        obs.note = f"refused in {obs.elapsed:.1f} s, the harness at most {peak} MB"
+        return obs
+
+    def _guarded(self, row: str, backend: str, run: Callable[[str], Observation]) -> Observation:
+        try:
+            return run(backend)
+        except Exception:  # noqa: BLE001 - the suite's own failure: reported on the row, not raised
+            return Observation(row, backend, "ERROR", violations=["the hostile suite failed:\n" + traceback.format_exc(limit=6)])
+
+    def run_special(self, row: str, backend: str) -> Observation:
+        """One of the rows that are not a submission's case (report.SPECIAL_ROWS)."""
+        return {"harness-crash": self.run_harness_crash, "batch-crash": self.run_batch_crash,
+                "workspace-fs-full": self.run_full_workspace, "yaml-alias-bomb": self.run_yaml_bomb}[row](backend)
 
     # ---- many cases at once ---------------------------------------------------------------------
 
     def warm_up(self, frameworks: Iterable[str] = tuple(HONEST_BY_FRAMEWORK)) -> dict[tuple[str, str], str]:
         """Build every toolchain once (cold builds must not count against a case's wall clock).
         Returns what failed, {(framework, backend): why}; those cases then fail on their own."""
-        wanted = list(frameworks)
+        wanted = [BASE_FRAMEWORK.get(name, name) for name in frameworks]  # a broken problem: its base's toolchain
         failed: dict[tuple[str, str], str] = {}
 
         def warm(backend: str) -> None:
@@ -598,19 +800,44 @@ class World:
 
     def run_matrix(self, cases: Iterable[Case], workers: int = 6, crash: bool = True,
                    only: set[tuple[str, str]] | None = None,
-                   crash_backends: list[str] | None = None) -> list[Observation]:
+                   specials: list[tuple[str, str]] | None = None) -> list[Observation]:
         """Every case on every backend of the world (or only the `only` pairs), `workers` at a
-        time; plus the harness-crash case on `crash_backends` (default: all, if `crash`)."""
+        time; plus the rows that are not a submission's case, `specials` as (row, backend)
+        (default: every one on every backend, if `crash`)."""
         jobs = [(case, backend) for case in cases for backend in self.backends
                 if only is None or (case.id, backend) in only]
         # the long ones first, so the tail of the run is short
         jobs.sort(key=lambda job: (-(job[0].wall if job[0].disruptive or job[0].pair else 0),
                                    job[0].framework not in PY_FRAMEWORKS))
-        crashes = crash_backends if crash_backends is not None else (self.backends if crash else [])
+        if specials is None:
+            specials = [(row, backend) for row in SPECIAL_IDS for backend in self.backends] if crash else []
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            crash_futures = [pool.submit(self.run_harness_crash, backend) for backend in crashes]
+            special_futures = [pool.submit(self.run_special, row, backend) for row, backend in specials]
             futures = [pool.submit(self.run, case, backend) for case, backend in jobs]
-            return [f.result() for f in futures] + [f.result() for f in crash_futures]
+            return [f.result() for f in futures] + [f.result() for f in special_futures]
+
+
+# The rows that are not a submission's case (report.SPECIAL_ROWS describes them).
+SPECIAL_IDS = ("harness-crash", "batch-crash", "workspace-fs-full", "yaml-alias-bomb")
+# After a harness is killed, everything of its run must be gone within this (runners.janitor).
+AFTER_KILL = 10.0
+
+
+def _workspaces_of(token: str, bases: Iterable[Path] = ()) -> list[Path]:
+    """The workspaces of a hostile run (its submission copy holds the run's marker file)."""
+    return [p for base in (Path(tempfile.gettempdir()), Path("/dev/shm"), *bases) for p in base.glob("runners-*")
+            if (p / "submission" / f"hostile-{token}.txt").exists()]
+
+
+def _leftovers(token: str, pids: list[int], workspaces: list[Path], backend: str) -> list[str]:
+    """What of a killed harness's run is still there: processes, containers (left in place),
+    cgroups named after one of `pids`, and `workspaces`."""
+    found = [*processes_marked(token), *(str(p) for p in workspaces if p.exists())]
+    found += [str(g) for pid in pids for g in Path("/sys/fs/cgroup").glob(f"*/runners/*-{pid}-??????")]
+    found += [str(g) for pid in pids for g in Path("/sys/fs/cgroup").glob(f"runners/*-{pid}-??????")]
+    if backend == "docker":
+        found += containers_marked(token, remove=False)
+    return found
 
 
 CRASH_CHILD = textwrap.dedent('''

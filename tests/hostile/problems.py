@@ -247,6 +247,66 @@ def build_problems(base: Path, hidden: str) -> dict[str, Path]:
                 shutil.copy(TOOLCHAIN_FROM[framework] / name, root / name)
         problems[f"repo-{framework}"] = root
     problems.update(build_case_problems(base, hidden))
+    problems.update(build_broken_problems(base))
+    return problems
+
+
+# ---- problems that are broken themselves, and one that imports the submission as it loads -------
+# Each is hostile_calc (or hostile_vitest / hostile_jest) with one thing wrong in the problem's own
+# files: graded, every submission would fail, so the run must be a problem error naming the file
+# and line. `pytest-lib` imports the submission while its test file loads, so a submission can
+# make that load fail, and must not pass its own failure off as the problem's.
+
+LIB_TESTS = '''
+import os
+import sys
+
+sys.path.insert(0, os.environ["SUBMISSION_PATH"])
+from calc import add, sub  # noqa: E402 - the submission, imported as this file loads
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_sub():
+    assert sub(5, 3) == 2
+'''
+
+BROKEN = {  # framework -> (base framework, {file: content} over the base problem's tests)
+    "pytest-broken-syntax": ("pytest", {"test_checkpoint_1.py": PY_TESTS + "\n\ndef test_broken(:\n    pass\n"}),
+    "pytest-broken-import": ("pytest", {"test_checkpoint_1.py": "import hypothesis_not_installed\n" + PY_TESTS}),
+    "pytest-broken-data": ("pytest", {"test_checkpoint_1.py": "import json, pathlib\nCASES = json.loads((pathlib.Path("
+                                      "__file__).parent / 'data' / 'cases.json').read_text())\n" + PY_TESTS}),
+    "pytest-broken-conftest": ("pytest", {"conftest.py": PY_CONFTEST + "\nimport yaml_not_installed\n"}),
+    "vitest-broken-syntax": ("vitest", {"checkpoint_1.test.js": "const broken = (;\n" + VITEST_TESTS}),
+    "jest-broken-import": ("jest", {"checkpoint_1.test.js": 'require("./helpers-missing.js");\n' + JEST_TESTS}),
+}
+BASE_FRAMEWORK = {name: base for name, (base, _) in BROKEN.items()} | {"pytest-lib": "pytest"}
+TEST_NAMES.update({name: TEST_NAMES[base] for name, (base, _) in BROKEN.items()})
+TEST_NAMES["pytest-lib"] = ("test_add", "test_sub")
+PY_FRAMEWORKS += tuple(name for name, base in BASE_FRAMEWORK.items() if base == "pytest")
+NODE_FRAMEWORKS += tuple(name for name, base in BASE_FRAMEWORK.items() if base in ("vitest", "jest"))
+
+
+def build_broken_problems(base: Path) -> dict[str, Path]:
+    problems: dict[str, Path] = {}
+    sources = {"pytest": base / "hostile_calc", "vitest": base / "hostile_vitest", "jest": base / "hostile_jest"}
+    for framework, (origin, files) in BROKEN.items():
+        root = base / f"hostile_{framework.replace('-', '_')}"
+        shutil.copytree(sources[origin], root)
+        config = yaml.safe_load((root / "config.yaml").read_text(encoding="utf-8"))
+        config.update(name=root.name, checkpoints={"checkpoint_1": {"version": 1}})
+        (root / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+        for name in [p.name for p in (root / "tests").iterdir() if p.name.startswith(("test_checkpoint_2", "checkpoint_2"))]:
+            (root / "tests" / name).unlink()
+        _write(root / "tests", files)
+        problems[framework] = root
+    lib = base / "hostile_lib"
+    _config(lib, {"name": "hostile_lib", "entry_file": "main", "timeout": 20,
+                  "checkpoints": {"checkpoint_1": {"version": 1}}})
+    _write(lib / "tests", {"conftest.py": PY_CONFTEST, "test_checkpoint_1.py": LIB_TESTS})
+    problems["pytest-lib"] = lib
     return problems
 
 

@@ -148,7 +148,7 @@ def repo_cases() -> list[Case]:
              "overlaid paths, plus vite.config.mjs, vitest.config.ts, a tsconfig remapping vitest and "
              "package.json#vitest", VITEST_SHADOW, frozenset({FAIL}), "overlaid paths replaced; other "
              "vitest/vite configs and tsconfig removed; our config loads the problem's", framework="repo-vitest",
-             statuses=JS_ALL_FAILED, flags=(r"grader-touching: reporter\.mjs",)),
+             statuses=JS_ALL_FAILED),
         Case("repo-vitest-config-symlinks", "§6.10, §6.16", "vitest.config.mjs and test/ are symbolic links out "
              "of the repository", {"calc.mjs": MJS_WRONG, "setup.mjs": VITEST_SETUP}, frozenset({FAIL}),
              "links replaced by the problem's files, never followed", framework="repo-vitest",
@@ -160,14 +160,14 @@ def repo_cases() -> list[Case]:
              "naming a setup file that makes every matcher pass, and a node_modules/vitest whose expect passes "
              "everything", VITEST_MORE, frozenset({FAIL}), "workspace and projects files removed from the copy (our "
              "config keeps one project); a shipped node_modules is never copied", framework="repo-vitest",
-             statuses=JS_ALL_FAILED, flags=(r"grader-touching: node_modules/ shipped",)),
+             statuses=JS_ALL_FAILED),
         Case("repo-jest-honest", "control", "an honest repository (jest, required relatively)",
              {"calc.js": CJS_HONEST}, frozenset({PASS}), "control", framework="repo-jest"),
         Case("repo-jest-config-shadow", "§6.16", "ships jest.config.cjs and __tests__/calc.test.js at the "
              "overlaid paths, plus jest.config.js, .babelrc and babel.config.js with a transform that replaces "
              "every test, and package.json#jest", JEST_SHADOW, frozenset({FAIL}), "overlaid paths replaced; "
              "other jest and babel configs removed; babel without the submission's config",
-             framework="repo-jest", statuses=JS_ALL_FAILED, flags=(r"grader-touching: reporter\.js",)),
+             framework="repo-jest", statuses=JS_ALL_FAILED),
         Case("repo-jest-config-symlinks", "§6.10, §6.16", "jest.config.cjs, __tests__/ and .babelrc are symbolic "
              "links out of the repository", {"calc.js": CJS_WRONG, "transform.js": JEST_TRANSFORM},
              frozenset({FAIL}), "links replaced by the problem's files or removed, never followed",

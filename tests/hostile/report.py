@@ -22,18 +22,35 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .cases import ANY, BACKENDS, CASES, PASS, Case
+from .cases import ANY, BACKENDS, CASES, INFRA, PASS, REFUSED, Case
 from .harness import GRACE, LIMITS, Observation, World, available_backends, cache_digest
 from .problems import REPO
 
 DOC = REPO / "docs" / "SECURITY.md"
 CRASH_ROW = Case("harness-crash", "§6.25", "the harness process and its direct children are SIGKILLed while a "
-                 "run spins (in a child harness; a Ray worker does that to a force-cancelled task); then a new "
-                 "harness starts and runs the honest submission", {}, frozenset({PASS}),
-                 "bubblewrap: --die-with-parent; `none`: the supervisor is a grandchild, and the killed link above "
-                 "it fires its parent-death signal; docker: the next "
-                 "start sweeps containers whose owner process is gone (and an in-container `timeout` backstop); "
-                 "every backend: the next start removes workspaces whose owner process is gone")
+                 "run spins (in a child harness; a Ray worker does that to a force-cancelled task): within 10 s, "
+                 "before any other harness starts, nothing of the run is left (processes, container, cgroups, "
+                 "workspace); then a new harness starts and runs the honest submission", {}, frozenset({PASS}),
+                 "the run's janitor (runners/janitor.py: a process of its own session, not the harness's child) "
+                 "removes the container, cgroups and workspace when the harness's pipe closes; bubblewrap: "
+                 "--die-with-parent; `none`: the supervisor is a grandchild, and the killed link above it fires "
+                 "its parent-death signal; every backend: the next start sweeps what a killed janitor left")
+# The rows that are not a submission's case (World.run_special runs them).
+SPECIAL_ROWS = [
+    CRASH_ROW,
+    Case("batch-crash", "issue 24", "`runners batch -j 2` is SIGKILLed while both workers run a spinning cell: "
+         "within 10 s its workers, their sandboxes, workspaces, cgroups and containers and its scratch directory "
+         "are gone", {}, frozenset({PASS}), "a worker watches its parent's sentinel and cancels its cell when the "
+         "batch is gone (then exits within 5 s); each worker's janitor and the batch's remove what is left"),
+    Case("workspace-fs-full", "issue 24", "the workspace file system is full while the submission is copied in "
+         "(a 2 MiB tmpfs as RUNNERS_WORKSPACE_DIR, a 5 MiB submission)", {}, frozenset({INFRA}),
+         "an infrastructure failure (exit 3) naming the file system and what was being copied; the half copy "
+         "is removed"),
+    Case("yaml-alias-bomb", "issue 24", "the problem's config.yaml holds a YAML alias bomb (10^9 values in 12 lines) "
+         "in a validated field (`tags`)", {}, frozenset({REFUSED}), "every YAML the harness reads is composed "
+         "first and refused when its aliases expand by more than 100,000 values (runners/cases/bounded_yaml.py): "
+         "bad input naming the file, at once, in bounded memory"),
+]
 
 
 @dataclass
@@ -107,7 +124,7 @@ def cell(case: Case, obs: Observation | None) -> str:
 def render(run: Run) -> str:
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     versions = _versions()
-    cases = [*CASES, CRASH_ROW]
+    cases = [*CASES, *SPECIAL_ROWS]
     violations = sum(1 for o in run.observations.values() if o.violations)
     header = "| # | case | §6 | what the submission does | expected | " + " | ".join(
         f"{b}{' (not isolated)' if b == 'none' else ''}" for b in BACKENDS) + " | defence |"
@@ -170,8 +187,12 @@ the previous checkpoint left. The agent is as untrusted as the code it writes. I
 chosen sandbox with the same profile as a test run, except what an agent needs: its workspace
 (a fresh copy of the previous snapshot) writable at `/workspace`, its checkpoint's specification
 alone read-only at `/agent/prompt/`, a private home at `/agent/home` and `/tmp`, its own read-only
-mounts (refused when they hold the problems, the harness's cache or the run's results), the variables
-it is allowed (by name from the host, or literal values), and the network only with `network: true`.
+mounts (refused when they hold the problems, a copy of any of their files, the harness's cache or the
+run's results), the variables it is allowed (by name from the host, or literal values), and the network
+only with `network: true` (all of it) or an allow-list (`network: {{allow, routes}}`: a network
+namespace of its own holding loopback and the harness's proxy, which lets through only the listed
+`host:port` and routes). Its own account of what it spent (cost, tokens, turns) is validated like its
+code: an impossible figure is refused and said so.
 The hidden tests, the problem's other specifications, other agents' workspaces and the caches are
 never mounted; what it leaves running is killed when its step ends; its output is capped. On `none`
 nothing is isolated: the step is flagged `unsandboxed`, and only the environment, the time limit,
@@ -284,11 +305,18 @@ case, or a server per group (with headless Chromium for browser cases). The case
 expected outputs sit in a directory of the read-only tests mount named after the run's one-time
 key, under a parent that cannot be listed (mode 0111); the case program reads and deletes the key
 before the submission's first process, signs its report with it, and is non-dumpable, so the
-submission can find neither the files nor the name through /proc. It is a child subreaper: what a
-case or a server leaves behind (daemons in sessions of their own) is killed at the end of the case
-or group; a server's output is drained into a bounded buffer; a server gets a start-up deadline and
-each request a timeout; Chromium is driven through a pipe (no debugging port) and sends everything
-not on loopback to a closed proxy port.
+submission can find neither the files nor the name through /proc; its settings are a file in that
+directory, never variables, so the sandbox's first processes (docker-init, `timeout`, bwrap's
+command line, none's supervisor) show nothing but the submission's own environment. It is a child
+subreaper: what a case or a server leaves behind (daemons in sessions of their own) is killed at
+the end of the case or group. Every case (every group's server) starts from the same state: the
+workspace, the run's private `/tmp` with its home, `/dev/shm`, `/dev/mqueue` and the report
+directory are put back as they were before the first case, and the IPC namespace's objects removed
+(on `none`: the run's HOME, TMPDIR and report directory). A server's output is drained into a
+bounded buffer; a server gets a start-up deadline, and each request (each health probe) one
+deadline for the whole exchange, not per socket read; Chromium is driven through a pipe (no
+debugging port) and sends everything not on loopback to a closed proxy port. What the submission
+wrote reaches the terminal without its control characters (the CLI's console drops them).
 
 The cases were run with these limits: pytest {py_limits}; vitest/jest {js_limits}; case-based {cases_limits}; wall clocks per case
 (6-8 s for the hang cases, 30-60 s otherwise).
@@ -298,16 +326,21 @@ result, shown by the CLI and in the JSON): when the tests import the submission 
 its code runs *inside the test process* and can forge the grade from there: patch `_pytest`, return an
 object whose `__eq__` is always true, find the report key in the plugin's memory and re-sign a forged
 report at exit, extend vitest's or jest's `expect`, replace `Object.is`. No report format survives
-that. The scan flags pytest hooks (in a conftest or anywhere else), `_pytest` imports, exits at
-import time in library code, frame and interpreter introspection, replaced attributes of
-`time`/`sys`/`builtins`/`_pytest`, `__eq__` always true, fake test summaries, strings naming the
-hidden tests or the report files, `.pth` / `sitecustomize` / `pytest11`, reporter files, setup code
-that extends `expect`, imports of the test framework, replaced built-ins, `process.exit` in library
-code, and a shipped `node_modules`. Configuration the harness never reads (a `conftest.py` of
-fixtures, pytest settings, vitest/jest/Babel/TypeScript configs) is not flagged for being there:
-it cannot change a grade. It is bounded (2000 files, 512 KB per file, 16 MB, 5 s) and raises no
-flag on the example submissions in `examples/submissions` nor on the real repositories of
-`bench/repo_projects.py`.
+that. Each flag points at something that can change a grade and says what it can do: pytest hooks
+outside a conftest, `_pytest` imports, `os._exit` in library code (no grade), reading or rewriting
+the test's frames (`.f_locals`, writes through `.f_globals`, trace functions), the collector's
+`get_objects`, replaced attributes of `time`/`builtins`/`subprocess`/`_pytest`, a module replaced
+in `sys.modules` or an import hook, `__eq__` always true, strings naming the hidden tests, the
+report files or the report plugin, `.pth` / `sitecustomize`, setup code that extends `expect`,
+imports of the test framework, replaced built-ins and `process.exit` in library code. What cannot
+change a grade is not flagged, however unusual: `sys.exit` (pytest makes it an error), reading the
+call stack, a debugging `sys.excepthook`, a module wrapping its own `sys.modules` entry, a fake
+summary on stdout (grades never come from output), a conftest or a `pytest11` entry point (never
+loaded), a file named like a reporter, a shipped `node_modules` (never copied), configuration the
+harness never reads (pytest settings, vitest/jest/Babel/TypeScript configs). It is bounded (2000
+files, 512 KB per file, 16 MB, 5 s) and raises no flag on the example submissions in
+`examples/submissions`, on the real repositories of `bench/repo_projects.py`, nor on attrs and click;
+boltons gets 4 (reading frame locals for its rich tracebacks, `gc.get_objects`), down from 26.
 
 **Known limits** (documented, not defended):
 
@@ -329,14 +362,27 @@ flag on the example submissions in `examples/submissions` nor on the real reposi
   unbounded fork or allocation, a host socket or a secret are not run there (listed below); the rest
   show what `none` still guarantees (wall clock, tree kill, report integrity against files and
   daemons, capped output).
+- *Case-based runs on `none`* (`cases-cli-carries-state-honest`): `/tmp`, `/dev/shm` and the IPC
+  namespace are the host's, shared with every process of the machine, so they are never reset: a
+  CLI could leave a note there for its next case. Only the run's own HOME, TMPDIR and report
+  directory start every case as they were. The harness's own process, and its environment, are
+  readable there as everything of its user is.
 - *bubblewrap's seccomp filter is a short deny list*, on x86-64 only (`runners/sandbox/seccomp.py`:
   ptrace, process_vm_*, keyrings, bpf, perf events, userfaultfd, modules, kexec, mounts, unshare,
   setns, swap, reboot, host names, handle opens, I/O ports, acct, quotas; other ABIs refused); the
   rest of the kernel is reachable, where docker's default profile is an allow list. Nested user
   namespaces are refused only where bwrap is 0.8 or newer and the kernel allows unprivileged user
   namespaces (otherwise `unshare -r` works inside).
-- *docker after a harness crash*: the container of the interrupted run keeps running until the next
-  harness start sweeps it, or at most the wall clock plus 30 s (the in-container backstop).
+- *A harness killed together with its janitor* (`kill -9` of both, or of the whole machine's
+  processes): the janitor removes what a killed harness left within a second (`harness-crash`,
+  `batch-crash`); if it is killed too, a docker container runs until the next harness start sweeps
+  it, or at most the wall clock plus 30 s (the in-container backstop), and the workspace and
+  cgroups stay until the next start.
+- *In-process blame forgery*: a submission imported into the test process can forge anything, the
+  facts `runners.blame` reads included (a module compiled with the test file's name, a rewritten
+  `__file__`), and so pass its own failure off as a problem error (no grade instead of a failed
+  one). The cases `fake-*` show that raising a problem's kind of error is not enough (its frames
+  show); forging the frames is the in-process class above, detected by the scan only.
 - *Harness memory while parsing*: a report may be up to 128 MB (more is an infrastructure failure);
   parsing it briefly costs a few times that.
 - *Snapshot copies* (vitest/jest): both tools write a `.snap` back after its test file, so each reads
@@ -358,13 +404,25 @@ flag on the example submissions in `examples/submissions` nor on the real reposi
 registry ("unknown sandbox 'none'"); bubblewrap let the submission create user namespaces (`unshare
 -r`, then mount); on `none`, a killed harness left the whole process tree running; a killed harness
 left its workspace in the temporary directory and (bubblewrap) its cgroups, forever; a test printing
-60 MB inside the test process made a 60 MB result (the harness grew by 200 MB per such run).
+60 MB inside the test process made a 60 MB result (the harness grew by 200 MB per such run); a killed
+harness left its /dev/shm workspace (once 315 MB of memory), its cgroups and (docker) its container
+running the submission until the next harness start, and a killed `batch` left its workers running
+their cells for 5-30 s; a broken problem (a syntax error in its tests, a missing module or data file)
+was graded as every agent's failure; a full workspace file system gave a traceback and exit 1; an
+alias bomb in a problem's config held the harness for minutes at 2 GB. Also (issue 24): a CLI case left notes for the next one in `/tmp`, `$HOME` or `/dev/shm` (1 case of 9
+passed instead of 9); the case program's settings, the problem's host path among them, were in
+/proc/1/environ (docker), bwrap's command line and none's supervisor; an HTTP answer or health
+check trickled a byte at a time outlasted every timeout (45 s against 10); a case's escapes and
+NULs reached the terminal through the table, an agent's through `batch --agents`; an agent's
+mounts were compared with the problem by path, not contents; its cost, tokens and turns were
+stored and shown whatever they were (-$1,000,000, 10^30 tokens).
 
 ## Cases
 
 Outcomes: PASS (every test passed), FAIL (tests ran, some failed), INFRA (infrastructure failure with a
 reason), TIMEOUT (the wall clock ended the run), REFUSED (bad input, CLI exit 2: refused before anything
-was copied or run, e.g. a submission over its size limits). "true statuses": the FAIL must list exactly the
+was copied or run, e.g. a submission over its size limits), PROBLEM (a problem error, CLI exit 4: the
+problem's own files failed to load, no grade, the file and line named). "true statuses": the FAIL must list exactly the
 statuses of the honest truth (e.g. every test failed); "attack blocked": a correct submission that
 also attacks, and prints `LEAK` (failing its tests) if the attack worked; "flagged": the scan's flags
 for the case must be on the result. Each cell is checked for every property above (time, host

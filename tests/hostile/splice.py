@@ -3,9 +3,10 @@ figures of the last full run (`python -m tests.hostile.report` regenerates every
 
     uv run --frozen python -m tests.hostile.splice sparse-64g deep-chain
 
-Rows of the named cases are replaced or inserted (in the order of `CASES`, before the
-harness-crash row) and the table renumbered; the prose around the table comes from the current
-template. Exits 1 when a run shows a violation.
+Rows of the named cases are replaced or inserted (in the order of `CASES`, then the rows that
+are not a submission's case, `report.SPECIAL_ROWS`, whose ids may be named too) and the table
+renumbered; the prose around the table comes from the current template. Exits 1 when a run shows
+a violation.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import UTC, datetime
 
 from .cases import BACKENDS, BY_ID, CASES
 from .harness import World, available_backends, cache_digest
-from .report import CRASH_ROW, DOC, Run, cache_changes, cell, expected_text, render
+from .report import DOC, SPECIAL_ROWS, Run, cache_changes, cell, expected_text, render
 
 ROW = re.compile(r"^\| (\d+) \| `([^`]+)` \|")
 
@@ -29,7 +30,7 @@ def merge(old: str, fresh: str, ids: list[str], when: str) -> str:
     rows = {m.group(2): line for line in new_lines if (m := ROW.match(line))}
     kept = {m.group(2): line for line in old_lines if (m := ROW.match(line))}
     kept.update({cid: rows[cid] for cid in ids})
-    order = [case.id for case in [*CASES, CRASH_ROW] if case.id in kept]
+    order = [case.id for case in [*CASES, *SPECIAL_ROWS] if case.id in kept]
     table = [re.sub(r"^\| \d+ \|", f"| {n} |", kept[cid]) for n, cid in enumerate(order, start=1)]
     first = next(i for i, line in enumerate(new_lines) if ROW.match(line))
     last = max(i for i, line in enumerate(new_lines) if ROW.match(line))
@@ -53,21 +54,26 @@ def merge(old: str, fresh: str, ids: list[str], when: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    wanted = [BY_ID[name] for name in argv]
+    special = {row.id: row for row in SPECIAL_ROWS}
+    wanted = [BY_ID[name] for name in argv if name not in special]
+    rows = [special[name] for name in argv if name in special]
     probes = available_backends(BACKENDS)
     usable = [name for name, reason in probes.items() if reason is None]
     with World(usable) as world:
         before = cache_digest()
-        world.warm_up({case.framework for case in wanted})
-        observations = {(o.case, o.backend): o for o in world.run_matrix(wanted, workers=3, crash=False)}
+        world.warm_up({case.framework for case in wanted} | ({"pytest"} if rows else set()))
+        observations = {(o.case, o.backend): o for o in world.run_matrix(
+            wanted, workers=3, specials=[(row.id, backend) for row in rows for backend in usable])}
         changes = cache_changes(before, cache_digest())
     fresh = render(Run(observations, usable, {b: r for b, r in probes.items() if r}, 0.0, changes))
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    DOC.write_text(merge(DOC.read_text(encoding="utf-8"), fresh, [c.id for c in wanted], when), encoding="utf-8")
+    ids = [c.id for c in [*wanted, *rows]]
+    DOC.write_text(merge(DOC.read_text(encoding="utf-8"), fresh, ids, when), encoding="utf-8")
     bad = [o for o in observations.values() if o.violations]
     for obs in observations.values():
+        case = BY_ID.get(obs.case) or special[obs.case]
         print(f"{obs.case} on {obs.backend}: {obs.outcome} in {obs.elapsed:.1f} s; "
-              f"{cell(BY_ID[obs.case], obs)}; expected {expected_text(BY_ID[obs.case], obs.backend)}")
+              f"{cell(case, obs)}; expected {expected_text(case, obs.backend)}")
     for obs in bad:
         print(f"VIOLATION {obs.case} on {obs.backend}: " + "\n    ".join(obs.violations), file=sys.stderr)
     return 1 if bad or changes else 0

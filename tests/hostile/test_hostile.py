@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import pytest
 from support import need
 
-from .cases import BACKENDS, BY_ID, CASES, NOT_PASS, PASS, REFUSED, Case
+from .cases import BACKENDS, BY_ID, CASES, NOT_PASS, PASS, PROBLEM, REFUSED, Case
 from .harness import Observation, World, available_backends, cache_digest, framework_reason
 from .problems import NODE_FRAMEWORKS
-from .report import CRASH_ROW, DOC, Run, cache_changes, render
+from .report import DOC, SPECIAL_ROWS, Run, cache_changes, render
 
 WORKERS = int(os.environ.get("RUNNERS_HOSTILE_WORKERS", "6"))
 MARKS = {"docker": [pytest.mark.docker], "bubblewrap": [pytest.mark.bubblewrap], "none": []}
@@ -43,32 +43,32 @@ def _params() -> list:
     return params
 
 
-def _selected(session: pytest.Session) -> tuple[set[tuple[str, str]], set[str]]:
-    cases, crashes = set(), set()
+def _selected(session: pytest.Session) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    cases, specials = set(), set()
     for item in session.items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if item.originalname == "test_hostile_case":
             cases.add((params["case_id"], params["backend"]))
-        elif item.originalname == "test_harness_crash_leaves_nothing":
-            crashes.add(params["backend"])
-    return cases, crashes
+        elif item.originalname == "test_special_row":
+            specials.add((params["row"], params["backend"]))
+    return cases, specials
 
 
 @pytest.fixture(scope="session")
 def matrix(request: pytest.FixtureRequest) -> Matrix:
     probes = available_backends()
-    wanted, crashes = _selected(request.session)
-    backends = [b for b in BACKENDS if probes[b] is None and (any(w[1] == b for w in wanted) or b in crashes)]
+    wanted, specials = _selected(request.session)
+    backends = [b for b in BACKENDS if probes[b] is None and any(w[1] == b for w in wanted | specials)]
     # cases that cannot run here (no node, no Chromium) skip, or fail under CI
     wanted = {(c, b) for c, b in wanted if framework_reason(BY_ID[c].framework, b) is None}
     observations: dict[tuple[str, str], Observation] = {}
     cases = [case for case in CASES if any(c == case.id for c, _ in wanted)]
     with World(backends) as world:
         before = cache_digest()
-        world.warm_up({case.framework for case in cases} | ({"pytest"} if crashes else set()))
+        world.warm_up({case.framework for case in cases} | ({"pytest"} if specials else set()))
         started = time.monotonic()
         for obs in world.run_matrix(cases, workers=WORKERS, only=wanted,
-                                    crash_backends=[b for b in backends if b in crashes]):
+                                    specials=[(r, b) for r, b in sorted(specials) if b in backends]):
             observations[(obs.case, obs.backend)] = obs
         seconds = time.monotonic() - started
         changes = cache_changes(before, cache_digest())
@@ -98,12 +98,16 @@ def test_hostile_case(matrix: Matrix, case_id: str, backend: str) -> None:
 
 
 @pytest.mark.timeout(3600)
-@pytest.mark.parametrize("backend", [pytest.param(b, marks=MARKS[b]) for b in BACKENDS])
-def test_harness_crash_leaves_nothing(matrix: Matrix, backend: str) -> None:
+@pytest.mark.parametrize("row, backend", [pytest.param(row.id, b, marks=MARKS[b], id=f"{row.id}-{b}")
+                                          for row in SPECIAL_ROWS for b in BACKENDS])
+def test_special_row(matrix: Matrix, row: str, backend: str) -> None:
+    """The rows that are not a submission's case: a killed harness or batch leaves nothing within
+    seconds, a full workspace file system is an infrastructure failure, an alias bomb is refused."""
     _need_backend(matrix, backend)
-    obs = matrix.observations[("harness-crash", backend)]
-    assert not obs.violations, "\n".join(obs.violations)
-    assert obs.outcome == PASS
+    obs = matrix.observations[(row, backend)]
+    assert not obs.violations, f"{row} on {backend} ({obs.outcome}): " + "\n".join(obs.violations)
+    expected = next(r for r in SPECIAL_ROWS if r.id == row).expected(backend)
+    assert obs.outcome in expected, (obs.outcome, obs.reason)
 
 
 @pytest.mark.timeout(3600)
@@ -112,7 +116,7 @@ def test_toolchain_caches_are_unchanged(matrix: Matrix) -> None:
 
 
 def test_every_row_of_the_catalogue_is_covered() -> None:
-    covered = {int(n) for case in [*CASES, CRASH_ROW] for n in re.findall(r"§6\.(\d+)", case.catalogue)}
+    covered = {int(n) for case in [*CASES, *SPECIAL_ROWS] for n in re.findall(r"§6\.(\d+)", case.catalogue)}
     # 27 (archive extraction) does not apply: no archive a run produces is ever extracted.
     assert set(range(1, 27)) <= covered, sorted(set(range(1, 27)) - covered)
     assert len(CASES) >= 25
@@ -128,7 +132,7 @@ def test_a_wrong_submission_never_expects_a_pass(case: Case) -> None:
         or case.id == "leftover-daemons"
     for backend in BACKENDS:
         if not correct:
-            assert PASS not in case.expected(backend) and case.expected(backend) <= NOT_PASS | {REFUSED}, backend
+            assert PASS not in case.expected(backend) and case.expected(backend) <= NOT_PASS | {REFUSED, PROBLEM}, backend
 
 
 def test_only_none_leaves_cases_out() -> None:
@@ -142,5 +146,5 @@ def test_only_none_leaves_cases_out() -> None:
 
 def test_the_security_document_lists_every_case() -> None:
     text = DOC.read_text(encoding="utf-8")
-    missing = [case.id for case in [*CASES, CRASH_ROW] if f"`{case.id}`" not in text]
+    missing = [case.id for case in [*CASES, *SPECIAL_ROWS] if f"`{case.id}`" not in text]
     assert not missing, f"docs/SECURITY.md is stale; regenerate it (python -m tests.hostile.report): {missing}"

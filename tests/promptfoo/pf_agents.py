@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pf_support import GOOD, PARTIAL, PROVIDERS, ROOT
+from pf_support import GOOD, PARTIAL, PROVIDERS, ROOT, project_default_test
 from pf_support import TESTS as MINI_TESTS
 from support import make_problem, write_files
 
@@ -107,9 +107,8 @@ def write_agent_config(root: Path, world: dict[str, Path], sandbox: str, **extra
         "providers": [agent_entry(agent, world[agent], common) for agent in AGENTS],
         "tests": [{"path": f"file://{PROVIDERS / 'tests_from_problems.py'}:generate_tests",
                    "config": {"problems": str(world["problems"])}}],
-        "defaultTest": {"assert": [{"type": "python", "value": f"file://{PROVIDERS / 'assertions.py'}",
-                                    "metric": "tests"}]},
-        "derivedMetrics": [{"name": "mean_pass_rate", "value": "tests / __count"}],
+        "defaultTest": project_default_test(
+            yaml.safe_load((ROOT / "promptfooconfig.agents.yaml").read_text(encoding="utf-8"))),
     }
     path = root / "promptfooconfig.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")

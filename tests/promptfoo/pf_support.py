@@ -40,7 +40,8 @@ TESTS = {
 
         @pytest.mark.error
         def test_no_args_fails(entrypoint_argv):
-            assert run(entrypoint_argv).returncode != 0, "no arguments must be an error"
+            # The message quotes the command, as real suites do: harness paths the viewer must not show.
+            assert run(entrypoint_argv).returncode != 0, f"no arguments must be an error: {entrypoint_argv}"
     """,
     "test_checkpoint_2.py": """
         import subprocess, pytest
@@ -152,13 +153,20 @@ def write_eval_config(root: Path, world: dict[str, Path], agents: list[str], **p
         ],
         "tests": [{"path": f"file://{PROVIDERS / 'tests_from_problems.py'}:generate_tests",
                    "config": {"problems": str(world["problems"])}}],
-        "defaultTest": {"assert": [{"type": "python", "value": f"file://{PROVIDERS / 'assertions.py'}",
-                                    "metric": "tests"}]},
-        "derivedMetrics": [{"name": "mean_pass_rate", "value": "tests / __count"}],
+        "defaultTest": project_default_test(project),
     }
     path = root / "promptfooconfig.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     return path
+
+
+def project_default_test(project: dict[str, Any]) -> dict[str, Any]:
+    """The project config's `defaultTest` (its assertion, as the README's eval grades), with the
+    assertion's path made absolute."""
+    asserts = [{**a, "value": a["value"].replace("file://providers/", f"file://{PROVIDERS}/")}
+               for a in project["defaultTest"]["assert"]]
+    assert all(a["value"].startswith(f"file://{PROVIDERS}/") for a in asserts), asserts
+    return {**project["defaultTest"], "assert": asserts}
 
 
 def free_port() -> int:

@@ -34,11 +34,19 @@ def cells(run) -> dict[tuple[str, str, str], dict]:
     return found
 
 
-def layout(run) -> RunLayout:
-    """The eval's run directory, which every row names."""
-    [root] = {row["response"]["metadata"]["run_dir"] for row in run.results["results"]["results"]}
-    assert root.startswith(str(run.world["runs"]))
-    return RunLayout(Path(root))
+def layouts(run) -> dict[str, RunLayout]:
+    """Each agent's run directory, which its rows name: runs are stored by the agent's settings
+    (`<output>/<agent>-<hash>/`), so that another eval of the same agent reuses them."""
+    found: dict[str, set[str]] = {}
+    for row in run.results["results"]["results"]:
+        agent = row["provider"]["label"].removeprefix("agent-")
+        found.setdefault(agent, set()).add(row["response"]["metadata"]["run_dir"])
+    roots = {agent: next(iter(dirs)) for agent, dirs in found.items() if len(dirs) == 1}
+    assert len(roots) == len(found) == 2, found
+    for agent, root in roots.items():
+        step = StepRecord.load(RunLayout(Path(root)).step_dir(agent, PROBLEMS[0], CHECKPOINTS[0]))
+        assert step is not None and Path(root) == Path(run.world["runs"]) / f"{agent}-{step.agent_key}"
+    return {agent: RunLayout(Path(root)) for agent, root in roots.items()}
 
 
 def test_every_row_is_an_agent_step_then_its_grade(agent_eval):
@@ -58,7 +66,7 @@ def test_every_row_is_an_agent_step_then_its_grade(agent_eval):
         assert output.startswith(f"{problem} · {checkpoint}: ")
         title = SPECS[problem][f"{checkpoint}.md"].splitlines()[0].lstrip("# ")
         if step.failure is None:
-            assert f"said: \"Implemented {title}: wrote " in output
+            assert step.excerpt.startswith(f"Implemented {title}: wrote ")  # in the row's details
 
 
 def test_the_agent_reports_cost_and_tokens_when_it_prints_them(agent_eval):
@@ -91,16 +99,18 @@ def test_a_failed_agent_step_is_a_failed_row_with_its_reason_and_what_it_left_gr
     step = StepRecord.model_validate(row["response"]["metadata"]["agent_step"])
     assert step.exit_code == 1 and step.failure == "the agent exited with code 1: I do not know how to implement tally checkpoint_2."
     assert row["gradingResult"]["pass"] is False
-    assert row["gradingResult"]["reason"] == f"agent step failed: {step.failure}; what it left: 2/3 tests passed (Core 0/1, Regression 2/2)"
-    assert row["response"]["output"].startswith("tally · checkpoint_2: FAIL (agent step failed)")
+    assert row["gradingResult"]["reason"] == f"agent step failed: {step.failure}"
+    assert row["response"]["output"].startswith("tally · checkpoint_2: FAIL (agent step failed) 2/3 tests\n"
+                                                "Core 0/1\n")
     meta = row["response"]["metadata"]
     # The workspace still holds checkpoint 1's work: its tests (now Regression) pass, the new one fails.
     assert (meta["pass_counts"], meta["total_counts"]) == ({"Core": 0, "Regression": 2}, {"Core": 1, "Regression": 2})
 
 
 def test_snapshots_continue_each_other_and_each_step_ran_once(agent_eval):
-    run = layout(agent_eval)
+    runs = layouts(agent_eval)
     for agent in ("good", "partial"):
+        run = runs[agent]
         for problem in PROBLEMS:
             records = [StepRecord.load(run.step_dir(agent, problem, cp)) for cp in CHECKPOINTS]
             assert all(records) and records[0].started_at < records[1].started_at
@@ -112,6 +122,7 @@ def test_snapshots_continue_each_other_and_each_step_ran_once(agent_eval):
     # The scripted agent refuses to go on when its earlier work is not in its workspace as it left
     # it. At mini's checkpoint 2 the good agent had nothing to change: its snapshot is checkpoint
     # 1's main.py, carried over.
+    run = runs["good"]
     mini, tally = (StepRecord.load(run.step_dir("good", p, "checkpoint_2")) for p in PROBLEMS)
     assert "wrote 0 file(s) (none), kept 1 from checkpoint_1" in mini.excerpt
     assert (run.snapshot("good", "mini", "checkpoint_2") / "main.py").read_text() == \
@@ -120,14 +131,14 @@ def test_snapshots_continue_each_other_and_each_step_ran_once(agent_eval):
 
 
 def test_a_regrade_of_the_snapshots_with_runners_batch_gives_the_same_results(agent_eval, tmp_path):
-    run = layout(agent_eval)
-    proc = subprocess.run([sys.executable, "-m", "runners", "batch", "--problems", str(agent_eval.world["problems"]),
-                           "--submissions", str(run.submissions), "--sandbox", "none", "-o", str(tmp_path / "batch")],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for agent, run in layouts(agent_eval).items():
+        proc = subprocess.run([sys.executable, "-m", "runners", "batch", "--problems", str(agent_eval.world["problems"]),
+                               "--submissions", str(run.submissions), "--sandbox", "none", "-o",
+                               str(tmp_path / "batch" / agent)], capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     for (agent, problem, checkpoint), row in cells(agent_eval).items():
         regraded = ExecutionResult.model_validate_json(
-            (tmp_path / "batch" / "cells" / agent / problem / checkpoint / "result.json").read_text())
+            (tmp_path / "batch" / agent / "cells" / agent / problem / checkpoint / "result.json").read_text())
         graded = ExecutionResult.model_validate(
             {k: v for k, v in row["response"]["metadata"].items() if k in ExecutionResult.model_fields})
         assert [(t.id, t.status, t.group_type) for t in regraded.tests] == \

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -113,16 +114,29 @@ def test_row_verdict_and_counts_match_the_cli(promptfoo_eval, cli_results, agent
     expected = {GROUP_KEYS[g]: passed[g] / total[g] for g in total}
     rate = sum(passed.values()) / sum(total.values())
     assert row["score"] == pytest.approx(rate)
-    assert row["namedScores"] == pytest.approx({"tests": rate, **expected})
+    # Besides the groups', the code-quality figures of the submission (never the score).
+    quality = meta["quality"]["metrics"]
+    figures = {"code_duplication": quality["duplicated_lines"] / quality["loc"],
+               "code_lint_per_line": quality["lint_findings"] / quality["loc"]}
+    if checkpoint == "checkpoint_2":  # the growth since checkpoint_1's lines
+        figures["code_growth"] = meta["quality"]["growth"]["loc"] / meta["quality"]["previous"]["loc"]
+    assert row["namedScores"] == pytest.approx({"tests": rate, **expected, **figures})
     assert row["gradingResult"]["pass"] is (code == 0)
-    # One check per row (the viewer's badge is the verdict); the counts are in its reason.
+    # One check per row (the viewer's badge is the verdict); its reason says why in one line.
     checks = row["gradingResult"].get("componentResults") or [row["gradingResult"]]
     assert len(checks) == 1
     reason = checks[0]["reason"]
-    assert f"{sum(passed.values())}/{sum(total.values())} tests passed" in reason
-    assert all(f"{g} {passed[g]}/{total[g]}" in reason for g in total)
-    # The row's text and the provider's own latency (not promptfoo's queue-inclusive one).
-    assert row["response"]["output"].startswith(f"{PROBLEM} · {checkpoint}: ")  # names the row
+    assert reason == ("policy all-cases met" if code == 0 else meta["headline"]) and "\n" not in reason
+    # Weighted by the number of tests: the column sums are counts of tests.
+    assert row["gradingResult"]["namedScoreWeights"] == {**{GROUP_KEYS[g]: total[g] for g in total},
+                                                         "tests": sum(total.values())}
+    # The row's text: its name, the verdict and the counts (each once), and the provider's own
+    # latency (not promptfoo's queue-inclusive one).
+    verdict = "PASS" if code == 0 else "FAIL"
+    lines = row["response"]["output"].splitlines()
+    assert lines[0] == f"{PROBLEM} · {checkpoint}: {verdict} {sum(passed.values())}/{sum(total.values())} tests"
+    short = [f"{g} {passed[g]}/{total[g]}" for g in GROUP_KEYS if g in total and passed[g] < total[g]]
+    assert lines[1] == (" · ".join(short) if short else "flags: unsandboxed")
     assert row["latencyMs"] == meta["run_ms"] > 0
     # Nothing is lost: the run's artifacts are kept beside its JSON result.
     assert (Path(meta["artifacts_dir"]) / "result.json").is_file()
@@ -132,29 +146,45 @@ def test_expected_outcomes_of_the_example_agents(promptfoo_eval):
     assert cell(promptfoo_eval, "good", "checkpoint_2")["success"] is True
     partial = cell(promptfoo_eval, "partial", "checkpoint_2")
     assert partial["success"] is False
-    assert partial["namedScores"] == pytest.approx({"tests": 4 / 6, "core": 0.5, "error": 1.0, "regression": 2 / 3})
+    groups = {k: v for k, v in partial["namedScores"].items() if k in ("tests", *GROUP_KEYS.values())}
+    assert groups == pytest.approx({"tests": 4 / 6, "core": 0.5, "error": 1.0, "regression": 2 / 3})
 
 
-def test_column_metrics_average_each_group_over_the_rows_that_have_it(promptfoo_eval, cli_results):
+def test_column_metrics_count_the_tests_of_each_group_over_the_rows(promptfoo_eval, cli_results):
+    """What the viewer shows in a column header: namedScores / namedScoreWeights, as
+    `pct% (namedScores/namedScoreWeights)`. Both are counts of tests: the passed ones and all."""
     for agent in ("good", "partial"):
         metrics = promptfoo_eval.results["results"]["prompts"][column(promptfoo_eval, agent)]["metrics"]
-        per_group: dict[str, list[float]] = {}
-        rates = []
+        passed_sum: dict[str, int] = {}
+        total_sum: dict[str, int] = {}
         for checkpoint in CHECKPOINTS:
             _, cli_json = cli_results[(agent, checkpoint)]
-            passed, total = cli_json["pass_counts"], cli_json["total_counts"]
-            rates.append(sum(passed.values()) / sum(total.values()))
-            for group in total:
-                per_group.setdefault(GROUP_KEYS[group], []).append(passed[group] / total[group])
-        # What the viewer shows in the column header: namedScores / namedScoreWeights.
-        shown = {k: metrics["namedScores"][k] / metrics["namedScoreWeights"][k] for k in per_group}
-        assert shown == pytest.approx({k: sum(v) / len(v) for k, v in per_group.items()})
-        assert metrics["namedScoresCount"]["core"] == len(CHECKPOINTS)  # not inflated by components
-        assert metrics["namedScoresCount"]["tests"] == len(CHECKPOINTS)
-        assert "regression" in metrics["namedScores"] and metrics["namedScoreWeights"]["regression"] == 1
-        assert metrics["namedScores"]["mean_pass_rate"] == pytest.approx(sum(rates) / len(rates))
+            for group, total in cli_json["total_counts"].items():
+                key = GROUP_KEYS[group]
+                total_sum[key] = total_sum.get(key, 0) + total
+                passed_sum[key] = passed_sum.get(key, 0) + cli_json["pass_counts"].get(group, 0)
+        total_sum["tests"], passed_sum["tests"] = sum(total_sum.values()), sum(passed_sum.values())
+        assert {k: metrics["namedScoreWeights"][k] for k in total_sum} == total_sum
+        assert {k: metrics["namedScores"][k] for k in passed_sum} == pytest.approx(passed_sum)
+        assert "mean_pass_rate" not in metrics["namedScores"]
         assert metrics["testPassCount"] + metrics["testFailCount"] == len(CHECKPOINTS)
         assert metrics["testErrorCount"] == 0
+
+
+def test_a_piped_eval_says_what_runs_as_it_runs(promptfoo_eval):
+    """`npx promptfoo eval | cat` printed nothing for minutes: the provider's stage lines (its
+    worker's stderr) are in promptfoo's log, naming the agent, the problem and the checkpoint,
+    before the eval's end."""
+    out = promptfoo_eval.proc.stdout
+    end = out.index("Eval complete")
+    for agent in ("good", "partial"):
+        for checkpoint in CHECKPOINTS:
+            for stage in ("preparing toolchain", "running tests", "collecting"):
+                line = f"Python worker stderr: INFO runners: {agent} · {PROBLEM} · {checkpoint}: {stage}"
+                assert 0 <= out.find(line) < end, f"{line!r} not logged before the end:\n{out[:3000]}"
+    assert re.search(rf"INFO runners: partial · {PROBLEM} · checkpoint_2: FAIL · Core 1/2, Error 1/1, "
+                     r"Regression 2/3 \(\d+\.\d s\)", out)
+    assert "Python worker crashed" not in out + promptfoo_eval.proc.stderr
 
 
 def test_broken_submission_path_gives_error_rows(promptfoo_eval):
@@ -201,3 +231,32 @@ def test_plain_eval_of_the_project_config(tmp_path):
     finally:
         subprocess.run(["npx", "promptfoo", "delete", "eval", results["evalId"]], cwd=ROOT, env=plain_env(home),
                        capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_make_demo_leaves_the_three_agent_comparison_for_the_viewer():
+    """`npx promptfoo view` opens the latest eval: `make demo` runs the comparison the README
+    describes (three agents) last, and each of its two evals is named for what it is."""
+    recipe = subprocess.run(["make", "-n", "-s", "demo"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    evals = [line for line in recipe.splitlines() if "scripts/compare.sh" in line]
+    assert evals == ["bash scripts/compare.sh -c promptfooconfig.agents.yaml", "bash scripts/compare.sh"], recipe
+    comparison = yaml.safe_load((ROOT / "promptfooconfig.yaml").read_text(encoding="utf-8"))
+    agents = yaml.safe_load((ROOT / "promptfooconfig.agents.yaml").read_text(encoding="utf-8"))
+    assert [p["label"] for p in comparison["providers"]] == ["alpha", "beta", "gamma"]
+    assert "alpha, beta, gamma" in comparison["description"] and "demo" in comparison["description"]
+    assert "scripted agents run, then graded" in agents["description"]
+
+
+def test_compare_says_which_eval_the_viewer_opens(promptfoo_eval, tmp_path):
+    out = tmp_path / "one.json"
+    proc = subprocess.run(["bash", "scripts/compare.sh", "-c", str(promptfoo_eval.config), "--filter-providers",
+                           "agent-good", "--filter-metadata", "checkpoint=checkpoint_1", "-o", str(out), "--no-table"],
+                          cwd=ROOT, env=plain_env(promptfoo_eval.home), capture_output=True, text=True, timeout=600,
+                          check=False)
+    try:
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        assert ("compare: open the viewer with: npx promptfoo view   (http://localhost:15500; it opens this eval: "
+                "runners promptfoo test)") in proc.stdout
+    finally:
+        if out.is_file():
+            subprocess.run(["npx", "promptfoo", "delete", "eval", json.loads(out.read_text())["evalId"]], cwd=ROOT,
+                           env=plain_env(promptfoo_eval.home), capture_output=True, text=True, timeout=120, check=False)

@@ -17,7 +17,7 @@ import pytest
 from pf_support import PROBLEM, PROVIDERS, ROOT, build_world, load_provider_module
 
 from runners import ExecutionResult
-from runners.promptfoo.output import MAX_FAILURES_SHOWN
+from runners.promptfoo.output import MAX_HEADLINE_CHARS
 
 provider = load_provider_module("test_runner")
 assertions = load_provider_module("assertions")
@@ -67,35 +67,74 @@ def test_provider_returns_output_metadata_and_latency(world):
     artifacts = Path(meta["artifacts_dir"])
     assert artifacts.parts[-4:] == ("eval-unit", "good", PROBLEM, "checkpoint_1")
     assert (artifacts / "result.json").is_file()
-    assert response["output"].splitlines()[:2] == [
-        "mini · checkpoint_1: PASS (policy all-cases)",
-        "Core 1/1, Functionality 1/1, Error 1/1 (all 3/3)",
+    assert response["output"].splitlines() == ["mini · checkpoint_1: PASS 3/3 tests", "flags: unsandboxed"]
+    assert meta["headline"] is None  # nothing failed: no reason line
+
+
+def test_provider_output_is_a_verdict_and_the_counts_per_group(partial_cp2):
+    """A cell is a glance: the viewer sizes a row to its tallest cell, and a list of failing tests
+    made every row 350-460 px tall. The tests and their messages are in the metadata."""
+    assert partial_cp2["output"].splitlines() == [
+        "mini · checkpoint_2: FAIL 4/6 tests",
+        "Core 1/2 · Regression 2/3",  # the groups not passed whole (Error 1/1 is)
+        "flags: unsandboxed",
     ]
+    failing = [t for t in partial_cp2["metadata"]["tests"] if t["status"] != "passed"]
+    assert {t["name"] for t in failing} == {"test_upper_words", "test_no_args_fails"}
+    assert all(t["failure_message"] for t in failing)
+    # The row's one reason line: the first failing test (Core first), its own message.
+    assert partial_cp2["metadata"]["headline"] == ("[Core] test_upper_words: every word upper-cased (+1 more)")
 
 
-def test_provider_output_lists_failing_tests_with_first_message_line(partial_cp2):
-    out = partial_cp2["output"]
-    lines = out.splitlines()
-    assert lines[0] == "mini · checkpoint_2: FAIL (policy all-cases)"
-    assert lines[1] == "Core 1/2, Error 1/1, Regression 2/3 (all 4/6)"
-    assert "failing (2):" in lines
-    failing = [line for line in lines if line.startswith("- ")]
-    assert len(failing) == 2
-    assert any(line.startswith("- [Core] ") and "test_upper_words" in line
-               and "every word upper-cased" in line for line in failing)
-    assert any(line.startswith("- [Regression] ") and "test_no_args_fails" in line
-               and "no arguments must be an error" in line for line in failing)
-    assert all("\n" not in line and len(line) < 300 for line in failing)
+def test_a_real_failure_quoting_its_command_shows_no_harness_path(world):
+    """partial's checkpoint_1 fails the test whose message quotes the command it ran, which under
+    `none` is the cached toolchain's python and the workspace copy's main.py (host paths)."""
+    response = provider.call_api("x", options(world, "partial"), context("checkpoint_1"))
+    [failing] = [t for t in response["metadata"]["tests"] if t["status"] != "passed"]
+    assert "/runners-" in failing["failure_message"] and "/bin/python" in failing["failure_message"]  # kept in full
+    line = response["metadata"]["headline"]
+    assert line.startswith("[Error] test_no_args_fails: no arguments must be an error: [")
+    assert line.endswith("'main.py']") and "/" not in line.split(": ", 2)[2], line
 
 
-def test_provider_output_caps_the_failure_list():
-    tests = [{"id": f"t{i}", "name": f"test_{i}", "group_type": "Core", "status": "failed",
-              "failure_message": f"AssertionError: {i}\nmore detail"} for i in range(25)]
-    text = provider.summarize({"agent": "a", "problem": "p", "checkpoint": "c", "passed": False,
-                               "policy": "all-cases", "pass_counts": {"Core": 0},
-                               "total_counts": {"Core": 25}, "tests": tests})
-    assert text.count("\n- [Core]") == MAX_FAILURES_SHOWN
-    assert "... and 15 more" in text and "more detail" not in text
+def test_the_reason_line_drops_the_harness_paths_and_keeps_the_tests_words():
+    """What a failing inventory_cli row showed: a command made of sandbox paths, and no room left
+    for what the test says."""
+    from runners.promptfoo.output import headline
+
+    message = ("AssertionError: stderr is not one JSON object\ncommand: ['/cache/subenv-81666def57c21f703496/bin/python',"
+               " '/workspace/main.py', 'add', 'bolt', '1', '--db', "
+               "'/tmp/pytest-of-runner/pytest-0/test_corrupt_database_add_0/stock.db']")
+    command = ("AssertionError: command: ['/cache/subenv-81666def57c21f703496/bin/python', '/workspace/main.py', "
+               "'add', 'Bolt', '1', '--db', '/tmp/pytest-of-runner/pytest-0/test_invalid_name_uppercase_0/stock.db']\n"
+               "exit code: 0")
+    tests = [{"id": "a", "name": "test_corrupt_database[add]", "group_type": "Error", "status": "failed",
+              "failure_message": message},
+             {"id": "b", "name": "test_invalid_name[uppercase]", "group_type": "Core", "status": "failed",
+              "failure_message": command},
+             *({"id": f"c{i}", "name": f"test_{i}", "group_type": "Error", "status": "failed",
+                "failure_message": "x" * 500} for i in range(30))]
+    line = headline({"tests": tests})
+    assert line == "[Core] test_invalid_name[uppercase]: command: ['python', 'main.py', 'add',… (+31 more)"
+    assert "/cache/" not in line and "/workspace" not in line and "pytest-of" not in line
+    assert len(line) == MAX_HEADLINE_CHARS  # two lines of the cell's red reason at most
+    assert headline({"tests": tests[:1]}) == "[Error] test_corrupt_database[add]: stderr is not one JSON object"
+    assert len(headline({"tests": tests[2:]})) <= MAX_HEADLINE_CHARS
+    # jest's and vitest's matcher line says nothing: what was expected and what came does.
+    jest = {"id": "j", "name": "rejects 1 +", "group_type": "Error", "status": "failed",
+            "failure_message": "Error: expect(received).toEqual(expected) // deep equality\n\n- Expected  - 1\n"
+                               "+ Received  + 1\n\n  Object {\n-   \"code\": 2,\n+   \"code\": 1,\n  }"}
+    assert headline({"tests": [jest]}) == '[Error] rejects 1 +: expected "code": 2, received "code": 1'
+    vitest = {**jest, "failure_message": "AssertionError: expected 5 to be 6 // Object.is equality\n\nExpected: 6"}
+    assert headline({"tests": [vitest]}) == "[Error] rejects 1 +: expected 5 to be 6 // Object.is equality"
+    go = {**jest, "failure_message": 'checkpoint_1_test.go:32: unitconv ten km m: exit 0, want exit 2'}
+    assert headline({"tests": [go]}) == "[Error] rejects 1 +: unitconv ten km m: exit 0, want exit 2"
+    # A case of a case-based problem: its first line, and the first line of its diff.
+    case = {"id": "error/missing_file", "name": "missing_file", "group_type": "Error", "status": "failed",
+            "failure_message": "status_code wrong (score 0.00)\nstatus_code: expected 2, got 1", "attributes": [],
+            "diff": "status_code: expected 2, got 1"}
+    assert headline({"tests": [case]}) == ("[Error] missing_file: status_code wrong (score 0.00); "
+                                           "status_code: expected 2, got 1")
 
 
 def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
@@ -109,12 +148,14 @@ def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
     meta = response["metadata"]
     assert meta["infrastructure_failure"] is True and meta["passed"] is False
     assert "no tests collected" in meta["infrastructure_reason"]
-    assert response["output"].startswith("mini · checkpoint_1: INFRASTRUCTURE FAILURE")
-    assert "no tests collected" in response["output"]
+    assert response["output"] == "mini · checkpoint_1: INFRASTRUCTURE FAILURE"
+    assert "no tests collected" in meta["headline"]
     grade = assertions.get_assert(response["output"], {"metadata": meta, "config": {}})
     assert grade["pass"] is False and grade["score"] == 0
     assert grade["reason"].startswith("infrastructure failure:") and "no tests collected" in grade["reason"]
-    assert grade["namedScores"] == {} and "componentResults" not in grade
+    # No group scores (no tests ran); the code's figures are still the code's.
+    assert set(grade["namedScores"]) == {"code_duplication", "code_lint_per_line"}
+    assert "componentResults" not in grade
     # `any` passes even an infrastructure failure (the policy's definition), still with score 0.
     lax = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any"}})
     assert lax["pass"] is True and lax["score"] == 0
@@ -129,7 +170,8 @@ def test_provider_infrastructure_failure_carries_the_tools_own_words(world, tmp_
                  conftest="def pytest_addoption(parser):\n    parser.addoption('--entrypoint')\n")
     response = provider.call_api("x", options(world, problems=str(problems)), context())
     cause = "error: unrecognized arguments: --checkpoint=checkpoint_1"
-    assert "pytest exited 4 (usage error)" in response["output"] and cause in response["output"]
+    headline = response["metadata"]["headline"]
+    assert "pytest exited 4 (usage error)" in headline and cause in headline and "\n" not in headline
     assert cause in response["metadata"]["infrastructure_reason"]
     grade = assertions.get_assert(response["output"], {"metadata": response["metadata"], "config": {}})
     assert grade["pass"] is False and cause in grade["reason"]
@@ -156,7 +198,7 @@ def test_provider_reports_raised_harness_failures_as_infrastructure(world, monke
     assert meta["infrastructure_failure"] is True and meta["infrastructure_reason"] == reason
     assert (meta["problem_name"], meta["checkpoint_name"], meta["framework"]) == (PROBLEM, "checkpoint_1", "pytest")
     assert meta["passed"] is False and meta["policies"]["any"] is True
-    assert response["output"] == f"mini · checkpoint_1: INFRASTRUCTURE FAILURE\n{reason}"
+    assert response["output"] == "mini · checkpoint_1: INFRASTRUCTURE FAILURE"
     assert assertions.get_assert(response["output"], {"metadata": meta})["reason"] == f"infrastructure failure: {reason}"
 
 
@@ -198,7 +240,8 @@ def test_provider_paths_are_relative_to_base_path(world):
         ({"python": 3.1}, "provider config: field `python`: expected a quoted version"),
         ({"python": "snake"}, "provider config: field `python`:"),
         ({"wall_timeout": 400}, "provider config `wall_timeout`: 400 s does not fit"),
-        ({"pass-policy": "any"}, "provider config: field `pass-policy`: unknown key (allowed keys: agent, basePath,"),
+        ({"pass-policy": "any"}, "provider config: field `pass-policy`: unknown key (did you mean 'pass_policy'?) "
+                                 "(allowed keys: agent, basePath,"),
         ({"timeout": 10_000}, "provider config `timeout`: 10000 ms leaves no time"),
     ],
 )
@@ -261,13 +304,60 @@ def test_named_scores_and_reason_match_the_counts(partial_cp2):
     grade = assertions.get_assert(partial_cp2["output"], {"metadata": meta, "config": {}})
     passed, total = meta["pass_counts"], meta["total_counts"]
     assert set(total) == {"Core", "Error", "Regression"}  # no Functionality in checkpoint_2's own tests
-    assert grade["namedScores"] == {g.lower(): passed[g] / total[g] for g in total}
-    assert grade["namedScores"] == {"core": 0.5, "error": 1.0, "regression": pytest.approx(2 / 3)}
-    assert grade["score"] == pytest.approx(sum(passed.values()) / sum(total.values())) == pytest.approx(4 / 6)
+    rate = sum(passed.values()) / sum(total.values())
+    groups = {name: value for name, value in grade["namedScores"].items() if not name.startswith("code_")}
+    assert groups == {**{g.lower(): passed[g] / total[g] for g in total}, "tests": rate}
+    assert groups == {"core": 0.5, "error": 1.0, "regression": pytest.approx(2 / 3), "tests": pytest.approx(4 / 6)}
+    # Weighted by the number of tests, so promptfoo's column sums are counts of tests.
+    assert grade["namedScoreWeights"] == {"core": 2, "error": 1, "regression": 3, "tests": 6}
+    assert grade["score"] == pytest.approx(rate) == pytest.approx(4 / 6)
     assert grade["pass"] is False and grade["pass"] == meta["passed"]
-    assert grade["reason"] == "policy all-cases not met: 4/6 tests passed (Core 1/2, Error 1/1, Regression 2/3)"
+    assert grade["reason"] == "[Core] test_upper_words: every word upper-cased (+1 more)"  # why, in one line
+    passing = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any-case"}})
+    assert passing["pass"] is True and passing["reason"] == "policy any-case met"
     # One result per row: the viewer's badge is the row's verdict, not a count of groups.
     assert "componentResults" not in grade
+
+
+def test_named_scores_carry_the_code_quality_figures_and_not_the_score(partial_cp2):
+    """The submission's figures, as shares (the viewer shows named scores as percentages), beside
+    the groups'; the score and the verdict do not read them."""
+    meta = partial_cp2["metadata"]
+    quality = meta["quality"]
+    assert quality["previous_checkpoint"] == "checkpoint_1"
+    grade = assertions.get_assert("", {"metadata": meta, "config": {}})
+    figures = {name: value for name, value in grade["namedScores"].items() if name not in assertions.GROUP_SCORES}
+    metrics = quality["metrics"]
+    assert metrics["loc"] == 9 and metrics["functions"] == 0  # PARTIAL: a script of nine lines
+    # No function: no share of complex ones; the same code as at checkpoint_1: no growth.
+    assert figures == {"code_duplication": 0.0, "code_lint_per_line": 0.0, "code_growth": 0.0}
+    without = assertions.get_assert("", {"metadata": meta, "config": {"quality": False}})
+    assert set(without["namedScores"]) == {"core", "error", "regression"}
+    assert (without["score"], without["pass"]) == (grade["score"], grade["pass"])
+    unmeasured = {**meta, "quality": None}
+    assert assertions.get_assert("", {"metadata": unmeasured})["score"] == grade["score"]
+    assert f"code: {metrics['loc']} LOC (+0) · " in partial_cp2["output"]
+
+
+def test_quality_shares_from_the_figures():
+    metrics = {"loc": 200, "functions": 8, "complex_functions": 2, "duplicated_lines": 30, "lint_findings": 5}
+    quality = {"metrics": metrics, "previous": {**metrics, "loc": 160}}
+    assert assertions.quality_scores({"quality": quality}) == {
+        "code_duplication": 0.15, "code_complex_functions": 0.25, "code_lint_per_line": 0.025, "code_growth": 0.25}
+    unmeasured = {**metrics, "duplicated_lines": None, "lint_findings": None}
+    assert assertions.quality_scores({"quality": {"metrics": unmeasured}}) == {"code_complex_functions": 0.25}
+
+
+def test_the_row_links_its_line_on_the_evals_report_page(world, tmp_path):
+    from runners.report.links import row_anchor
+
+    response = provider.call_api("", options(world, base=str(tmp_path), quality=False), context())
+    meta = response["metadata"]
+    page = tmp_path / ".runners" / "reports" / "eval-unit.html"
+    assert meta["report"] == f"{page.as_uri()}#{row_anchor('good', PROBLEM, 'checkpoint_1')}"
+    assert meta["quality"] is None and "code:" not in response["output"]
+    elsewhere = provider.call_api("", options(world, base=str(tmp_path), report="pages"), context())
+    assert elsewhere["metadata"]["report"].startswith((tmp_path / "pages" / "eval-unit.html").as_uri() + "#row-")
 
 
 def test_assertion_policy_from_config_overrides_the_providers(partial_cp2):
@@ -349,11 +439,45 @@ def test_generator_covers_the_example_problems():
         ({"problems": "problems", "only": ["nope"]}, "config `only`: no problem nope"),
     ],
 )
-def test_generator_rejects_bad_config(config, message, monkeypatch):
+def test_a_mistake_in_the_generators_config_is_one_error_row_not_an_aborted_eval(config, message, monkeypatch, world):
+    """promptfoo printed 60 lines of Python traceback and stored nothing; now the eval runs, and
+    its one row per provider is an ERROR saying what to fix."""
     monkeypatch.chdir(ROOT)
-    with pytest.raises(ValueError, match=None) as info:
-        generator.generate_tests(config)
-    assert message in str(info.value)
+    [test] = generator.generate_tests(config)
+    assert message in test["metadata"]["config_error"]
+    response = provider.call_api("x", options(world), {"vars": {}, "test": test})
+    assert set(response) == {"error"} and message in response["error"]
+
+
+def test_one_broken_problem_is_an_error_row_and_the_others_are_graded(world, tmp_path):
+    from support import make_problem
+
+    problems = tmp_path / "problems"
+    shutil.copytree(world["problems"] / PROBLEM, problems / PROBLEM)
+    broken = make_problem(problems, {"test_checkpoint_1.py": "def test_a(): pass\n"}, name="broken")
+    (broken / "config.yaml").write_text((broken / "config.yaml").read_text().replace("timeout: 30", "timeout: soon"))
+    tests = generator.generate_tests({"problems": str(problems)})
+    assert [(t["metadata"]["problem"], t["metadata"]["checkpoint"]) for t in tests] == [
+        ("broken", "config.yaml"), (PROBLEM, "checkpoint_1"), (PROBLEM, "checkpoint_2")]
+    opts = options(world, problems=str(problems))
+    answer = provider.call_api("x", opts, {"vars": {}, "test": tests[0]})
+    assert set(answer) == {"error"}
+    assert f"{broken / 'config.yaml'}: invalid configuration" in answer["error"]
+    assert "field `timeout`" in answer["error"] and "Traceback" not in answer["error"]
+    graded = provider.call_api("x", opts, {"vars": {}, "test": tests[1]})
+    assert "error" not in graded and graded["metadata"]["status"] == "graded"
+
+
+def test_a_problem_error_is_an_error_row_that_names_the_file(world, tmp_path):
+    from support import make_problem
+
+    problems = tmp_path / "problems"
+    make_problem(problems, {"test_checkpoint_1.py": "def test_a(:\n    pass\n"}, name=PROBLEM)
+    answer = provider.call_api("x", options(world, problems=str(problems)), context())
+    assert "output" not in answer, answer.get("output")
+    assert answer["error"].startswith(f"runners provider: {PROBLEM} · checkpoint_1: PROBLEM ERROR")
+    assert "tests/test_checkpoint_1.py, line 1: SyntaxError" in answer["error"]
+    assert answer["metadata"]["problem_error"] is True and answer["metadata"]["status"] == "problem_error"
 
 
 # ---- import cost --------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -114,19 +115,21 @@ def viewer(chromium_ready, promptfoo_eval, tmp_path):
         yield served
 
 
-def browse(viewer: dict, run, expect: list[str], tmp_path: Path, artifact: str) -> dict:
-    """The eval's page at 1600 px in headless Chromium: what it shows (viewer_check.cjs); the
-    screenshot is kept as .runners/artifacts/<artifact>."""
+def browse(viewer: dict, run, expect: list[str], tmp_path: Path, artifact: str, width: int = 1600) -> dict:
+    """The eval's page at `width` px in headless Chromium: what it shows (viewer_check.cjs); the
+    screenshot (and one of the first screen) is kept as .runners/artifacts/<artifact>."""
     screenshot = tmp_path / artifact
-    options = {"url": f"{viewer['url']}eval/{run.results['evalId']}", "width": 1600, "chromium": str(CHROMIUM),
-               "userDataDir": str(tmp_path / "chromium-profile"), "screenshot": str(screenshot), "expect": expect,
-               "timeoutMs": 60000}
+    first = tmp_path / artifact.replace(".png", "-first-screen.png")
+    options = {"url": f"{viewer['url']}eval/{run.results['evalId']}", "width": width, "chromium": str(CHROMIUM),
+               "userDataDir": str(tmp_path / f"chromium-profile-{width}"), "screenshot": str(screenshot),
+               "firstScreen": str(first), "expect": expect, "timeoutMs": 60000}
     proc = subprocess.run([str(NODE_BIN / "node"), str(CHECK_SCRIPT), json.dumps(options)], cwd=ROOT,
                           env=plain_env(run.home), capture_output=True, text=True, timeout=180)
     report = json.loads(proc.stdout or "{}") if proc.stdout.startswith("{") else {}
     assert proc.returncode == 0 and report.get("ok"), f"browser check failed: {report.get('error')}\n{proc.stderr[-3000:]}"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shutil.copy2(screenshot, ARTIFACTS / artifact)
+    shutil.copy2(first, ARTIFACTS / first.name)
     assert screenshot.stat().st_size > 10_000
     missing = [text for text, found in report["found"].items() if not found]
     assert not missing, f"not on the page: {missing}\n--- page text\n{report['bodyText'][:4000]}"
@@ -136,19 +139,23 @@ def browse(viewer: dict, run, expect: list[str], tmp_path: Path, artifact: str) 
 def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo_eval, viewer, tmp_path):
     assert viewer["health"]["status"] == "OK" and viewer["health"]["version"] == "0.123.1"
     labels = [f"agent-{a}" for a in promptfoo_eval.agents]
-    expect = [*labels, "core", "error", "functionality", "regression", "mean_pass_rate",
+    expect = [*labels, "core", "error", "functionality", "regression", "tests", "code_duplication",
               "mini · checkpoint_2: FAIL", "provider config `submissions`"]
     report = browse(viewer, promptfoo_eval, expect, tmp_path, "promptfoo-viewer.png")
     text = report["bodyText"]
     assert "runners promptfoo test" in report["title"] or "runners promptfoo test" in text
-    # Each agent's column header carries its per-group averages, e.g. "core 75.00% (1.50/2.00)".
+    # Each agent's column header counts tests per group over its rows: partial passed 2 of its 3
+    # Core tests (1/1 at checkpoint 1, 1/2 at checkpoint 2), not "1.50/2.00" (a sum of rates).
     header = text.split(f"{PROBLEM} · checkpoint_1", 1)[0]
     for label in labels[:2]:
         block = header.split(label, 1)[1]
         for metric in ("core", "error", "functionality", "regression", "tests"):
             assert metric in block.split("agent-", 1)[0], f"{metric} missing from {label}'s header"
     partial_header = header.split("agent-partial", 1)[1].split("agent-", 1)[0]
-    assert "core\n75.00% (1.50/2.00)" in partial_header
+    assert "core\n66.67% (2.00/3.00)" in partial_header and "tests\n66.67% (6.00/9.00)" in partial_header
+    assert "mean_pass_rate" not in header  # it repeated `tests`
+    # Every count in the header is a count of tests: no fraction of one.
+    assert not re.search(r"\((\d+\.(?!00)\d\d)/", header), header
 
     # The layout at 1600 px: the row is named once (its description, no var columns repeating
     # it), and every agent's column is on the screen, side by side.
@@ -165,6 +172,12 @@ def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo
 
 
 
+def shown_latency(ms: int) -> str:
+    """How the viewer writes a latency: `812ms` under a second, `1.8s` under a minute (a loaded
+    machine makes a scripted step take more than a second)."""
+    return f"{ms}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
+
+
 @pytest.fixture
 def agent_viewer(chromium_ready, agent_eval, tmp_path):
     with serve_viewer(agent_eval.home, tmp_path / "viewer.log") as served:
@@ -173,17 +186,16 @@ def agent_viewer(chromium_ready, agent_eval, tmp_path):
 
 def test_viewer_shows_agents_run_then_graded_side_by_side(chromium_ready, agent_eval, agent_viewer, tmp_path):
     """The agent provider's eval: a column per agent with its per-group scores and average
-    latency; in each cell the grade, what the agent said, its latency and (when it reported
-    them) its tokens; the failed step's reason."""
+    latency; in each cell the grade, its latency and (when it reported them) its tokens; the
+    failed step's reason (what the agent said is in the row's details)."""
     rows = {(r["provider"]["label"], r["testCase"]["metadata"]["problem"], r["testCase"]["metadata"]["checkpoint"]): r
             for r in agent_eval.results["results"]["results"]}
     good = rows[("agent-good", "tally", "checkpoint_2")]  # it read its earlier code back: cache reads
     usage = good["response"]["tokenUsage"]
-    expect = ["agent-good", "agent-partial", "Avg Latency:", "mean_pass_rate",
-              "tally · checkpoint_1: PASS (policy all-cases)", 'said: "Implemented Tally — checkpoint 1: wrote 1 file(s)',
-              f"Latency: {good['latencyMs']}ms", f"Tokens: {usage['total']} ({usage['prompt']}+{usage['completion']})",
+    expect = ["agent-good", "agent-partial", "Avg Latency:", "tally · checkpoint_1: PASS ",
+              f"Latency: {shown_latency(good['latencyMs'])}", f"Tokens: {usage['total']} ({usage['prompt']}+{usage['completion']})",
               "agent step failed: the agent exited with code 1: I do not know how to implement tally checkpoint_2.",
-              "tally · checkpoint_2: FAIL (agent step failed)"]
+              "tally · checkpoint_2: FAIL (agent step failed) 2/3 tests"]
     report = browse(agent_viewer, agent_eval, expect, tmp_path, "promptfoo-agents-viewer.png")
     text = report["bodyText"]
     assert usage["completionDetails"]["cacheReadInputTokens"] > 0
@@ -195,8 +207,47 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(chromium_ready, agent_
             assert metric in block, f"{metric} missing from {label}'s header"
     assert "100.00% passing (4/4 cases)" in header.split("agent-good", 1)[1].split("agent-partial", 1)[0]
     for (label, _problem, _checkpoint), row in rows.items():  # every cell shows the agent's own time
-        assert f"Latency: {row['latencyMs']}ms" in text, label
+        assert f"Latency: {shown_latency(row['latencyMs'])}" in text, label
     agent_headers = [h for h in report["headers"] if "agent-" in h["text"]]
     assert len(agent_headers) == 2
     for h in agent_headers:
         assert 0 <= h["left"] < h["right"] <= report["viewportWidth"], f"cut off at 1600 px: {h}"
+
+
+# The layout a person on a 1280 px screen gets (issue 26: rows about 380 px tall, 22 rows made a
+# 9,000 px page). Promptfoo gives every row the height of its tallest cell, and its own parts of a
+# cell (badge, metric pills, latency) take about 150 px; the rest is ours: the verdict line, the
+# counts per group, one red line saying why (here also `flags: unsandboxed`, sandbox `none`).
+# Measured: 282 px here; the example comparison's 22 rows 258-321 px, a 6,706 px page (9,586 before).
+MAX_ROW_PX = 300
+
+
+def test_viewer_rows_are_a_glance_at_1280_px(chromium_ready, promptfoo_eval, viewer, tmp_path):
+    labels = [f"agent-{a}" for a in promptfoo_eval.agents]
+    expect = [*labels, "mini · checkpoint_2: FAIL 4/6 tests"]
+    report = browse(viewer, promptfoo_eval, expect, tmp_path, "promptfoo-viewer-1280.png", width=1280)
+    rows = report["rows"]
+    assert len(rows) == 2, [r["text"][:80] for r in rows]
+    heights = [r["height"] for r in rows]
+    assert max(heights) <= MAX_ROW_PX, f"rows {heights} px tall at 1280 px"
+    # The page is the header and the rows: 22 rows of the example comparison stay under 22 × 300 px.
+    table_top = report["pageHeight"] - sum(heights)
+    assert report["pageHeight"] <= table_top + len(rows) * MAX_ROW_PX
+    text = report["bodyText"]
+    # A failing cell says its counts once (the old row: in the reason and again in the text).
+    cell = next(r["text"] for r in rows if "checkpoint_2" in r["text"])
+    assert text.count("4/6") == 1 and "tests passed (" not in text and "(all 4/6)" not in text
+    # Its red line is the test's own message, without the harness's paths.
+    assert "[Core] test_upper_words: every word upper-cased (+1 more)" in cell
+    assert "[Error] test_no_args_fails: no arguments must be an error: [" in text
+    # (The broken agent's error rows name its own submissions path, which is the user's.)
+    graded = "\n".join(line for line in text.splitlines() if "provider config `submissions`" not in line)
+    for path in ("/runners-", "/bin/python", "/cache/", "pytest-of-", "/workspace"):
+        assert path not in graded, f"{path} on the page"
+    # At 1280 px promptfoo's 480 px agent columns need 1,472 px for three agents: the third is
+    # clipped (the table scrolls sideways). Its name, pass share and each cell's verdict and first
+    # words are in the part on screen; the first two columns are whole.
+    agent_headers = [h for h in report["headers"] if any(label in h["text"] for label in labels)]
+    assert [h["right"] <= report["viewportWidth"] for h in agent_headers] == [True, True, False]
+    third = agent_headers[2]
+    assert third["left"] + 250 <= report["viewportWidth"], third

@@ -3,10 +3,11 @@
 //
 //   node tests/promptfoo/viewer_check.cjs '<json options>'
 //   options: {url, chromium, userDataDir, screenshot, expect: [texts to wait for], timeoutMs,
-//             width (viewport, default 1600)}
+//             width (viewport, default 1600), firstScreen (a screenshot of the viewport only)}
 //
 // Output: {ok, url, title, found: {text: bool}, bodyText, viewportWidth,
-//          headers: [{text, left, right}] (the results table's column headers), error?}. Exit code 0 when the page
+//          headers: [{text, left, right}] (the results table's column headers),
+//          rows: [{height, text}] (its body rows), pageHeight, scrollWidth, error?}. Exit code 0 when the page
 // loaded (whether or not every text was found: the Python test asserts), 1 on a browser error.
 'use strict';
 
@@ -57,7 +58,22 @@ async function main() {
         return { text: th.innerText, left: r.left, right: r.right };
       }),
     );
+    // The results table's body rows (one per problem checkpoint) and the page's full height.
+    report.rows = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('#results-table-container tbody tr, table tbody tr'))
+        .filter((tr, i, all) => all.indexOf(tr) === i)
+        .map((tr) => {
+          const r = tr.getBoundingClientRect();
+          return { height: r.height, text: tr.innerText.slice(0, 4000) };
+        }),
+    );
+    report.pageHeight = await page.evaluate(() =>
+      Math.max(document.documentElement.scrollHeight, document.body.scrollHeight));
+    report.scrollWidth = await page.evaluate(() =>
+      Math.max(document.documentElement.scrollWidth, document.body.scrollWidth));
     if (opts.screenshot) await page.screenshot({ path: opts.screenshot, fullPage: true });
+    // What a person sees first: the viewport alone, before any scrolling.
+    if (opts.firstScreen) await page.screenshot({ path: opts.firstScreen, fullPage: false });
     report.ok = true;
   } finally {
     await context.close();

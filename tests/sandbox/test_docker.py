@@ -266,7 +266,7 @@ def test_a_container_is_its_own_cpu_entity_not_one_of_docker_s_group(docker_sand
     """With the cgroupfs driver docker puts every container in one `docker` group, which the CPU
     scheduler weighs as a single process against everything else: on a busy machine all runs
     together got a fifth of the CPU their processes got outside. A run's container sits at the top
-    instead, weighed like a session's processes (bench/RESULTS.md, section 11)."""
+    instead, weighed like a session's processes (bench/RESULTS.md, section 14)."""
     from runners.sandbox.docker.client import docker_client
 
     info = docker_client().info()
@@ -292,13 +292,24 @@ def test_daemons_do_not_outlive_the_run(docker_sandbox, make_request):
     # no_leftover_containers checks that the container (and so every process in it) is gone
 
 
-def test_from_environment_takes_the_images():
+def test_the_user_s_sandbox_options_pick_the_images_and_bad_ones_are_refused(docker_images):
     from runners.environment import EnvironmentSpec
-    from runners.sandbox.docker_backend import DockerSandbox
+    from runners.errors import UserInputError
+    from runners.sandbox.registry import resolve_sandbox
 
-    sandbox = DockerSandbox.from_environment(
-        EnvironmentSpec(docker_python_image="py:test", docker_node_image="node:test"))
+    spec = EnvironmentSpec(sandbox="docker", sandbox_options={"docker": {"python_image": "py:test",
+                                                                         "node_image": "node:test"}})
+    sandbox = resolve_sandbox(spec.sandbox, spec.sandbox_options)
     assert (sandbox.python_image, sandbox.node_image) == ("py:test", "node:test")
+    # the fields these options replaced are still read (stored batch jobs)
+    former = EnvironmentSpec.model_validate({"docker_python_image": "py:old"})
+    assert former.sandbox_options == {"docker": {"python_image": "py:old"}}
+    with pytest.raises(UserInputError, match=r"sandbox_options.docker: pyton_image is not a setting of the docker "
+                                             r"sandbox \(it takes: engine_url, node_image, python_image\)"):
+        resolve_sandbox("docker", {"docker": {"pyton_image": "x"}})
+    with pytest.raises(UserInputError, match="sandbox_options.none: image is not a setting of the none sandbox "
+                                             r"\(it takes: none\)"):
+        resolve_sandbox("none", {"none": {"image": "x"}})
 
 
 def test_orphans_of_dead_owners_are_swept(docker_sandbox, docker_images):
@@ -429,7 +440,8 @@ def test_end_to_end_matches_the_unsandboxed_run(docker_images, sandbox_cache, tm
 
     plain = runners.run_checkpoint(problem, "checkpoint_1", submission,
                                    runners.EnvironmentSpec(sandbox="none", **spec))
-    docker_env = runners.EnvironmentSpec(sandbox="docker", docker_python_image=docker_images["python"], **spec)
+    docker_env = runners.EnvironmentSpec(sandbox="docker", sandbox_options={"docker": {"python_image": docker_images["python"]}},
+                                         **spec)
     first = runners.run_checkpoint(problem, "checkpoint_1", submission, docker_env)
 
     prepares: list[list[str]] = []

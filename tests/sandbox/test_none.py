@@ -19,6 +19,7 @@ import pytest
 
 from runners.limits import ResourceLimits
 from runners.sandbox.base import SandboxRequest
+from runners.sandbox.conformance.subject import marked_processes
 from runners.sandbox.none import NoSandbox
 
 # The command: a daemon in a session of its own (out of the process group) and a child in the
@@ -42,18 +43,7 @@ def _request(token: str, tmp_path: Path) -> SandboxRequest:
 
 def _marked(token: str, role: str = "") -> list[int]:
     """Live processes (not zombies) whose command line carries `token` (and `role`)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if f"{token}{role}".encode() in cmdline and state != "Z":
-            found.append(int(entry))
-    return found
+    return marked_processes(f"{token}{role}")
 
 
 def _wait_until(condition, seconds: float) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 from ..files import collect_tracked
 from ..model import APICase, APIResult, BaseCase
 from .archive import archive_members, download_name
+from .deadline import DeadlineConnection
 from .server import ServerAdapter
 
 MAX_BODY = 16 * 1024 * 1024
@@ -58,7 +59,9 @@ class APIAdapter(ServerAdapter):
         error, timed_out, attempts = "", False, 0
         for attempt in range(case.retries + 1):
             attempts = attempt
-            conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+            # The timeout bounds the whole request (status, headers and body), not each read:
+            # a server trickling its answer byte by byte is cut off at the deadline.
+            conn = DeadlineConnection(self.host, self.port, deadline=time.monotonic() + timeout)
             try:
                 conn.request(case.method.upper(), target, body=body, headers=headers)
                 response = conn.getresponse()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -25,6 +26,8 @@ class RunSettings:
     artifacts: Path | None = None  # screenshots go here (the run's reports directory)
     browser: str | None = None
     static: dict[str, str] = field(default_factory=dict)  # asset name -> path in the sandbox
+    # Called with a file the program wrote among the reports (a screenshot): resets keep it.
+    keep: Callable[[Path], None] | None = None
 
 
 def fill_static(value: Any, static: dict[str, str]) -> Any:

@@ -114,6 +114,8 @@ class BrowserAdapter(ServerAdapter):
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{_safe(self.group.name)}__{_safe(name)}.png"
         path.write_bytes(base64.b64decode(data))
+        if self.settings.keep is not None:
+            self.settings.keep(path)
         return f"screenshot: reports/{path.name} (with the run's artifacts)"
 
     # ---- steps -------------------------------------------------------------------------------

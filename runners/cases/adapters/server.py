@@ -18,8 +18,10 @@ from types import TracebackType
 
 from ..procs import Drain, kill_descendants, kill_group
 from .base import Adapter, fill_static
+from .deadline import DeadlineConnection
 
 PROBE_INTERVAL = 0.05
+PROBE_TIMEOUT = 2.0  # seconds for one health probe, whole
 EXIT_GRACE = 0.5  # after a request got no answer: is the server dying?
 
 
@@ -103,7 +105,10 @@ class ServerAdapter(Adapter):
             if remaining <= 0:
                 return (f"the server did not answer on http://{self.host}:{self.port}{path} within "
                         f"{self.config.startup_timeout_s:g} s (last probe: {last}){self.output_tail()}")
-            conn = http.client.HTTPConnection(self.host, self.port, timeout=min(2.0, max(remaining, 0.05)))
+            # One probe gets at most PROBE_TIMEOUT for the whole exchange, never past the deadline:
+            # a health check answered a byte at a time cannot hold the start-up past it.
+            conn = DeadlineConnection(self.host, self.port,
+                                      deadline=time.monotonic() + min(PROBE_TIMEOUT, max(remaining, 0.05)))
             try:
                 conn.request("GET", path)
                 conn.getresponse().read(65536)

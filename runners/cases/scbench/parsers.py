@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from .. import bounded_yaml
 from ..scoring import VerifierError
 
 
@@ -63,7 +64,7 @@ def parse_yaml(content: Any, decode: str = "utf-8") -> Any:
     if not text.strip():
         return {}
     try:
-        return yaml.safe_load(text) or {}
+        return bounded_yaml.load(text) or {}
     except yaml.YAMLError:
         return {}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from runners.errors import InfrastructureError
 from runners.sandbox.base import SandboxRequest, SandboxResult
-from runners.sandbox.docker.client import image_id
+from runners.sandbox.docker.client import Engine
 
 
 @dataclass(frozen=True)
@@ -38,13 +38,14 @@ _PROBE_SCRIPT = (
 
 
 
-def image_info(image: str, run: Callable[[SandboxRequest], SandboxResult], host_cache: Path | None) -> ImageInfo:
+def image_info(image: str, run: Callable[[SandboxRequest], SandboxResult], host_cache: Path | None,
+               engine: Engine) -> ImageInfo:
     """What is inside `image` (its id, python3, uv), found once per image id by running it.
 
     Remembered in memory and, once the toolchain cache is known, in a file beside the cache
     directory of that image (outside what any sandbox mounts, so no run can rewrite it).
     """
-    ident = image_id(image)
+    ident = engine.image_id(image)
     with _image_info_lock:
         if ident in _image_info:
             return _image_info[ident]

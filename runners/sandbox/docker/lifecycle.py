@@ -15,10 +15,12 @@ import socket
 import stat
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runners import janitor
 from runners.errors import InfrastructureError
 from runners.sandbox.docker.sweep import LABEL_REQUEST
 from runners.sandbox.process import CappedBuffer
@@ -38,13 +40,17 @@ class Outcome:
     out: CappedBuffer
     err: CappedBuffer
     notes: list[str] = field(default_factory=list)
+    stopped: bool = False
 
 
-def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: float, cap: int) -> Outcome:
-    """Run one container to completion or `timeout` seconds; it is removed when this returns."""
+def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: float, cap: int,
+                  stop: threading.Event | None = None, on_stdout: Callable[[bytes], None] | None = None,
+                  engine_url: str | None = None) -> Outcome:
+    """Run one container to completion or `timeout` seconds (or until `stop` is set); it is
+    removed when this returns. `engine_url`: the engine's, for the janitor (None: the default)."""
     import docker
 
-    out, err = CappedBuffer(cap), CappedBuffer(cap)
+    out, err = CappedBuffer(cap, on_stdout), CappedBuffer(cap)
     container = None
     sock = None
     reader = None
@@ -52,6 +58,7 @@ def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: f
     try:
         try:
             container = client.containers.create(**spec)
+            janitor.track("container", container_ref(container.id, engine_url))  # removed if the harness dies
             sock = client.api.attach_socket(container.id, params={
                 "stdout": 1, "stderr": 1, "stream": 1, "logs": 1})
             _no_socket_timeout(sock)
@@ -65,23 +72,25 @@ def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: f
                 f"docker could not start the sandbox container: {exc.explanation or exc}") from None
         except Exception as exc:  # requests errors: the daemon did not answer
             raise InfrastructureError(f"the Docker engine failed while starting the sandbox: {exc}") from None
-        timed_out = _wait(container, started + timeout)
+        timed_out = _wait(container, started + timeout, stop)
         notes = []
+        stopped = stop is not None and stop.is_set()
         if timed_out:
             _kill(container)
-            notes.append(f"killed at the wall-clock limit of {timeout:g} s")
+            notes.append("stopped by the harness" if stopped else f"killed at the wall-clock limit of {timeout:g} s")
         finished = time.monotonic()
         if reader is not None:
             reader.join(timeout=READER_GRACE)
         state = _state(container)
         return Outcome(exit_code=state.get("ExitCode"), oom_killed=bool(state.get("OOMKilled")),
-                       timed_out=timed_out, duration=finished - started, out=out, err=err, notes=notes)
+                       timed_out=timed_out and not stopped, duration=finished - started, out=out, err=err,
+                       notes=notes, stopped=timed_out and stopped)
     finally:
         if sock is not None:
             _close(sock)
         if reader is not None and reader.is_alive():
             reader.join(timeout=1)
-        _remove(client, container, request_id)
+        _remove(client, container, request_id, engine_url)
 
 
 def grant_to_sandbox_user(root: Path) -> None:
@@ -173,8 +182,8 @@ def _close(sock: Any) -> None:
             pass
 
 
-def _wait(container: Any, deadline: float) -> bool:
-    """Wait for the container to exit; True when the deadline passed first.
+def _wait(container: Any, deadline: float, stop: threading.Event | None = None) -> bool:
+    """Wait for the container to exit; True when the deadline passed (or `stop` was set) first.
 
     `Container.wait(timeout)` is only a request timeout (it raises requests' ConnectionError or
     ReadTimeout), so it is called in slices and the deadline is enforced here. The slices are short
@@ -185,7 +194,7 @@ def _wait(container: Any, deadline: float) -> bool:
 
     while True:
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
+        if remaining <= 0 or (stop is not None and stop.is_set()):
             return True
         asked = time.monotonic()
         try:
@@ -227,7 +236,12 @@ def _state(container: Any) -> dict[str, Any]:
     return dict(container.attrs.get("State") or {})
 
 
-def _remove(client: Any, container: Any, request_id: str) -> None:
+def container_ref(container_id: str, engine_url: str | None) -> str:
+    """What the janitor is told: the id, and the engine's URL when it is not the default."""
+    return f"{container_id} {engine_url}" if engine_url else container_id
+
+
+def _remove(client: Any, container: Any, request_id: str, engine_url: str | None = None) -> None:
     """Remove the request's container; if `create` failed client-side, find it by label."""
     import docker
 
@@ -241,8 +255,10 @@ def _remove(client: Any, container: Any, request_id: str) -> None:
         for _ in range(3):
             try:
                 target.remove(force=True)
+                janitor.forget("container", container_ref(target.id, engine_url))
                 break
             except docker.errors.NotFound:
+                janitor.forget("container", container_ref(target.id, engine_url))
                 break
             except Exception:  # retried; a leftover is swept later by its label
                 time.sleep(0.5)

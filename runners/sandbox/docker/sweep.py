@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from runners.processes import owner_gone
-from runners.sandbox.docker.client import docker_client
+from runners.sandbox.docker.client import Engine
 
 LABEL_MANAGED = "runners.managed"
 LABEL_RUN = "runners.run"
@@ -13,16 +13,16 @@ LABEL_OWNER = "runners.owner"
 LABEL_PURPOSE = "runners.purpose"
 LABEL_REQUEST = "runners.request"
 
-_swept = False
+_swept: set[str | None] = set()  # engine URLs swept by this process
 _sweep_lock = threading.Lock()
 
 
-def sweep_orphans() -> int:
+def sweep_orphans(engine: Engine) -> int:
     """Remove containers labelled `runners.managed` whose owning process on this host is gone
     (another machine's, on a shared engine, are not ours to judge)."""
     import docker
 
-    client = docker_client()
+    client = engine.client
     removed = 0
     try:
         found = client.containers.list(all=True, filters={"label": f"{LABEL_MANAGED}=1"})
@@ -39,13 +39,12 @@ def sweep_orphans() -> int:
     return removed
 
 
-def sweep_once() -> None:
-    """The first run of this process sweeps; later ones do not pay for the listing."""
-    global _swept
-    if _swept:
+def sweep_once(engine: Engine) -> None:
+    """The first run of this process on an engine sweeps it; later ones do not pay for the listing."""
+    if engine.url in _swept:
         return
     with _sweep_lock:
-        if _swept:
+        if engine.url in _swept:
             return
-        _swept = True
-        sweep_orphans()
+        _swept.add(engine.url)
+    sweep_orphans(engine)
