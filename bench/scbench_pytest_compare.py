@@ -88,7 +88,8 @@ def grade_ours(source: Path, cp: Checkpoint, sandbox: str | None, scratch: Path)
             "status": test["status"], "group": test["group_type"],
             "message": (test.get("failure_message") or "")[:300]}
     return {"seconds": seconds, "infrastructure_failure": bool(result.get("infrastructure_failure")),
-            "reason": result.get("infrastructure_reason"), "python": result.get("python"),
+            "reason": result.get("infrastructure_reason"), "problem_error": bool(result.get("problem_error")),
+            "problem_reason": result.get("problem_error_reason"), "python": result.get("python"),
             "sandbox": result.get("sandbox"), "tests": tests}
 
 
@@ -131,15 +132,15 @@ def verdict(cp: Checkpoint) -> tuple[bool, list[str]]:
     ours, theirs = cp.ours, cp.theirs
     if "error" in ours or "error" in theirs:
         return False, [f"could not grade: runners: {ours.get('error', '-')}; SCBench: {theirs.get('error', '-')}"]
-    if theirs.get("infrastructure_failure") or ours.get("infrastructure_failure"):
-        same = bool(theirs.get("infrastructure_failure")) == bool(ours.get("infrastructure_failure"))
-        if same:
+    # SCBench calls a problem it cannot collect an infrastructure failure; runners a problem error
+    # (runners/blame.py: the problem's own files are at fault, not the submission): the same verdict.
+    mine = bool(ours.get("infrastructure_failure") or ours.get("problem_error"))
+    if theirs.get("infrastructure_failure") or mine:
+        if bool(theirs.get("infrastructure_failure")) == mine:
             return True, []
-        # SCBench's infrastructure failure on a collection error of the problem's own files
-        # (issue 23, cause I): graded here until a broken problem is refused as such.
-        cause = " (cause I: the problem cannot be collected)" if theirs.get("infrastructure_failure") else ""
-        return False, [(f"infrastructure failure: runners {bool(ours.get('infrastructure_failure'))} "
-                       f"({ours.get('reason') or '-'}), SCBench {bool(theirs.get('infrastructure_failure'))}{cause}")]
+        why = ours.get("problem_reason") or ours.get("reason") or "-"
+        return False, [(f"infrastructure failure: runners {mine} ({why}), "
+                        f"SCBench {bool(theirs.get('infrastructure_failure'))}")]
     differ = []
     for test in sorted(ours["tests"].keys() | theirs["tests"].keys()):
         mine, other = ours["tests"].get(test), theirs["tests"].get(test)
@@ -157,8 +158,10 @@ def start_busy(count: int) -> list[subprocess.Popen]:
 
 def markdown(rows: list[Checkpoint], sandbox: str | None, busy: int) -> str:
     exact = sum(verdict(cp)[0] for cp in rows)
+    ran = ", ".join(sorted({f"{cp.ours.get('sandbox')}, Python {cp.ours.get('python')}" for cp in rows
+                            if cp.ours.get("sandbox")})) or "-"
     lines = [(f"SCBench {UPSTREAM} (`run_checkpoint_pytest`, local-py, Python 3.12) against "
-             f"`runners run` ({'--sandbox ' + sandbox if sandbox else 'no options'}"
+             f"`runners run` ({'--sandbox ' + sandbox if sandbox else 'no options'}: ran on {ran}"
              f"{f', {busy} busy processes beside' if busy else ''}): **{exact} of {len(rows)} checkpoints exact**."),
              "", "| checkpoint | tests (runners / SCBench) | passed (runners / SCBench) | same | grades taken | seconds (runners / SCBench) | what differs |",
              "|---|---|---|---|---|---|---|"]
