@@ -7,7 +7,7 @@
     python -m bench --repeat 9 --sandbox bubblewrap
 
 Measurements: overhead, prepare, scbench, parsing, batch, promptfoo, submission, agents, cases,
-real_agents (docs/benchmarks.md).
+real_agents, quality, fairness (docs/benchmarks.md).
 Exit code: 0 when every measurement ran (missed targets are results, not errors), 1 when one
 failed, 2 bad options. A measurement whose tools are missing here is reported as skipped.
 """

@@ -25,7 +25,7 @@ from rich.text import Text
 from bench.common import ROOT, Row, Section
 
 ORDER = ("startup", "overhead", "prepare", "scbench", "parsing", "batch", "promptfoo", "submission", "agents",
-         "cases", "agent_batch", "real_agents", "quality")
+         "cases", "agent_batch", "real_agents", "quality", "fairness")
 
 
 # ---- formatting ---------------------------------------------------------------------------------

@@ -8,12 +8,12 @@ config is case-based.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
 from runners.cases.spec import AdapterConfig, CheckpointCases, default_command, expand_groups
-from runners.config import CheckpointConfig, ProblemConfig
+from runners.config import SCBENCH_PYTHON, CheckpointConfig, ProblemConfig
 
 
 class CaseCheckpointConfig(CheckpointConfig, CheckpointCases):
@@ -31,12 +31,16 @@ class CaseProblemConfig(ProblemConfig):
     loader: dict[str, Any] | None = Field(None, description="SCBench's legacy `loader` block: ignored, as there.")
     checkpoints: dict[str, CaseCheckpointConfig] = Field(min_length=1)  # type: ignore[assignment]
 
+    # docker: the cases and browser images are built on the default python image, whose Python
+    # the case program's toolchain must share: the preference never picks another image.
+    preferred_python_picks_image: ClassVar[bool] = False
+
     @property
-    def preferred_python(self) -> str:
+    def preferred_python(self) -> str | None:
         """Without `python`, the submission runs on 3.12 where one is found (SCBench graded on 3.12:
         its reference solutions use 3.12 syntax), else on the harness's default; never in docker,
         whose image is the default."""
-        return "3.12"
+        return SCBENCH_PYTHON
 
     @model_validator(mode="after")
     def _expand_groups(self) -> CaseProblemConfig:

@@ -113,7 +113,7 @@ _output_opt = click.option("--output", type=_PathType, default=None,
 _workers_opt = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                             help="Spread one suite over N processes.")
 _wall_opt = click.option("--wall-timeout", type=click.FloatRange(min=1), default=None,
-                         help="Seconds for the whole test run.")
+                         help="Seconds for the whole test run (default: 900, plus the problem's per-test timeout for each test).")
 _cache_opt = click.option("--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept.")
 _keep_opt = click.option("--keep-workspace", is_flag=True, help="Keep the temporary workspace for debugging.")
 _junit_opt = click.option("--junit-xml", type=_PathType, default=None, help="Also write the result as JUnit XML.")

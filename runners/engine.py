@@ -37,6 +37,7 @@ from runners.sandbox.registry import resolve_sandbox
 from runners.scan import scan_submission
 from runners.submission import CopyTimeout, Inventory, inventory, is_full, no_space
 from runners.trust import exit_reason, issue_report_key
+from runners.wall_clock import run_limits
 from runners.workspace import SUBMISSION_IGNORE, Workspace
 from runners.workspace_place import workspace_base
 
@@ -61,7 +62,7 @@ def execute(
     like any other; bad input is a UserInputError."""
     problem, checkpoint, environment = runner.problem, runner.checkpoint, runner.environment
     submission = admit(runner, submission)
-    limits = environment.limits_for(problem.limits)
+    limits = run_limits(environment, problem, checkpoint, runner.estimated_tests())
     # The wall clock starts here: walking and copying the submission count against it.
     deadline = time.monotonic() + (limits.wall_timeout or 900.0)
     listed = inventory(submission, limits, SUBMISSION_IGNORE)  # over a limit: refused, nothing copied
@@ -168,7 +169,8 @@ def prepare(runner: RunnerContract, ctx: RunContext) -> None:
     runner.write_config(ctx)
     progress.stage(progress.PREPARING_TOOLCHAIN)
     runner.prepare(ctx)
-    workspace.seal(workspace.tests, workspace.config)
+    if not ctx.sandbox.remaps_paths:  # the backends that remap paths mount them read-only
+        workspace.seal(workspace.tests, workspace.config)
 
 
 def run_env(runner: RunnerContract, ctx: RunContext, invocation: Invocation) -> dict[str, str]:

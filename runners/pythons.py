@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from runners.errors import UserInputError
-from runners.probe_memo import interpreter_key, remembered
+from runners.probe_memo import file_identity, interpreter_key, remembered
 
 # packaging is imported where a version is asked for: most runs ask for none (5 ms of start-up).
 if TYPE_CHECKING:
@@ -65,6 +65,8 @@ class PythonRequest:
     spec: str
     source: str  # "option --python", "problems/x/config.yaml: field `python`"
     preferred: bool = False  # a preference, not a requirement: the harness's default when nothing matches
+    # docker: whether a preference may pick another image (`runners-python:X.Y`) than the configured one
+    picks_image: bool = True
 
     @property
     def is_path(self) -> bool:
@@ -97,7 +99,8 @@ def python_request(user: str | None, problem: object) -> PythonRequest | None:
         return PythonRequest(wanted, f"{where}: field `python`")
     preferred = getattr(problem, "preferred_python", None)
     if isinstance(preferred, str):
-        return PythonRequest(preferred, "SCBench's Python (a case-based problem without `python`)", preferred=True)
+        return PythonRequest(preferred, f"SCBench's Python {preferred} (the problem names no `python`)",
+                             preferred=True, picks_image=getattr(problem, "preferred_python_picks_image", True))
     return None
 
 
@@ -134,37 +137,63 @@ def _own() -> str:
     return getattr(sys, "_base_executable", None) or sys.executable
 
 
+def _pyenv_root() -> Path:
+    return Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+
+
 def _path_candidates() -> list[str]:
+    # pyenv's shims are scripts that run pyenv (slow, and never remembered): its builds are
+    # listed by _pyenv_candidates instead.
+    shims = str(_pyenv_root() / "shims")
     found = []
     for minor in range(6, 20):
-        if exe := shutil.which(f"python3.{minor}"):
+        if (exe := shutil.which(f"python3.{minor}")) and os.path.dirname(exe) != shims:
             found.append(exe)
-    if exe := shutil.which("python3"):
+    if (exe := shutil.which("python3")) and os.path.dirname(exe) != shims:
         found.append(exe)
     # the system's, even when a version manager's shims come first on PATH
     return found + [str(exe) for exe in sorted(Path("/usr/bin").glob("python3.*")) if re.fullmatch(r"python3\.\d+", exe.name)]
 
 
 def _pyenv_candidates() -> list[str]:
-    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    root = _pyenv_root() / "versions"
     if not root.is_dir():
         return []
     return [str(exe) for exe in sorted(root.glob("*/bin/python3")) if exe.is_file()]
 
 
+def _uv_python_dir() -> Path:
+    """Where uv installs the interpreters it manages (`uv python dir`, without asking uv)."""
+    if explicit := os.environ.get("UV_PYTHON_INSTALL_DIR"):
+        return Path(explicit).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "uv" / "python"
+
+
 def _uv_candidates() -> list[str]:
+    """uv-managed interpreters: `uv python list` (seconds on a busy machine), remembered until uv or
+    its install directory changes (an install or removal changes the directory's mtime)."""
     try:
         from uv import find_uv_bin
 
-        out = subprocess.run(
-            [find_uv_bin(), "python", "list", "--only-installed", "--python-preference", "only-managed",
-             "--output-format", "json"],
-            capture_output=True, text=True, timeout=60, check=True,
-            env={**os.environ, "UV_PYTHON_DOWNLOADS": "never"},
-        ).stdout
-        return [entry["path"] for entry in json.loads(out) if entry.get("path")]
-    except (ImportError, OSError, subprocess.SubprocessError, ValueError, TypeError, KeyError):
+        uv = find_uv_bin()
+    except ImportError:
         return []
+
+    def ask() -> list[str] | None:
+        try:
+            out = subprocess.run(
+                [uv, "python", "list", "--only-installed", "--python-preference", "only-managed",
+                 "--output-format", "json"],
+                capture_output=True, text=True, timeout=60, check=True,
+                env={**os.environ, "UV_PYTHON_DOWNLOADS": "never"},
+            ).stdout
+            return [entry["path"] for entry in json.loads(out) if entry.get("path")]
+        except (OSError, subprocess.SubprocessError, ValueError, TypeError, KeyError):
+            return None
+
+    key = [file_identity(uv), file_identity(_uv_python_dir()), os.environ.get("UV_PYTHON_INSTALL_DIR", "")]
+    return remembered("uv-pythons", key, ask, keep=lambda found: found is not None) or []
 
 
 def host_interpreters() -> list[tuple[str, str]]:

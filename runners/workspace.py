@@ -153,7 +153,9 @@ class Workspace:
         return placed
 
     def seal(self, *paths: Path) -> None:
-        """Make trees read-only (advisory on `none`; real backends mount them read-only)."""
+        """Make trees read-only: for `none` only, where it is advisory. The other backends mount
+        them read-only and leave the modes alone, as SCBench does: a test that copies a fixture
+        (`shutil.copy`, `copytree`) into its tmp_path gets a copy the submission can write."""
         for path in paths:
             for dirpath, dirnames, filenames in os.walk(path):
                 for name in filenames:

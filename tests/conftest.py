@@ -28,6 +28,7 @@ TOOLCHAIN_RUNS: dict[str, set[str] | None] = {
                              "test_a_case_s_timeout_kills_it_and_the_run_goes_on",
                              "test_select_runs_only_the_named_cases_and_refuses_unknown_ids"},
     "test_js_snapshots.py": None,
+    "test_scbench_environment.py": None,
     "test_cases_fresh_state.py": {"test_no_cli_case_sees_what_an_earlier_case_left",
                                   "test_a_group_that_is_not_isolated_keeps_its_home_until_the_group_ends",
                                   "test_each_group_s_server_starts_from_the_same_state",

@@ -30,6 +30,7 @@ from runners.plugins.runners_report_signature import (
 )
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from runners.toolchains.hosts import ToolchainHost
+from runners.toolchains.tools import SubmissionTools
 
 FILE = "tests/test_checkpoint_1.py"
 
@@ -147,6 +148,9 @@ class FakeToolchains(ToolchainHost):
 
     def uv_binary(self) -> str:
         return "uv"
+
+    def submission_tools(self, host_cache: Path) -> SubmissionTools:
+        return SubmissionTools()
 
 
 class FakeSandbox(Sandbox):

@@ -17,7 +17,7 @@ from support import IN_CI
 
 ROOT = Path(__file__).resolve().parent.parent
 MEASUREMENTS = ("startup", "overhead", "prepare", "scbench", "parsing", "batch", "promptfoo", "submission",
-                "agents", "cases", "agent_batch", "real_agents", "quality")
+                "agents", "cases", "agent_batch", "real_agents", "quality", "fairness")
 
 
 @pytest.mark.slow

@@ -198,6 +198,41 @@ def test_a_missing_ctrf_report_is_an_infrastructure_failure(problem, submission,
     assert result.infrastructure_failure and "CTRF cross-check failed" in result.infrastructure_reason
 
 
+COUNTED = {  # 3 + 4 (a literal list) + 2 x 3 (a class parametrized over a module-level list) = 13
+    "test_checkpoint_1.py": """
+        import pytest
+        SIZES = [1, 2, 3]
+        def test_a(): pass
+        def test_b(): pass
+        async def test_c(): pass
+        def helper(): pass
+        @pytest.mark.parametrize("lang", ["python", "javascript", "cpp", "rust"])
+        def test_lang(lang): pass
+        @pytest.mark.parametrize("size", SIZES)
+        class TestSizes:
+            def test_small(self, size): pass
+            def test_big(self, size): pass
+    """,
+    "test_checkpoint_2.py": "def test_d(): pass\n",
+}
+
+
+def test_the_default_wall_clock_gives_every_test_its_per_test_timeout(submission, tmp_path):
+    """SCBench has no whole-run limit: a reference solution that needs its tests' time is never
+    cut off. 900 s plus the problem's per-test timeout (60 s) for each of the 14 tests that run."""
+    problem = load_problem(make_problem(tmp_path / "p", COUNTED, checkpoints=2, timeout=60))
+    sandbox = FakeSandbox(pytest_run([Case(CP2 + "test_d")]))
+    run(problem, submission, tmp_path, sandbox, checkpoint="checkpoint_2")
+    assert 900 + 14 * 60 - 1 < sandbox.test_request.timeout <= 900 + 14 * 60
+
+    for where in ("user", "problem"):  # an explicit limit wins, the user's or the problem's
+        limited = load_problem(make_problem(tmp_path / where, COUNTED, timeout=60,
+                                            **({"limits": {"wall_timeout": 50}} if where == "problem" else {})))
+        sandbox = FakeSandbox(pytest_run([Case(CP1 + "test_a")]))
+        run(limited, submission, tmp_path, sandbox, limits={"wall_timeout": 50} if where == "user" else None)
+        assert 49 < sandbox.test_request.timeout <= 50, where
+
+
 def test_a_wall_clock_timeout_is_never_graded_even_with_a_good_report(problem, submission, tmp_path):
     script = pytest_run([Case(CP1 + "test_a")], timed_out=True, exit_code=None)
     result = run(problem, submission, tmp_path, FakeSandbox(script), limits={"wall_timeout": 4})

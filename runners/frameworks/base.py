@@ -123,6 +123,11 @@ class Runner(ABC):
 
         return checkpoint_of_file(file, self.problem.checkpoints, current)
 
+    def estimated_tests(self) -> int | None:
+        """How many tests the checkpoint's files define, read before anything runs (the default
+        whole-run wall clock grows with it: `runners.wall_clock`); None: unknown."""
+        return None
+
     def check_select(self, ctx: RunContext) -> None:
         """Refuse `ctx.select` ids that name no test (UserInputError), before any sandbox starts.
         The tests are in `ctx.workspace.tests` by then. The default: a runner that cannot run

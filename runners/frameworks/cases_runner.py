@@ -104,7 +104,7 @@ class CasesRunner(Runner):
         prepared = prepared_python(ctx)
         layout = ctx.layout
         command = submission_command(ctx, self.case_problem)
-        path = ":".join(dict.fromkeys([prepared.submission_env.bin_dir, *command.path, "/usr/local/bin", "/usr/bin", "/bin"]))
+        path = prepared.toolchains.tools.path(prepared.submission_env.bin_dir, *command.path)
         static = {name: f"{layout.tests}/assets/{name}" for name in ctx.problem.static_assets}
         # The program's settings go into the vault, never into the environment: the sandbox's first
         # processes (docker-init, `timeout`, none's supervisor) keep the environment they started

@@ -118,7 +118,7 @@ class CommandRunner(Runner):
         argv = [_PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in self._command()]
         env = {f"RUNNERS_{key.upper()}": value for key, value in values.items()}
         env.update({
-            "PATH": f"{prepared.submission_env.bin_dir}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": prepared.toolchains.tools.path(prepared.submission_env.bin_dir),
             "PYTHONDONTWRITEBYTECODE": "1",
             "SUBMISSION_PATH": ctx.layout.submission,
         })

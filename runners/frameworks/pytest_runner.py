@@ -28,6 +28,7 @@ from runners.frameworks.base import (
     entry_file_name,
     shell_command,
 )
+from runners.frameworks.pytest_count import count_tests
 from runners.frameworks.pytest_select import check_pytest_select
 from runners.parsers.pytest_json import load_error, load_report_object, parse_pytest_json
 from runners.parsers.report_file import ReportError, read_report
@@ -73,6 +74,13 @@ class PytestRunner(Runner):
     def check_select(self, ctx: RunContext) -> None:
         check_pytest_select(ctx.workspace.root, ctx.select)
 
+    def estimated_tests(self) -> int | None:
+        if self.problem.kind != "suite":
+            return None
+        files = [self.problem.tests_dir / name for cp in self.problem.checkpoints_up_to(self.checkpoint)
+                 for name in self.test_files(cp.name)]
+        return count_tests(path for path in files if path.is_file())
+
     def prepare(self, ctx: RunContext) -> None:
         ctx.prepared = prepare_python(ctx)
 
@@ -117,7 +125,7 @@ class PytestRunner(Runner):
             argv += [f"{layout.root}/{test_id}" for test_id in ctx.select]
         else:
             argv.append(layout.tests)
-        env = test_env(layout, prepared.submission_env.bin_dir)
+        env = test_env(layout, prepared.toolchains.tools.path(prepared.submission_env.bin_dir))
         return Invocation(argv=argv, env=env, mounts=prepared.toolchains.mounts(),
                           image=toolchain_host(ctx.sandbox).image_for("python"), entrypoint=self.entrypoint(ctx))
 
@@ -186,10 +194,10 @@ class PytestRunner(Runner):
         return None
 
 
-def test_env(layout: Layout, bin_dir: str) -> dict[str, str]:
-    """The test step's environment: `bin_dir` first on PATH, plugins only by name, offline."""
+def test_env(layout: Layout, path: str) -> dict[str, str]:
+    """The test step's environment: `path` as PATH, plugins only by name, offline."""
     return {
-        "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
+        "PATH": path,
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",

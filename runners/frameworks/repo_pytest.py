@@ -118,7 +118,7 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
             argv += [f"{layout.submission}/{path}" for path in [*tests, *doctests]]
         markers = [f"{name}: {description}" for name, (description, _) in BUILTIN_MARKERS.items()]
         markers += [f"{name}: {m.description or m.group.value}" for name, m in ctx.problem.markers.items()]
-        env = {**test_env(layout, str(Path(prepared.python).parent)),
+        env = {**test_env(layout, prepared.toolchains.tools.path(str(Path(prepared.python).parent))),
                PATH_ENV: os.pathsep.join(prepared.repo_path), MARKERS_ENV: "\n".join(markers),
                DOCTEST_ONLY_ENV: os.pathsep.join(f"{layout.submission}/{path}" for path in doctests
                                                  if path.endswith(".py"))}

@@ -38,8 +38,11 @@ from runners.images.python_dist import (
     python_tag,
     with_python_layer,
 )
+from runners.images.rust_dist import RUST_DIST_DIR, copy_rust, host_rust, rust_identity
 
-NODE_KINDS = ("node", "cases")  # kinds whose image gets a Node distribution when the base has none
+# Kinds whose image gets a Node distribution when the base has none (python: SCBench's image has
+# Node; cases, built on it, then finds node in its base).
+NODE_KINDS = ("node", "python", "cases")
 
 
 def _sha256_file(path: Path) -> str:
@@ -70,19 +73,21 @@ def _assemble_context(kind: ImageKind, context: Path, client, base_image: str,
         (context / "Dockerfile").write_text(with_python_layer(dockerfile.read_text()))
         material["python"] = identity
     if kind == "python":
-        from uv import find_uv_bin
-
-        uv = Path(find_uv_bin())
+        uv = _uv_binary()
         shutil.copy2(uv, context / "uv")
+        shutil.copy2(uv.with_name("uvx"), context / "uvx")
         shutil.copy(TOOLS_FILE, context / "python-tools.txt")
-        material["uv"] = _sha256_file(uv)
-        material["tools"] = hashlib.sha256(TOOLS_FILE.read_bytes()).hexdigest()
+        material.update(_python_material())
+        sysroot = host_rust()
+        if sysroot is not None:
+            log(f"copying this machine's Rust toolchain from {sysroot}")
+        copy_rust(sysroot, context / RUST_DIST_DIR)
         ca = host_ca_bundle()
         if ca is not None:
             shutil.copy(ca, context / "host-ca.crt")
         else:
             (context / "host-ca.crt").write_bytes(b"")
-    elif kind in NODE_KINDS:
+    if kind in NODE_KINDS:
         target = context / "node-dist"
         if node_dist is None and not base_has_node(client, base_image):
             node_dist = node_distribution(log=log)
@@ -94,6 +99,19 @@ def _assemble_context(kind: ImageKind, context: Path, client, base_image: str,
             target.mkdir()
             material["node"] = "from-base"
     return material
+
+
+def _uv_binary() -> Path:
+    from uv import find_uv_bin
+
+    return Path(find_uv_bin())
+
+
+def _python_material() -> dict[str, str]:
+    """What the python image takes from this harness: uv and uvx, the pinned tools list."""
+    uv = _uv_binary()
+    return {"uv": _sha256_file(uv), "uvx": _sha256_file(uv.with_name("uvx")),
+            "tools": hashlib.sha256(TOOLS_FILE.read_bytes()).hexdigest(), "rust": rust_identity(host_rust())}
 
 
 def recipe_key(material: dict[str, str]) -> str:
@@ -200,16 +218,12 @@ def image_is_current(client, tag: str, kind: ImageKind, base_image: str,
     material = {"kind": kind, "dockerfile": hashlib.sha256(dockerfile.read_bytes()).hexdigest(),
                 "base": base_id, "bake": str(False)}
     if kind == "python":
-        from uv import find_uv_bin
-
         if python and base_image == LOCAL_BASE:
             material["python"] = host_python_prefix(python)[1]
-        material["uv"] = _sha256_file(Path(find_uv_bin()))
-        material["tools"] = hashlib.sha256(TOOLS_FILE.read_bytes()).hexdigest()
-        return label == recipe_key(material)
+        material.update(_python_material())
     if kind not in NODE_KINDS:  # go, browser: the Dockerfile and the base are the whole recipe
         return label == recipe_key(material)
-    # node, cases: the distribution's version is only known after `npm pack`; accept any node recipe
+    # node, python, cases: the distribution's version is only known after `npm pack`; accept any node recipe
     # built on this base with this Dockerfile (rebuild explicitly to pick up a newer node).
     candidates = ["from-base", *(_tree_digest(p) for p in cached_node_dists())]
     if node_dist is not None:

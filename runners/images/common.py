@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from runners.errors import InfrastructureError
+from runners.sandbox.docker.client import default_image
 
 ImageKind = Literal["python", "node", "go", "cases", "browser"]
 KINDS: tuple[ImageKind, ...] = ("python", "node", "go", "cases", "browser")
@@ -17,9 +18,8 @@ DERIVED: dict[str, ImageKind] = {"cases": "python", "browser": "cases"}
 
 DOCKER_DIR = Path(__file__).resolve().parent.parent / "docker"
 TOOLS_FILE = Path(__file__).resolve().parent.parent / "toolchains" / "python-tools.txt"
-DEFAULT_TAGS: dict[str, str] = {"python": "runners-python:latest", "node": "runners-node:latest",
-                                "go": "runners-go:latest", "cases": "runners-cases:latest",
-                                "browser": "runners-browser:latest"}
+# `runners-<kind>:latest`, or `$RUNNERS_DOCKER_<KIND>_IMAGE`: what is built is what runs.
+DEFAULT_TAGS: dict[str, str] = {kind: default_image(kind) for kind in KINDS}
 # What real users build on (pulled from their registry); CI uses the local debootstrapped base.
 OFFICIAL_BASES: dict[str, str] = {"python": "python:3.12-slim", "node": "node:22-slim",
                                   "go": "golang:1.22-bookworm"}

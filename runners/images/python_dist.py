@@ -8,15 +8,16 @@ import shutil
 from pathlib import Path
 
 from runners.errors import InfrastructureError, UserInputError
-from runners.images.common import LOCAL_BASE, docker_client, image_exists
+from runners.images.common import DEFAULT_TAGS, LOCAL_BASE, docker_client, image_exists
 
 PYTHON_DIST_DIR = "python-dist"
 # Skipped when a host interpreter is copied into an image: tests never import these.
 _PYTHON_DIST_SKIP = ("test", "idlelib", "tkinter", "turtledemo")
 
 
-def python_tag(version: str, repository: str = "runners-python") -> str:
-    return f"{repository}:{version}"
+def python_tag(version: str, repository: str | None = None) -> str:
+    """`<repository of the python image>:<version>` (runners-python:3.12)."""
+    return f"{repository or DEFAULT_TAGS['python'].rsplit(':', 1)[0]}:{version}"
 
 
 def python_base(version: str, client=None) -> str:

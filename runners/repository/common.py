@@ -25,7 +25,6 @@ class RepositoryMixin:
         keep = ctx.workspace.root / OVERLAY_COPY
         ctx.workspace.tests.mkdir(exist_ok=True)  # mounted like any run's (assets go there), empty
         ctx.workspace.notes += overlay.lay(ctx.problem, self.laid(ctx), ctx.workspace.submission, keep)
-        ctx.workspace.seal(keep)
         if not ctx.sandbox.remaps_paths:  # `none`: no mounts; read-only files, advisory
             for rel in self.laid(ctx):
                 path = ctx.workspace.submission / rel

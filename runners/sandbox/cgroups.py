@@ -4,6 +4,15 @@ bubblewrap does namespaces, not resources; a cgroup bounds the whole sandbox (ev
 every thread) where rlimits are per process or per uid. Works with cgroup v2 (unified) and v1
 (one hierarchy per controller); needs write access to the cgroup tree (root here). Where that is
 missing, `RunCgroup.create` returns None and the caller falls back to rlimits.
+
+CPU: a group under the CPU controller is one scheduling entity, weighed against each other entity
+(a process, a session's autogroup, a container) as a single process, and `runners/` as one for
+all runs together: on a busy machine a run got a fraction of what the same processes got outside
+(3-5x slower, bench/RESULTS.md section 14). So a run joins the CPU controller only for a CPU limit
+that limits something (below the CPUs this process may use); under cgroup v1 it otherwise stays
+where a plain process would be, and bubblewrap's new session makes it its own autogroup, like a
+command started from another terminal. A run that does join weighs as one such entity, and
+`runners/` as many as it holds (`cpu.shares` 1024 each; v2: `cpu.weight` 100 each).
 """
 
 from __future__ import annotations
@@ -21,6 +30,18 @@ from runners.limits import ResourceLimits
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "runners"
 CPU_PERIOD_US = 100_000
+# The weight of one entity (a process at nice 0, a session's autogroup): v1 shares, v2 weight.
+V1_SHARES, V2_WEIGHT = 1024, 100
+V1_MAX_SHARES, V2_MAX_WEIGHT = 262_144, 10_000
+
+
+def cpu_cap(cpus: float | None) -> float | None:
+    """The CPU limit worth a quota: None when there is none, or when it is at or above the CPUs
+    this process may run on (a quota there limits nothing, and the group would cost the run its
+    share of the machine)."""
+    if not cpus:
+        return None
+    return cpus if cpus < len(os.sched_getaffinity(0)) else None
 
 
 def _write(path: Path, value: str) -> bool:
@@ -66,37 +87,41 @@ class RunCgroup:
     @classmethod
     def _create_v2(cls, run_id: str, limits: ResourceLimits) -> RunCgroup | None:
         parent = ROOT / PARENT
+        cap = cpu_cap(limits.cpus)
+        controllers = "+memory +pids" + (" +cpu" if cap else "")
         try:
             parent.mkdir(exist_ok=True)
-            _write(ROOT / "cgroup.subtree_control", "+memory +pids +cpu")
-            _write(parent / "cgroup.subtree_control", "+memory +pids +cpu")
+            _write(ROOT / "cgroup.subtree_control", controllers)
+            _write(parent / "cgroup.subtree_control", controllers)
             group = parent / run_id
             group.mkdir()
         except OSError:
             return None
         cg = cls([group], unified=True)
+        _balance(parent)
         if limits.memory_mb:
             size = str(limits.memory_mb * 1024 * 1024)
             if not _write(group / "memory.max", size):
                 cg.notes.append("memory limit not applied")
             _write(group / "memory.swap.max", "0")
-        if limits.pids and not _write(group / "pids.max", str(limits.pids)):
-            cg.notes.append("pids limit not applied")
-        if limits.cpus:
-            quota = int(limits.cpus * CPU_PERIOD_US)
+        if limits.pids:
+            if not _write(group / "pids.max", str(limits.pids)):
+                cg.notes.append("pids limit not applied")
+        if cap:
+            quota = int(cap * CPU_PERIOD_US)
             if not _write(group / "cpu.max", f"{quota} {CPU_PERIOD_US}"):
                 cg.notes.append("cpu limit not applied")
         return cg
 
     @classmethod
     def _create_v1(cls, run_id: str, limits: ResourceLimits) -> RunCgroup | None:
-        wanted = {"memory": limits.memory_mb, "pids": limits.pids, "cpu": limits.cpus}
+        wanted = {"memory": limits.memory_mb, "pids": limits.pids, "cpu": cpu_cap(limits.cpus)}
         dirs: list[Path] = []
         cg = cls(dirs, unified=False)
         for controller, value in wanted.items():
             base = ROOT / controller
-            if not base.is_dir():
-                continue
+            if not base.is_dir() or (controller == "cpu" and value is None):
+                continue  # no CPU limit: the run stays where a plain process would be
             group = base / PARENT / run_id
             try:
                 group.mkdir(parents=True)
@@ -116,7 +141,9 @@ class RunCgroup:
                     cg.notes.append("pids limit not applied")
             elif controller == "cpu":
                 _write(group / "cpu.cfs_period_us", str(CPU_PERIOD_US))
-                _write(group / "cpu.cfs_quota_us", str(int(float(value) * CPU_PERIOD_US)))
+                if not _write(group / "cpu.cfs_quota_us", str(int(float(value) * CPU_PERIOD_US))):
+                    cg.notes.append("cpu limit not applied")
+                _balance(base / PARENT)
         if not dirs:
             return None
         return cg
@@ -199,15 +226,34 @@ class RunCgroup:
     def remove(self) -> None:
         self.kill_all()
         for group in self.dirs:
-            # The kernel frees a cgroup a moment after its last process is reaped: retry with a
-            # growing pause (1 ms first, not a flat 20 ms on every run), about 1 s in all.
-            for attempt in range(50):
-                try:
-                    group.rmdir()
-                    janitor.forget("cgroup", group)
-                    break
-                except FileNotFoundError:
-                    janitor.forget("cgroup", group)
-                    break
-                except OSError:
-                    time.sleep(min(0.001 * 2**attempt, 0.02))
+            self._remove_dir(group)
+            if self.unified or group.parent.parent.name == "cpu":
+                _balance(group.parent)
+
+    @staticmethod
+    def _remove_dir(group: Path) -> None:
+        # The kernel frees a cgroup a moment after its last process is reaped: retry with a
+        # growing pause (1 ms first, not a flat 20 ms on every run), about 1 s in all.
+        for attempt in range(50):
+            try:
+                group.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                time.sleep(min(0.001 * 2**attempt, 0.02))
+                continue
+            janitor.forget("cgroup", group)
+            return
+
+
+def _balance(parent: Path) -> None:
+    """`parent` (runners/) weighs as many entities as the run groups it holds (at least one): the
+    runs together get what as many separate sessions would, not the share of a single process.
+    Recounted at every create and remove; a race between two harnesses is set right by the next."""
+    try:
+        runs = sum(1 for child in parent.iterdir() if child.is_dir())
+    except OSError:
+        return
+    count = max(1, runs)
+    if not _write(parent / "cpu.shares", str(min(V1_SHARES * count, V1_MAX_SHARES))):
+        _write(parent / "cpu.weight", str(min(V2_WEIGHT * count, V2_MAX_WEIGHT)))

@@ -40,6 +40,9 @@ class PodmanSandbox(DockerSandbox):
         # request's `nofile` and the pids cgroup.
         import docker
 
+        # podman names its own cgroup parents (libpod_parent, a slice): a run keeps the service's
+        # placement rather than docker's "/" (Engine.cgroup_parent), which podman was not tried with.
+        spec.pop("cgroup_parent", None)
         given = {u["Name"] for u in spec.get("ulimits", [])}
         wanted = {
             "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)[1],

@@ -13,6 +13,7 @@ from runners.sandbox.docker.backend import DockerSandbox
 from runners.sandbox.docker.client import BUILD_HINT, default_image, image_repository
 from runners.sandbox.docker.images import ImageInfo, image_info
 from runners.toolchains.hosts import ToolchainHost, toolchain_host
+from runners.toolchains.tools import SubmissionTools
 
 CACHE_TARGET = "/cache"
 # Where node and npm are in both node:22-slim and our node image.
@@ -84,13 +85,19 @@ class DockerToolchains(ToolchainHost):
     def program_mounts(self, program: str) -> list[Mount]:
         return []
 
+    def submission_tools(self, host_cache: Path) -> SubmissionTools:
+        return SubmissionTools()  # the python image has them (runners/docker/python.Dockerfile)
+
     def for_python(self, request: PythonRequest | None) -> tuple[ToolchainHost, str]:
         """A path is one inside the image; a version picks the image: the configured one when
         its python3 matches, else `<repository>:<major.minor>` (built with `runners image build
-        --python X.Y`), verified by running it."""
+        --python X.Y`), verified by running it. A preference (SCBench's 3.12 for a problem that
+        names no `python`) does the same where it may pick an image, and falls back to the
+        configured image when none matches."""
         if request is not None and request.is_path:
             return self, request.spec
-        if request is None or request.preferred or self._python_matches(self.sandbox.python_image, request):
+        if (request is None or (request.preferred and not request.picks_image)
+                or self._python_matches(self.sandbox.python_image, request)):
             return self, self._python_in(self.sandbox.python_image)
         repository = image_repository(self.sandbox.python_image)
         tried = [self.sandbox.python_image]
@@ -101,6 +108,8 @@ class DockerToolchains(ToolchainHost):
                 assert isinstance(chosen, DockerToolchains)
                 chosen.host_cache = self.host_cache
                 return chosen, chosen._python_in(tag)
+        if request.preferred:  # a preference no image meets: the configured image, as without one
+            return self, self._python_in(self.sandbox.python_image)
         found = ", ".join(f"{tag} has {self._info_or_none(tag) or 'no python3'}" for tag in tried)
         raise UserInputError(
             f"{request.source}: no Docker image has a Python matching {request.specifier} ({found}); "

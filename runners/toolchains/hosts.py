@@ -19,11 +19,15 @@ import threading
 import weakref
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runners.errors import InfrastructureError
 from runners.probe_memo import file_identity, interpreter_key, remembered
 from runners.pythons import PythonRequest
 from runners.sandbox.base import Mount, Sandbox
+
+if TYPE_CHECKING:
+    from runners.toolchains.tools import SubmissionTools
 
 _hosts: weakref.WeakKeyDictionary[Sandbox, ToolchainHost] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
@@ -94,6 +98,13 @@ class ToolchainHost:
         """Read-only mounts the install steps need to run `uv_binary()` inside the sandbox."""
         return []
 
+    def submission_tools(self, host_cache: Path) -> SubmissionTools:
+        """The programs beside Python that SCBench's image gives a submission (uv, Node, Rust, ...),
+        as PATH entries and the mounts they need (`runners.toolchains.tools`)."""
+        from runners.toolchains.tools import host_tools
+
+        return host_tools(self.cache_root(host_cache)[0], mount=False)
+
     def program_identity(self, program: str, version_args: list[str]) -> str:
         """What makes environments built with `program` different from others (cache key)."""
         return host_program_identity(program, tuple(version_args))
@@ -138,6 +149,11 @@ class BubblewrapToolchains(ToolchainHost):
 
     def uv_mounts(self, uv: str) -> list[Mount]:
         return [Mount(source=Path(uv), target=uv)]
+
+    def submission_tools(self, host_cache: Path) -> SubmissionTools:
+        from runners.toolchains.tools import host_tools
+
+        return host_tools(self.cache_root(host_cache)[0], mount=True)
 
 
 def toolchain_host(sandbox: Sandbox) -> ToolchainHost:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from runners.pythons import PythonRequest, python_request
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, base_env
 from runners.toolchains.cache import CachedEnv, ensure_env
 from runners.toolchains.hosts import toolchain_host
+from runners.toolchains.tools import SubmissionTools
 
 if TYPE_CHECKING:
     from runners.frameworks.base import RunContext
@@ -61,14 +63,20 @@ class PythonToolchains:
         self.host_root, self.sandbox_root = self.host.cache_root(cache_dir)
         self.host_root.mkdir(parents=True, exist_ok=True)
         self.identity = toolchain_host(sandbox).interpreter_identity(self.python)
+        self.cache_dir = Path(cache_dir)
         self.prepare_timeout = prepare_timeout
         self.run_id = run_id
         self.log: list[str] = []
 
+    @cached_property
+    def tools(self) -> SubmissionTools:
+        """The programs beside Python a submission finds on PATH (SCBench's image's: uv, node, ...)."""
+        return self.host.submission_tools(self.cache_dir)
+
     def mounts(self) -> list[Mount]:
-        """What the test step needs: the cache read-only, and the interpreter."""
+        """What the test step needs: the cache read-only, the interpreter and the tools."""
         return [Mount(source=self.host_root, target=self.sandbox_root, writable=False),
-                *self.host.interpreter_mounts(self.python)]
+                *self.host.interpreter_mounts(self.python), *self.tools.mounts]
 
     def toolchain(self, test_dependencies: list[str], tools_file: Path = TOOLS_FILE,
                   plugin_files: tuple[Path, ...] = PLUGIN_FILES, name: str = "pytools") -> PythonEnv:

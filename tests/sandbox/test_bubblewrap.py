@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from support import need_sandbox
+from support import need, need_sandbox
 
 from runners.limits import DEFAULT_LIMITS, ResourceLimits
 from runners.sandbox.base import Mount, SandboxRequest, SandboxResult
@@ -203,6 +203,41 @@ def test_sandbox_cgroups_are_removed(sandbox, tmp_path):
                  Path("/sys/fs/cgroup/runners")):
         if root.is_dir():
             assert [p.name for p in root.iterdir() if p.is_dir() and p.name.startswith("test-")] == []
+
+
+def test_only_a_cpu_limit_that_limits_puts_a_run_under_the_cpu_controller():
+    """Under the CPU controller a run's group is one scheduling entity, and `runners/` one for all
+    runs: on a busy machine a run got a third of what the same processes got outside. Without a
+    CPU limit below the machine's CPUs (the default, 2, on 2 cores) a run stays where a plain
+    process is; a run that is limited gets its quota, and `runners/` weighs as many entities as it
+    holds runs (bench/RESULTS.md, section 11, measures the CPU the runs get)."""
+    from runners.sandbox.cgroups import ROOT, RunCgroup
+
+    need(RunCgroup.usable(), "no write access to the cgroup tree (run as root)")
+    unified = (ROOT / "cgroup.controllers").is_file()
+    cpus = len(os.sched_getaffinity(0))
+    name = f"test-{uuid.uuid4().hex[:8]}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    free = RunCgroup.create(f"{name}a", ResourceLimits(memory_mb=64, pids=16, cpus=float(cpus)))
+    capped = RunCgroup.create(f"{name}b", ResourceLimits(memory_mb=64, pids=16, cpus=0.5))
+    assert free is not None and capped is not None
+    try:
+        if unified:
+            assert (capped.dirs[0] / "cpu.max").read_text().split() == ["50000", "100000"]
+            parent = ROOT / "runners"
+            assert not (free.dirs[0] / "cpu.max").is_file() or \
+                (free.dirs[0] / "cpu.max").read_text().split()[0] == "max"
+            runs = sum(1 for child in parent.iterdir() if child.is_dir())
+            assert (parent / "cpu.weight").read_text().strip() == str(min(100 * runs, 10_000))
+        else:
+            assert not any(d.parent.parent.name == "cpu" for d in free.dirs)
+            assert {d.parent.parent.name for d in free.dirs} == {"memory", "pids"}
+            [cpu] = [d for d in capped.dirs if d.parent.parent.name == "cpu"]
+            assert (cpu / "cpu.cfs_quota_us").read_text().strip() == "50000"
+            runs = sum(1 for child in cpu.parent.iterdir() if child.is_dir())
+            assert (cpu.parent / "cpu.shares").read_text().strip() == str(1024 * runs)
+    finally:
+        free.remove()
+        capped.remove()
 
 
 def test_probe_explains_a_missing_bwrap(monkeypatch):

@@ -262,6 +262,22 @@ def test_file_size_and_tmp_size_limits(docker_sandbox, make_request, tmp_path):
     assert "ENOSPC" in lines_with(result, "tmp-fill:")[0]
 
 
+def test_a_container_is_its_own_cpu_entity_not_one_of_docker_s_group(docker_sandbox, make_request):
+    """With the cgroupfs driver docker puts every container in one `docker` group, which the CPU
+    scheduler weighs as a single process against everything else: on a busy machine all runs
+    together got a fifth of the CPU their processes got outside. A run's container sits at the top
+    instead, weighed like a session's processes (bench/RESULTS.md, section 14)."""
+    from runners.sandbox.docker.client import docker_client
+
+    info = docker_client().info()
+    if info.get("CgroupDriver") != "cgroupfs" or str(info.get("CgroupVersion")) != "1":
+        pytest.skip("the container's cgroup is visible from inside with cgroupfs on cgroup v1 only")
+    result = docker_sandbox.run(make_request(["cat", "/proc/self/cgroup"]))
+    cpu = next(line for line in result.stdout.splitlines() if ":cpu," in line or line.split(":")[1] == "cpu")
+    path = cpu.split(":", 2)[2]
+    assert not path.startswith("/docker/") and path.count("/") == 1, cpu
+
+
 # ---- lifecycle ------------------------------------------------------------------------------------
 
 

@@ -112,6 +112,28 @@ def test_bubblewrap_runs_the_problems_python_and_the_user_overrides_it(tmp_path)
     assert result.python is not None and result.python.startswith("3.13."), result.python
 
 
+# 3.12 syntax (PEP 695), as SCBench's reference solutions use: a SyntaxError on 3.11.
+MAIN_312 = "import sys\ntype Pair = tuple[int, int]\nprint('%d.%d' % sys.version_info[:2])\n"
+
+
+def test_a_pytest_problem_naming_no_python_prefers_scbench_s_312_and_one_naming_it_wins(tmp_path):
+    need_sandbox("bubblewrap")
+    need_host_python("3.12")
+    need_host_python("3.11")
+    sub = make_submission(tmp_path, {"main.py": MAIN_312})
+    scbench = make_problem(tmp_path / "a", version_test("3.12"))  # no `python`, as SCBench's problems
+    result = run_checkpoint(scbench, "checkpoint_1", sub, EnvironmentSpec(sandbox="bubblewrap"))
+    assert not result.infrastructure_failure, result.infrastructure_reason
+    assert [t.status for t in result.tests] == ["passed"], result.tests[0].failure_message
+    assert result.python is not None and result.python.startswith("3.12."), result.python
+
+    plain = make_submission(tmp_path, {"main.py": MAIN}, name="plain")
+    declared = make_problem(tmp_path / "b", version_test("3.11"), python="3.11")
+    result = run_checkpoint(declared, "checkpoint_1", plain, EnvironmentSpec(sandbox="bubblewrap"))
+    assert [t.status for t in result.tests] == ["passed"], result.infrastructure_reason
+    assert result.python is not None and result.python.startswith("3.11."), result.python
+
+
 def test_batch_and_the_promptfoo_provider_pass_python_through(tmp_path):
     need_sandbox("bubblewrap")
     need_host_python("3.13")
@@ -168,6 +190,15 @@ def test_docker_picks_the_image_of_the_requested_version(tmp_path, python_312_im
     message = str(info.value)
     assert message.startswith("option --python: no Docker image has a Python matching ==3.99.*")
     assert "runners-python:latest has 3.11" in message and "--python X.Y" in message
+
+
+def test_docker_runs_a_pytest_problem_naming_no_python_on_the_312_image(tmp_path, python_312_image):
+    sub = make_submission(tmp_path, {"main.py": MAIN_312})
+    problem = make_problem(tmp_path, version_test("3.12"))
+    result = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="docker"))
+    assert not result.infrastructure_failure, result.infrastructure_reason
+    assert [t.status for t in result.tests] == ["passed"], result.tests[0].failure_message
+    assert result.python is not None and result.python.startswith("3.12."), result.python
 
 
 def test_the_example_gives_its_expected_counts_on_312_too(python_312_image):

@@ -89,7 +89,8 @@ class DockerSandbox(Sandbox):
         spec, notes = container_spec(
             request.model_copy(update={"mounts": mounts}), image=self.engine.image_id(request.image or self.python_image),
             user=sandbox_user(os.geteuid(), os.getegid(), SANDBOX_UID, SANDBOX_GID), owner=owner_label(),
-            request_id=request_id, cpu_count=os.cpu_count() or 1, ca_bundle=bundle)
+            request_id=request_id, cpu_count=os.cpu_count() or 1, ca_bundle=bundle,
+            cgroup_parent=self.engine.cgroup_parent())
         self.adjust_spec(spec)
         holder = None
         try:

@@ -26,6 +26,7 @@ ENGINE_HINT = ("start it (`systemctl start docker`, or `dockerd &` as root), che
 
 _client_lock = threading.Lock()
 _clients: dict[str | None, Any] = {}
+_parents: dict[str | None, str | None] = {}  # each URL's cgroup parent for containers
 
 
 def default_image(kind: str) -> str:
@@ -130,6 +131,23 @@ class Engine:
         ordered = sorted(set(versions), key=lambda v: tuple(int(p) for p in v.split(".")), reverse=True)
         return [f"{repository}:{v}" for v in ordered]
 
+
+    def cgroup_parent(self) -> str | None:
+        """Where a run's container goes in the cgroup tree. With the cgroupfs driver, docker puts
+        every container under one `docker` group, which the CPU scheduler weighs as a single process
+        against everything else on the host: on a busy machine all containers together got a
+        fraction of what the same processes got outside (bench/RESULTS.md, section 14). "/" makes
+        each container its own top-level entity, like a session's processes outside. The systemd
+        driver wants a slice there: None (its default). Learnt once per URL."""
+        with _client_lock:
+            if self.url in _parents:
+                return _parents[self.url]
+        try:
+            driver = str(self.client.info().get("CgroupDriver") or "")
+        except Exception:  # noqa: BLE001 - an engine that cannot say keeps its default
+            driver = ""
+        with _client_lock:
+            return _parents.setdefault(self.url, "/" if driver == "cgroupfs" else None)
 
 def docker_client() -> Any:
     """The client of the default engine (`DOCKER_HOST`, else the default socket)."""

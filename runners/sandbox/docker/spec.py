@@ -40,11 +40,13 @@ BACKSTOP_GRACE = 30
 
 
 def container_spec(request: SandboxRequest, *, image: str, user: str, owner: str, request_id: str,
-                   cpu_count: int, ca_bundle: Path | None = None) -> tuple[dict[str, Any], list[str]]:
+                   cpu_count: int, ca_bundle: Path | None = None,
+                   cgroup_parent: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """The keyword arguments of `containers.create` for `request`, and notes for the result.
 
     Mount sources are used as given (the caller resolves and checks them); `ca_bundle` is the host
-    CA file mounted for a prepare step (None: none).
+    CA file mounted for a prepare step (None: none); `cgroup_parent` the container's cgroup parent
+    (None: the engine's default).
     """
     import docker
 
@@ -95,6 +97,8 @@ def container_spec(request: SandboxRequest, *, image: str, user: str, owner: str
         spec["nano_cpus"] = int(min(limits.cpus, cpu_count) * 1e9)
     if limits.pids:
         spec["pids_limit"] = limits.pids
+    if cgroup_parent:
+        spec["cgroup_parent"] = cgroup_parent
     return spec, notes
 
 
