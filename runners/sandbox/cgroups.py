@@ -104,9 +104,8 @@ class RunCgroup:
             if not _write(group / "memory.max", size):
                 cg.notes.append("memory limit not applied")
             _write(group / "memory.swap.max", "0")
-        if limits.pids:
-            if not _write(group / "pids.max", str(limits.pids)):
-                cg.notes.append("pids limit not applied")
+        if limits.pids and not _write(group / "pids.max", str(limits.pids)):
+            cg.notes.append("pids limit not applied")
         if cap:
             quota = int(cap * CPU_PERIOD_US)
             if not _write(group / "cpu.max", f"{quota} {CPU_PERIOD_US}"):
