@@ -33,8 +33,8 @@ COMMAND = (
 
 def _problems() -> list[str]:
     from runners.agents.step import spec_file
-    from runners.errors import ConfigError
-    from runners.problem_loader import load_problem
+    from runners.model.errors import ConfigError
+    from runners.model.problem_loader import load_problem
 
     found = []
     for path in sorted((ROOT / "problems").iterdir()):

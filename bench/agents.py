@@ -40,7 +40,7 @@ def run(settings: Settings) -> Section:
     from runners.agents.solve import agent_sandbox
     from runners.agents.spec import parse_agent
     from runners.agents.step import run_step
-    from runners.problem_loader import load_problem
+    from runners.model.problem_loader import load_problem
 
     section = Section(NAME, TITLE)
     problem = load_problem(PROBLEM)

@@ -36,7 +36,7 @@ class BareSuite:
 
     def __init__(self, settings: Settings, cell: Cell) -> None:
         from runners.frameworks.registry import runner_class
-        from runners.problem_loader import load_problem
+        from runners.model.problem_loader import load_problem
         from runners.sandbox.registry import resolve_sandbox
 
         self.settings = settings
@@ -50,9 +50,9 @@ class BareSuite:
 
     def prepare(self) -> Prepared:
         """A fresh workspace, built by the harness's own steps (copy, config, toolchain)."""
+        from runners.engine.workspace import Workspace
         from runners.frameworks.base import Layout, RunContext
         from runners.sandbox.base import base_env
-        from runners.workspace import Workspace
 
         runner = self.runner_cls(
             problem=self.problem,
@@ -76,7 +76,7 @@ class BareSuite:
         runner.copy_tests(ctx)  # as the engine does
         workspace.copy_assets(self.problem)
         if runner.signs_reports:  # as the engine does: the same plugin work as a harness run
-            from runners.trust import issue_report_key
+            from runners.engine.trust import issue_report_key
 
             ctx.report_key = issue_report_key(workspace.reports)
         runner.write_config(ctx)

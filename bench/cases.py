@@ -68,7 +68,7 @@ def _harness(settings: Settings, problem: Path, submission: Path, sandbox: str, 
                           "--sandbox", sandbox, "--json", str(out / "r.json"), "--output", str(out / "run"),
                           *settings.cache_args()], env=child_env(), cwd=ROOT)
         proc.check((0,), f"runners run ({sandbox})")
-        from runners.results import ExecutionResult
+        from runners.model.results import ExecutionResult
 
         result = ExecutionResult.model_validate_json((out / "r.json").read_text())
         if sum(result.pass_counts.values()) != expected:

@@ -69,7 +69,7 @@ class Settings:
         return ["--cache-dir", str(self.cache_dir)] if self.cache_dir else []
 
     def environment(self, sandbox: str) -> Any:
-        from runners.environment import EnvironmentSpec
+        from runners.model.environment import EnvironmentSpec
 
         spec = EnvironmentSpec(sandbox=sandbox)  # type: ignore[arg-type]
         if self.cache_dir:
@@ -80,7 +80,7 @@ class Settings:
     def harness_cache(self) -> Path:
         if self.cache_dir:
             return self.cache_dir
-        from runners.environment import default_cache_dir
+        from runners.model.environment import default_cache_dir
 
         return default_cache_dir()
 

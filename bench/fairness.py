@@ -41,7 +41,7 @@ from bench.common import (
 from bench.overhead import check_result
 from bench.world import CONFTEST
 from runners.batch.store import rmtree_forcibly
-from runners.pythons import interpreter_version
+from runners.toolchains.which_python import interpreter_version
 
 NAME = "fairness"
 TITLE = "14. CPU under load: CPU-bound work in a sandbox vs on the host, two busy processes beside"
@@ -155,8 +155,8 @@ def stop(processes: list[subprocess.Popen]) -> None:
 def host_python(problem: Path) -> str:
     """The interpreter the runs use on the host (the problem's preference: SCBench's 3.12 where
     there is one), so that both sides run the same Python."""
-    from runners.problem_loader import load_problem
-    from runners.pythons import find_host_python, python_request
+    from runners.model.problem_loader import load_problem
+    from runners.toolchains.which_python import find_host_python, python_request
 
     return find_host_python(python_request(None, load_problem(problem)))
 

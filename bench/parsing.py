@@ -310,18 +310,18 @@ def _rss_mb() -> float:
 
 
 def child(op: str, root: Path) -> dict[str, Any]:
-    from runners.categorize import categorize
-    from runners.engine import _result
-    from runners.environment import EnvironmentSpec
+    from runners.engine.categorize import categorize
+    from runners.engine.protocol import _result
+    from runners.engine.workspace import Workspace
     from runners.frameworks.base import Layout, RunContext
     from runners.frameworks.pytest_runner import JSON_REPORT, PytestRunner
+    from runners.model.environment import EnvironmentSpec
+    from runners.model.problem_loader import load_problem
+    from runners.model.results import ExecutionResult
     from runners.parsers.pytest_json import parse_pytest_json
     from runners.parsers.report_file import read_report
-    from runners.problem_loader import load_problem
-    from runners.results import ExecutionResult
     from runners.sandbox.base import SandboxResult
     from runners.sandbox.none import NoSandbox
-    from runners.workspace import Workspace
 
     problem = load_problem(root / "problem")
     report = root / "reports" / JSON_REPORT

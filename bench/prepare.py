@@ -112,7 +112,7 @@ def prepare_child(
 def run(settings: Settings) -> Section:
     section = Section(NAME, TITLE)
     cell = world(settings).cell
-    from runners.problem_loader import load_problem
+    from runners.model.problem_loader import load_problem
 
     problem = load_problem(cell.problem)
     sandboxes = usable_sandboxes(settings, section)
@@ -245,7 +245,7 @@ def child(argv: list[str]) -> int:
     parser.add_argument("--submission", type=Path, required=True)
     args = parser.parse_args(argv)
 
-    from runners.environment import EnvironmentSpec
+    from runners.model.environment import EnvironmentSpec
     from runners.sandbox.registry import resolve_sandbox
     from runners.toolchains.python import PythonToolchains
 

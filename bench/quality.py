@@ -48,7 +48,7 @@ def _kind(languages: dict[str, int]) -> str:
 
 
 def run(settings: Settings) -> Section:
-    from runners.limits import ResourceLimits
+    from runners.model.limits import ResourceLimits
     from runners.quality import tools
     from runners.quality.measure import measure_directory
 
@@ -138,7 +138,7 @@ def _runs(settings: Settings, section: Section) -> None:
     import uuid
 
     from runners.api import run_checkpoint
-    from runners.problem_loader import load_problem
+    from runners.model.problem_loader import load_problem
 
     sandboxes = [s for s in usable_sandboxes(settings, section) if s != "docker"]
     sandbox = "bubblewrap" if "bubblewrap" in sandboxes else "none"

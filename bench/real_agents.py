@@ -36,8 +36,8 @@ from runners.batch.store import rmtree_forcibly
 
 if TYPE_CHECKING:
     from runners.agents.spec import AgentSpec
-    from runners.config import CheckpointConfig, ProblemConfig
-    from runners.environment import EnvironmentSpec
+    from runners.model.config import CheckpointConfig, ProblemConfig
+    from runners.model.environment import EnvironmentSpec
 
 NAME = "real_agents"
 TITLE = "11. A real agent CLI's step (dry run) vs the same CLI run bare against the scripted model server"
@@ -54,7 +54,7 @@ def run(settings: Settings) -> Section:
     from runners.agents.presets.install import install
     from runners.agents.solve import agent_sandbox
     from runners.agents.spec import parse_agent
-    from runners.problem_loader import load_problem
+    from runners.model.problem_loader import load_problem
 
     section = Section(NAME, TITLE)
     problem = load_problem(PROBLEM)

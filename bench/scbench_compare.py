@@ -33,7 +33,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from runners.errors import RunnersError
+from runners.model.errors import RunnersError
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPAT = ROOT / "tests" / "fixtures" / "scbench_cases"

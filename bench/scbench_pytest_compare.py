@@ -133,7 +133,7 @@ def verdict(cp: Checkpoint) -> tuple[bool, list[str]]:
     if "error" in ours or "error" in theirs:
         return False, [f"could not grade: runners: {ours.get('error', '-')}; SCBench: {theirs.get('error', '-')}"]
     # SCBench calls a problem it cannot collect an infrastructure failure; runners a problem error
-    # (runners/blame.py: the problem's own files are at fault, not the submission): the same verdict.
+    # (runners/engine/blame.py: the problem's own files are at fault, not the submission): the same verdict.
     mine = bool(ours.get("infrastructure_failure") or ours.get("problem_error"))
     if theirs.get("infrastructure_failure") or mine:
         if bool(theirs.get("infrastructure_failure")) == mine:

@@ -5,7 +5,7 @@ Per backend, `run_checkpoint` (in this process) of the tiny problem's good submi
 same submission with 20,000 files of 100 bytes (20 directories) and a 400-deep chain added (the
 depth limit raised to 512 for it); rounds interleaved. Target: ≤ 3 s added.
 
-Then the stages in this process, on the same tree: the limit walk (`runners.submission.inventory`),
+Then the stages in this process, on the same tree: the limit walk (`runners.engine.submission.inventory`),
 the copy (`copy_inventory`, and the old `shutil.copytree` with a per-file `copy2` for comparison),
 the workspace cleanup; and the copy of a 64 GiB sparse file within raised limits (its allocated
 size must stay small), and its refusal under the default limits.
@@ -53,7 +53,7 @@ def build_many(root: Path, files: int = FILES, depth: int = DEPTH) -> None:
 
 def run(settings: Settings) -> Section:
     from runners.api import run_checkpoint
-    from runners.limits import ResourceLimits
+    from runners.model.limits import ResourceLimits
 
     section = Section(NAME, TITLE)
     files = 500 if settings.smoke else FILES
@@ -102,14 +102,14 @@ def run(settings: Settings) -> Section:
         "The file-system cost of creating and deleting 20,000 inodes depends on the disk and on "
         "what else writes to it; the stage rows show where the time goes on this machine. The "
         "stage rows copy to disk (bench data dir) and into memory side by side: docker and "
-        "bubblewrap runs get their workspace in memory (runners/workspace_place.py).")
+        "bubblewrap runs get their workspace in memory (runners/engine/workspace_place.py).")
     return section
 
 
 def _stages(settings: Settings, section: Section, tree: Path, limits) -> None:
-    from runners.submission import copy_inventory, inventory
-    from runners.workspace import SUBMISSION_IGNORE, Workspace
-    from runners.workspace_place import MEMORY_DIR, fits_in_memory
+    from runners.engine.submission import copy_inventory, inventory
+    from runners.engine.workspace import SUBMISSION_IGNORE, Workspace
+    from runners.engine.workspace_place import MEMORY_DIR, fits_in_memory
 
     walks, copies, olds, cleanups, in_memory, memory_cleanups = [], [], [], [], [], []
     memory = fits_in_memory(MEMORY_DIR, 0)
@@ -139,14 +139,14 @@ def _stages(settings: Settings, section: Section, tree: Path, limits) -> None:
 
 
 def _copy_checked(source: Path, limits, target: Path) -> None:
-    from runners.submission import copy_inventory, inventory
+    from runners.engine.submission import copy_inventory, inventory
 
     copy_inventory(inventory(source, limits), target)
 
 
 def _sparse(settings: Settings, section: Section, scratch: Path) -> None:
-    from runners.limits import ResourceLimits
-    from runners.submission import SubmissionTooLarge, inventory
+    from runners.engine.submission import SubmissionTooLarge, inventory
+    from runners.model.limits import ResourceLimits
 
     source = scratch / "sparse"
     source.mkdir()

@@ -196,8 +196,8 @@ def _policy_verdict(metadata: dict[str, Any], policy: str) -> bool:
     if isinstance(policies, dict) and isinstance(policies.get(policy), bool):
         return policies[policy]
     # Metadata from elsewhere (e.g. a saved result.json): let `runners` decide, slowly but exactly.
-    from runners.policy import PassPolicy
-    from runners.results import ExecutionResult
+    from runners.model.policy import PassPolicy
+    from runners.model.results import ExecutionResult
 
     known = set(ExecutionResult.model_fields)
     result = ExecutionResult.model_validate({k: v for k, v in metadata.items() if k in known})

@@ -48,10 +48,10 @@ def _error_test(problem: str, checkpoint: str, message: str) -> dict[str, Any]:
 
 
 def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
-    from runners.config import CONFIG_FILE
-    from runners.errors import UserInputError
-    from runners.problem_loader import load_problem
-    from runners.suggest import did_you_mean
+    from runners.model.config import CONFIG_FILE
+    from runners.model.errors import UserInputError
+    from runners.model.problem_loader import load_problem
+    from runners.util.suggest import did_you_mean
 
     config = dict(config or {})
     keys = ("problems", "only", "checkpoints")

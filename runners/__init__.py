@@ -16,24 +16,24 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS = {
     "make_runner": "runners.api",
     "run_checkpoint": "runners.api",
-    "CheckpointConfig": "runners.config",
-    "MarkerConfig": "runners.config",
-    "ProblemConfig": "runners.config",
-    "StaticAssetConfig": "runners.config",
-    "load_problem": "runners.problem_loader",
-    "EnvironmentSpec": "runners.environment",
-    "ConfigError": "runners.errors",
-    "InfrastructureError": "runners.errors",
-    "RunnersError": "runners.errors",
-    "UserInputError": "runners.errors",
+    "CheckpointConfig": "runners.model.config",
+    "MarkerConfig": "runners.model.config",
+    "ProblemConfig": "runners.model.config",
+    "StaticAssetConfig": "runners.model.config",
+    "load_problem": "runners.model.problem_loader",
+    "EnvironmentSpec": "runners.model.environment",
+    "ConfigError": "runners.model.errors",
+    "InfrastructureError": "runners.model.errors",
+    "RunnersError": "runners.model.errors",
+    "UserInputError": "runners.model.errors",
     "PytestRunner": "runners.frameworks.pytest_runner",
-    "ResourceLimits": "runners.limits",
-    "PassPolicy": "runners.policy",
-    "SCHEMA_VERSION": "runners.results",
-    "CorrectnessResults": "runners.results",
-    "ExecutionResult": "runners.results",
-    "GroupType": "runners.results",
-    "TestResult": "runners.results",
+    "ResourceLimits": "runners.model.limits",
+    "PassPolicy": "runners.model.policy",
+    "SCHEMA_VERSION": "runners.model.results",
+    "CorrectnessResults": "runners.model.results",
+    "ExecutionResult": "runners.model.results",
+    "GroupType": "runners.model.results",
+    "TestResult": "runners.model.results",
 }
 
 __all__ = [
@@ -75,19 +75,19 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from runners.api import make_runner, run_checkpoint
-    from runners.config import (
+    from runners.frameworks.pytest_runner import PytestRunner
+    from runners.model.config import (
         CheckpointConfig,
         MarkerConfig,
         ProblemConfig,
         StaticAssetConfig,
     )
-    from runners.environment import EnvironmentSpec
-    from runners.errors import ConfigError, InfrastructureError, RunnersError, UserInputError
-    from runners.frameworks.pytest_runner import PytestRunner
-    from runners.limits import ResourceLimits
-    from runners.policy import PassPolicy
-    from runners.problem_loader import load_problem
-    from runners.results import (
+    from runners.model.environment import EnvironmentSpec
+    from runners.model.errors import ConfigError, InfrastructureError, RunnersError, UserInputError
+    from runners.model.limits import ResourceLimits
+    from runners.model.policy import PassPolicy
+    from runners.model.problem_loader import load_problem
+    from runners.model.results import (
         SCHEMA_VERSION,
         CorrectnessResults,
         ExecutionResult,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runners.config import CheckpointConfig, ProblemConfig
-from runners.environment import EnvironmentSpec
 from runners.frameworks.base import Runner
 from runners.frameworks.registry import runner_class
-from runners.problem_loader import load_problem
-from runners.results import ExecutionResult
+from runners.model.config import CheckpointConfig, ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.problem_loader import load_problem
+from runners.model.results import ExecutionResult
 from runners.sandbox.base import Sandbox
 
 

@@ -1,6 +1,6 @@
 """Command line: `python -m runners run|evaluate ...`.
 
-Exit codes (`runners.exitcodes`): 0 the pass policy is met, 1 it is not, 2 bad input (config,
+Exit codes (`runners.model.exitcodes`): 0 the pass policy is met, 1 it is not, 2 bad input (config,
 path, option), 3 infrastructure failure (the tests could not be run or their report cannot be
 trusted), 4 problem error (the problem's own files failed to load: no grade).
 """
@@ -19,20 +19,21 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from runners import exitcodes, preload
-from runners.choice import Choice
-from runners.errors import InfrastructureError, UserInputError
-from runners.policy import PassPolicy
+from runners.engine import preload
+from runners.model import exitcodes
+from runners.model.errors import InfrastructureError, UserInputError
+from runners.model.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS as SANDBOX_BUILTINS
+from runners.util.choice import Choice
 
 # What a command needs is imported inside it: `--help`, a usage error or `image build` must not
 # pay for pydantic, the runners and the sandboxes (about 0.3 s of every start-up).
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from runners.environment import EnvironmentSpec
-    from runners.progress import Reporter
-    from runners.results import ExecutionResult
+    from runners.model.environment import EnvironmentSpec
+    from runners.model.results import ExecutionResult
+    from runners.util.progress import Reporter
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PROBLEM = (
     exitcodes.MET, exitcodes.NOT_MET, exitcodes.BAD_INPUT, exitcodes.INFRA, exitcodes.PROBLEM)
@@ -68,19 +69,19 @@ def _started() -> None:
 @cache
 def console(stderr: bool = False) -> Console:
     """The CLI's console (created on first output, so `--help` does not import rich)."""
-    from runners.render import make_console
+    from runners.outputs.render import make_console
 
     return make_console(stderr=stderr)
 
 
 def _reporting(enabled: bool, total: int | None = None, title: str = "") -> AbstractContextManager[Reporter | None]:
-    """What runs, said on stderr (runners.progress): a live display on a terminal, plain lines in
+    """What runs, said on stderr (runners.util.progress): a live display on a terminal, plain lines in
     a pipe or a file, nothing with --no-progress. Without a terminal, rich is imported while the
-    tests run (`runners.preload`), not before."""
-    from runners.progress import for_cli
+    tests run (`runners.engine.preload`), not before."""
+    from runners.util.progress import for_cli
 
     if not sys.stdout.isatty():
-        preload.after_run("runners.render")
+        preload.after_run("runners.outputs.render")
     return for_cli(lambda: console(stderr=True), enabled, total, title)
 
 
@@ -143,13 +144,13 @@ _quality_opt = click.option("--quality/--no-quality", default=True, show_default
 
 
 def _python_option(python: str | None) -> str | None:
-    from runners.pythons import validate_option
+    from runners.toolchains.which_python import validate_option
 
     return validate_option(python)
 
 
 def _node_option(node: str | None) -> str | None:
-    from runners.nodes import validate_option
+    from runners.toolchains.which_node import validate_option
 
     return validate_option(node)
 
@@ -158,7 +159,7 @@ def _environment(sandbox: str, workers: int, wall_timeout: float | None, cache_d
                  keep: bool, python: str | None = None,
                  submission: tuple[int | None, ...] = (), quality: bool = True, *,
                  node: str | None = None) -> EnvironmentSpec:
-    from runners.environment import EnvironmentSpec
+    from runners.model.environment import EnvironmentSpec
     from runners.sandbox.registry import check_sandbox_name
 
     check_sandbox_name(sandbox)
@@ -193,7 +194,7 @@ def _write_extra(result: ExecutionResult, json_file: Path | None, junit: Path | 
     if json_file:
         result.save(json_file)
     if junit or ctrf:
-        from runners.writers import write_ctrf, write_junit
+        from runners.outputs.writers import write_ctrf, write_junit
 
         if junit:
             write_junit(result, junit)
@@ -237,7 +238,7 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
         previous: Path | None) -> None:
     """Run one checkpoint's hidden tests against a submission and print the result."""
     from runners.api import make_runner
-    from runners.problem_loader import load_problem
+    from runners.model.problem_loader import load_problem
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
@@ -250,13 +251,13 @@ def run(problem_dir: Path, checkpoint: str, submission: Path, sandbox: str, pass
     runner = make_runner(problem, chosen, submission, environment)  # imports its sandbox's
     _started()
     output = output or _default_output(problem.name, runner.checkpoint.name)
-    from runners.progress import Subject, running
+    from runners.util.progress import Subject, running
 
     with _reporting(show_progress) as reporter, \
             running(Subject(problem.name, runner.checkpoint.name), reporter) as ending:
         result = runner.run(select=list(select), output_dir=output, previous=previous)
         ending.text = result.summary
-    from runners.render import render_result  # imported while the tests ran
+    from runners.outputs.render import render_result  # imported while the tests ran
 
     _write_extra(result, json_file, junit_xml, ctrf)
     render_result(console(), result, pass_policy)
@@ -290,9 +291,9 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
              node: str | None, quality: bool) -> None:
     """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
     from runners.api import make_runner
-    from runners.metrics import CheckpointScore
-    from runners.problem_loader import load_problem
-    from runners.render import evaluation_summary, evaluation_table, fit
+    from runners.model.metrics import CheckpointScore
+    from runners.model.problem_loader import load_problem
+    from runners.outputs.render import evaluation_summary, evaluation_table, fit
 
     environment = _environment(sandbox, workers, wall_timeout, cache_dir, keep_workspace, python,
                                submission=(max_submission_mb, max_submission_disk_mb,
@@ -309,7 +310,7 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
     scores: list[CheckpointScore] = []
     from rich.text import Text
 
-    from runners.progress import Subject, above, running
+    from runners.util.progress import Subject, above, running
 
     with _reporting(show_progress, total=len(found), title=problem.name) as reporter:
         for checkpoint in found:
@@ -326,7 +327,7 @@ def evaluate(problem_dir: Path, submission: Path, sandbox: str, pass_policy: Pas
         json_file.parent.mkdir(parents=True, exist_ok=True)
         json_file.write_text("[\n" + ",\n".join(r.model_dump_json(indent=2) for r in results) + "\n]\n")
     if junit_xml or ctrf:
-        from runners.writers import write_ctrf, write_junit
+        from runners.outputs.writers import write_ctrf, write_junit
 
         if junit_xml:
             write_junit(results, junit_xml)
@@ -378,7 +379,7 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
 
     _started()
     if executor not in ("local", "ray"):
-        from runners.suggest import did_you_mean
+        from runners.util.suggest import did_you_mean
 
         raise UserInputError(f"option --executor: {executor!r} is not one of local, ray"
                              f"{did_you_mean(executor, ('local', 'ray'))}")
@@ -425,10 +426,10 @@ def batch(problems: Path, submissions: Path | None, agents_file: Path | None, jo
 def report(source: Path | None, eval_id: str | None, output: Path | None, title: str | None) -> None:
     """Make one self-contained HTML page (docs/report.md) from SOURCE, a `runners batch` output
     directory or a Promptfoo results JSON (`promptfoo eval -o FILE.json`), or from --eval."""
+    from runners.outputs.report.links import DEFAULT_REPORTS, eval_report
+    from runners.outputs.report.load import from_promptfoo_store, load
+    from runners.outputs.report.page import write
     from runners.quality.tools import project_root
-    from runners.report.links import DEFAULT_REPORTS, eval_report
-    from runners.report.load import from_promptfoo_store, load
-    from runners.report.page import write
 
     _started()
     if (source is None) == (eval_id is None):
@@ -490,7 +491,7 @@ def image_build(kind: str, base_image: str | None, rebuild: bool, python: tuple[
 
     _started()
     if kind not in (*KINDS, "all"):
-        from runners.suggest import did_you_mean
+        from runners.util.suggest import did_you_mean
 
         raise UserInputError(f"option --kind: {kind!r} is not one of {', '.join(KINDS)}, all"
                              f"{did_you_mean(kind, (*KINDS, 'all'))}")

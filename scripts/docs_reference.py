@@ -23,12 +23,12 @@ from pydantic_core import PydanticUndefined
 SECTIONS: list[tuple[str, str, str]] = [
     (
         "Problem: `config.yaml`",
-        "runners.config:ProblemConfig",
+        "runners.model.config:ProblemConfig",
         "The problem's `config.yaml` (kind `suite` or `repository`).",
     ),
     (
         "Case-based problem: `config.yaml`",
-        "runners.case_config:CaseProblemConfig",
+        "runners.model.case_config:CaseProblemConfig",
         "A problem with `framework: cases` (or an `adapter`): the fields above, and these.",
     ),
     (
@@ -43,7 +43,7 @@ SECTIONS: list[tuple[str, str, str]] = [
     ),
     (
         "Result JSON (`--json`, `result.json`)",
-        "runners.results:ExecutionResult",
+        "runners.model.results:ExecutionResult",
         "What `runners run --json` writes and `ExecutionResult.model_validate_json` reads back.",
     ),
 ]

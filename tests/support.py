@@ -56,8 +56,8 @@ def need_docker_image(kind: str) -> str:
     """The docker image of `kind` (python, node, go, browser), current: built when missing or
     stale (a no-op otherwise; CI builds every image up front in scripts/ci-docker.sh)."""
     need_sandbox("docker")
-    from runners.errors import InfrastructureError
     from runners.images import LOCAL_BASE, docker_client, ensure_images, image_exists
+    from runners.model.errors import InfrastructureError
 
     base = LOCAL_BASE if image_exists(docker_client(), LOCAL_BASE) else None
     try:

@@ -14,11 +14,11 @@ import pytest
 from support import SCBENCH_CONFTEST, make_problem, make_submission, need_sandbox, write_files
 
 from runners import EnvironmentSpec, run_checkpoint
-from runners.blame import Places, facts_from_text, problem_fault, problem_faults
 from runners.cli import main
-from runners.policy import PassPolicy
-from runners.records import LoadError, RawRecord
-from runners.results import ExecutionResult
+from runners.engine.blame import Places, facts_from_text, problem_fault, problem_faults
+from runners.model.policy import PassPolicy
+from runners.model.records import LoadError, RawRecord
+from runners.model.results import ExecutionResult
 
 PROBLEMS = Path(__file__).resolve().parents[1] / "problems"
 # As the sandbox sees a suite run under docker or bubblewrap.

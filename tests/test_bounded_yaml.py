@@ -11,8 +11,8 @@ from runners.agents.spec import load_agents_file
 from runners.cases.bounded_yaml import YAMLBoundsError, load
 from runners.cases.casefile import CaseFileError
 from runners.cases.loading import read_document
-from runners.errors import ConfigError
-from runners.problem_loader import load_problem
+from runners.model.errors import ConfigError
+from runners.model.problem_loader import load_problem
 
 # Nine levels of ten: 10^9 values in 12 lines.
 BOMB = "\n".join(

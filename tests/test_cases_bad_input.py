@@ -13,7 +13,7 @@ import yaml
 from support import need_sandbox, write_files
 
 from runners import EnvironmentSpec, run_checkpoint
-from runners.errors import ConfigError
+from runners.model.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 ECHO = {"main.py": "import sys\nprint(' '.join(sys.argv[1:]))\n"}

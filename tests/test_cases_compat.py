@@ -16,7 +16,7 @@ import pytest
 from support import need, need_sandbox
 
 from runners import EnvironmentSpec, load_problem, run_checkpoint
-from runners.case_config import CaseProblemConfig
+from runners.model.case_config import CaseProblemConfig
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "scbench_cases"
 COMPAT = Path(__file__).resolve().parent.parent / "runners" / "cases" / "compat"
@@ -130,7 +130,7 @@ def test_scbench_style_scripts_import_its_environment_and_the_solution_runs_on_3
     parse, its parquet file to be written, `true` stayed text, and state/b_second read the file
     state/a_first had left in the workspace instead of its own."""
     need_sandbox("bubblewrap")
-    from runners.pythons import host_interpreters
+    from runners.toolchains.which_python import host_interpreters
 
     need(any(v.startswith("3.12.") for _, v in host_interpreters()), "no Python 3.12 on this host")
     problem = FIXTURES / "wordfreq"

@@ -8,9 +8,9 @@ from rich.console import Console
 
 from runners.cases.model import CLIResult
 from runners.cases.scoring import VerificationResult, score_case
+from runners.model.results import ExecutionResult, TestResult
+from runners.outputs.render import failures_table
 from runners.promptfoo.output import headline
-from runners.render import failures_table
-from runners.results import ExecutionResult, TestResult
 
 # DeepDiff(expected, actual).to_json() as SCBench's deepdiff_verify returns it (expected = old).
 REPORT = {

@@ -298,7 +298,7 @@ def test_the_case_program_imports_only_its_library():
 
 
 def _case_result():
-    from runners.results import ExecutionResult, TestResult
+    from runners.model.results import ExecutionResult, TestResult
 
     diff = "output:\n  $.count: expected 2, got 3\n  $.min: expected 4, got 0"
     failing = TestResult(id="core/skips", name="skips", checkpoint="checkpoint_1", group_type="Core", status="failed",
@@ -312,8 +312,8 @@ def _case_result():
 def test_the_promptfoo_row_and_the_table_show_a_failing_case_s_diff():
     from rich.console import Console
 
+    from runners.outputs.render import failures_table
     from runners.promptfoo.output import headline
-    from runners.render import failures_table
 
     result = _case_result()
     line = headline({**result.model_dump(mode="json"), "problem": "p", "checkpoint": "checkpoint_1", "passed": False,
@@ -332,9 +332,9 @@ def test_case_results_keep_their_attributes_through_json_junit_ctrf_and_parquet(
     import pyarrow.parquet as pq
 
     from runners.batch.store import table_rows, write_parquet
-    from runners.policy import PassPolicy
-    from runners.results import ExecutionResult
-    from runners.writers import write_ctrf, write_junit
+    from runners.model.policy import PassPolicy
+    from runners.model.results import ExecutionResult
+    from runners.outputs.writers import write_ctrf, write_junit
 
     result = _case_result()
     again = ExecutionResult.model_validate_json(result.model_dump_json())

@@ -156,8 +156,8 @@ def test_docker_refuses_another_python_than_the_cases_image_carries(greet_binary
     another Python would start the case program on an interpreter the image does not have."""
     need_sandbox("docker")
     need_docker_image("cases")
-    from runners.errors import UserInputError
     from runners.images import docker_client
+    from runners.model.errors import UserInputError
 
     default = docker_client().images.get("runners-python:latest").id
     others = [t.split(":")[1] for image in docker_client().images.list(name="runners-python") if image.id != default

@@ -14,7 +14,7 @@ import yaml
 from support import need_docker_image, need_sandbox, write_files
 
 from runners import EnvironmentSpec, ExecutionResult, run_checkpoint
-from runners.errors import ConfigError
+from runners.model.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text())

@@ -2,9 +2,9 @@
 
 import pytest
 
-from runners.categorize import categorize, checkpoint_of_file, group_for
-from runners.records import RawRecord
-from runners.results import GroupType as G
+from runners.engine.categorize import categorize, checkpoint_of_file, group_for
+from runners.model.records import RawRecord
+from runners.model.results import GroupType as G
 
 ORDER = {"checkpoint_1": 1, "checkpoint_2": 2, "checkpoint_3": 3}
 CUSTOM = {"slow_io": G.FUNCTIONALITY, "crash": G.ERROR}

@@ -9,7 +9,7 @@ import yaml
 from support import make_problem
 
 from runners import ConfigError, GroupType, load_problem
-from runners.errors import UserInputError
+from runners.model.errors import UserInputError
 
 
 def _problem(tmp_path: Path, **config) -> Path:

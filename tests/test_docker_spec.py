@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runners.limits import ResourceLimits
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import Mount, SandboxRequest
 from runners.sandbox.docker.spec import CA_TARGET, container_spec, sandbox_user
 from runners.sandbox.docker.sweep import LABEL_MANAGED, LABEL_OWNER, LABEL_REQUEST, LABEL_RUN

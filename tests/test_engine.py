@@ -18,8 +18,9 @@ from support import make_problem, make_submission
 
 from runners import EnvironmentSpec, UserInputError, load_problem
 from runners import GroupType as G
-from runners.engine import execute
+from runners.engine.protocol import execute
 from runners.frameworks.pytest_runner import CTRF_REPORT, JSON_REPORT, PytestRunner
+from runners.model.policy import PassPolicy
 from runners.plugins.runners_report_signature import (
     KEY_FILE_ENV,
     KEY_FILE_NAME,
@@ -27,7 +28,6 @@ from runners.plugins.runners_report_signature import (
     SIGNATURE_FIELD,
     sign,
 )
-from runners.policy import PassPolicy
 from runners.sandbox.base import SandboxResult
 
 CP1 = "tests/test_checkpoint_1.py::"

@@ -19,8 +19,8 @@ import pytest
 import yaml
 from support import make_problem, make_submission
 
-from runners.errors import ConfigError, UserInputError
-from runners.suggest import closest
+from runners.model.errors import ConfigError, UserInputError
+from runners.util.suggest import closest
 
 TESTS = {"test_checkpoint_1.py": "def test_a():\n    pass\n", "test_checkpoint_2.py": "def test_b():\n    pass\n"}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runners.excerpt import MAX_CHARS, MAX_LINES, decisive_lines, with_output
+from runners.engine.excerpt import MAX_CHARS, MAX_LINES, decisive_lines, with_output
 
 PYTEST_USAGE = """\
 ERROR: usage: python -m pytest [options] [file_or_dir] [file_or_dir] [...]

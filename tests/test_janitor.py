@@ -1,4 +1,4 @@
-"""What a harness makes goes within seconds of its end, however it ends (runners.janitor): a
+"""What a harness makes goes within seconds of its end, however it ends (runners.util.janitor): a
 harness killed with SIGKILL runs no `finally`, and its workspace (in /dev/shm: memory), cgroups
 and containers used to stay until the next harness start. Real runs killed mid-run on every
 backend are in the hostile suite (tests/hostile: harness-crash, batch-crash)."""
@@ -16,8 +16,8 @@ from pathlib import Path
 CHILD = """
 import os, sys, time
 from pathlib import Path
-from runners import janitor
-from runners.workspace import Workspace
+from runners.util import janitor
+from runners.engine.workspace import Workspace
 
 workspace = Workspace.create(Path(sys.argv[1]))
 (workspace.tests / "data").mkdir(parents=True)
@@ -58,7 +58,7 @@ def _janitors(mark: str) -> list[int]:
                 environ = handle.read()
         except (OSError, ValueError):
             continue
-        if b"runners.janitor_process" in command and mark.encode() in environ and _alive(int(entry.name)):
+        if b"runners.util.janitor_process" in command and mark.encode() in environ and _alive(int(entry.name)):
             found.append(int(entry.name))
     return found
 

@@ -27,9 +27,9 @@ from support import make_problem, make_submission, need, need_sandbox
 
 from runners import EnvironmentSpec, load_problem, run_checkpoint
 from runners import GroupType as G
-from runners.errors import ConfigError, UserInputError
-from runners.policy import PassPolicy
-from runners.results import ExecutionResult, TestResult
+from runners.model.errors import ConfigError, UserInputError
+from runners.model.policy import PassPolicy
+from runners.model.results import ExecutionResult, TestResult
 from runners.sandbox.docker.client import default_image
 from runners.sandbox.registry import sandbox_class
 

@@ -18,8 +18,8 @@ import pytest
 from support import make_problem, make_submission, need, need_sandbox, tree_digest
 
 from runners import EnvironmentSpec, run_checkpoint
-from runners.policy import PassPolicy
-from runners.results import ExecutionResult
+from runners.model.policy import PassPolicy
+from runners.model.results import ExecutionResult
 from runners.sandbox.docker.client import default_image
 
 ROOT = Path(__file__).resolve().parent.parent

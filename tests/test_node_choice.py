@@ -20,8 +20,8 @@ import yaml
 from support import make_problem, make_submission, need, need_sandbox
 
 from runners import EnvironmentSpec, run_checkpoint
-from runners.errors import UserInputError
-from runners.nodes import find_host_node, host_candidates, node_version
+from runners.model.errors import UserInputError
+from runners.toolchains.which_node import find_host_node, host_candidates, node_version
 
 pytestmark = [pytest.mark.toolchain]
 

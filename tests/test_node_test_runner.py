@@ -14,9 +14,9 @@ import pytest
 from support import make_problem, make_submission, need_sandbox
 
 from runners import EnvironmentSpec, run_checkpoint
-from runners.errors import UserInputError
 from runners.frameworks.node_test import REPORT, SIGNATURE, NodeTestRunner
-from runners.results import GroupType as G
+from runners.model.errors import UserInputError
+from runners.model.results import GroupType as G
 
 RUN = (
     'const run = (...args) => execFileSync("sh", ["-c", `${process.env.RUNNERS_ENTRYPOINT} "$@"`, "sh", ...args],'

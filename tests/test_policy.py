@@ -2,9 +2,9 @@
 
 import pytest
 
-from runners.policy import PassPolicy as P
-from runners.results import ExecutionResult, TestResult
-from runners.results import GroupType as G
+from runners.model.policy import PassPolicy as P
+from runners.model.results import ExecutionResult, TestResult
+from runners.model.results import GroupType as G
 
 
 def _result(spec: dict[G, tuple[int, int]], infra: bool = False) -> ExecutionResult:

@@ -10,12 +10,12 @@ import textwrap
 def test_modules_are_imported_by_the_time_the_run_is_joined_and_a_broken_one_is_left_alone():
     script = textwrap.dedent("""
         import sys
-        from runners import preload
-        preload.after_run("runners.render", "no_such_module_here")
-        assert "runners.render" not in sys.modules
+        from runners.engine import preload
+        preload.after_run("runners.outputs.render", "no_such_module_here")
+        assert "runners.outputs.render" not in sys.modules
         handle = preload.Preload(["runners.parsers.ctrf"])
         handle.join()
-        print("runners.render" in sys.modules, "runners.parsers.ctrf" in sys.modules)
+        print("runners.outputs.render" in sys.modules, "runners.parsers.ctrf" in sys.modules)
         again = preload.Preload([])  # the wish list is used once
         print(again._thread is None)
     """)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support import need_sandbox
 
-from runners import probe_memo
+from runners.util import probe_memo
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,7 +15,7 @@ from support import SCBENCH_CONFTEST, make_problem, make_submission, need_sandbo
 from runners import EnvironmentSpec, UserInputError, load_problem, run_checkpoint
 from runners import GroupType as G
 from runners.frameworks.pytest_runner import PytestRunner
-from runners.policy import PassPolicy
+from runners.model.policy import PassPolicy
 
 ECHO_MAIN = """
 import sys

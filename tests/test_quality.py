@@ -18,12 +18,12 @@ from fake_sandbox import Case, FakeSandbox, pytest_run
 from support import make_problem, need, write_files
 
 from runners import EnvironmentSpec, load_problem
-from runners.engine import execute
+from runners.engine.protocol import execute
 from runners.frameworks.pytest_runner import PytestRunner
-from runners.limits import ResourceLimits
+from runners.model.limits import ResourceLimits
+from runners.model.results import ExecutionResult
 from runners.quality import sources, tools
 from runners.quality.measure import measure_directory
-from runners.results import ExecutionResult
 
 # 13 paths through one function: 11 `if`s, one `and`, and the way through.
 BRANCHY = """

@@ -13,8 +13,8 @@ import yaml
 from support import write_files
 
 from runners import load_problem
-from runners.errors import ConfigError
 from runners.frameworks.registry import builtin_protected
+from runners.model.errors import ConfigError
 from runners.repository import overlay, selection
 from runners.repository.python_env import repo_requirements
 from runners.scan import scan_submission
@@ -241,7 +241,7 @@ def test_the_overlay_replaces_files_links_and_linked_directories_and_removes_own
 
 
 def test_repository_requirements_come_from_its_files(tmp_path):
-    from runners.config import RepositoryConfig
+    from runners.model.config import RepositoryConfig
 
     write_files(tmp_path, {
         "requirements.txt": "tomli-w==1.2.0  # toml\n-r other.txt\n",

@@ -20,8 +20,8 @@ import yaml
 from support import need, need_sandbox, write_files
 
 from runners import EnvironmentSpec, load_problem, run_checkpoint
-from runners.errors import UserInputError
-from runners.results import ExecutionResult
+from runners.model.errors import UserInputError
+from runners.model.results import ExecutionResult
 from runners.sandbox.docker.client import default_image
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,7 +2,7 @@
 
 from runners import CorrectnessResults, ExecutionResult, TestResult
 from runners import GroupType as G
-from runners.results import SCHEMA_VERSION
+from runners.model.results import SCHEMA_VERSION
 
 
 def _tests():

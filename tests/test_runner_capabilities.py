@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from runners.errors import UserInputError
 from runners.frameworks.registry import BUILTINS, runner_class
+from runners.model.errors import UserInputError
 
 
 def _ctx(select: list[str]) -> SimpleNamespace:
@@ -32,7 +32,7 @@ def test_every_built_in_runner_says_whether_it_selects():
 def test_the_test_files_up_to_a_checkpoint_honour_include_prior_tests(tmp_path):
     from support import make_problem
 
-    from runners.problem_loader import load_problem
+    from runners.model.problem_loader import load_problem
 
     checkpoints = {"checkpoint_1": {"version": 1}, "checkpoint_2": {"version": 1, "include_prior_tests": False},
                    "checkpoint_3": {"version": 1}}

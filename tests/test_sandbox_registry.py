@@ -11,14 +11,14 @@ import textwrap
 
 import pytest
 
-from runners.errors import InfrastructureError, UserInputError
-from runners.processes import owner_alive, owner_gone, owner_label
+from runners.model.errors import InfrastructureError, UserInputError
 from runners.sandbox import registry
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
+from runners.util.processes import owner_alive, owner_gone, owner_label
 
 
 def test_every_list_of_names_is_the_registry():
-    from runners.environment import EnvironmentSpec
+    from runners.model.environment import EnvironmentSpec
 
     assert registry.sandbox_choices()[:4] == ["auto", "docker", "bubblewrap", "none"]
     with pytest.raises(UserInputError, match=r"option --sandbox: 'vm' is not one of auto, docker"):

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from support import make_problem, make_submission
 
-from runners.errors import UserInputError
-from runners.limits import ResourceLimits
-from runners.submission import CopyTimeout, SubmissionTooLarge, copy_inventory, inventory
-from runners.workspace import SUBMISSION_IGNORE
+from runners.engine.submission import CopyTimeout, SubmissionTooLarge, copy_inventory, inventory
+from runners.engine.workspace import SUBMISSION_IGNORE
+from runners.model.errors import UserInputError
+from runners.model.limits import ResourceLimits
 
 REPO = Path(__file__).resolve().parents[1]
 GiB = 1 << 30

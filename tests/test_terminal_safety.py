@@ -1,6 +1,6 @@
 """What the submission or an agent wrote never drives the user's terminal: escapes (screen clear,
 colours, window title), NUL and C1 controls are dropped from every line the CLI prints (one place:
-`runners.render.SafeConsole`) and from the Promptfoo row's text, and stay as they were in the
+`runners.outputs.render.SafeConsole`) and from the Promptfoo row's text, and stay as they were in the
 JSON result."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import yaml
 from rich.text import Text
 from support import run_agents_batch, runners_cli, write_files
 
-from runners.excerpt import terminal_safe
+from runners.engine.excerpt import terminal_safe
+from runners.outputs.render import SafeConsole
 from runners.promptfoo.output import headline, summarize
-from runners.render import SafeConsole
 
 # Clear the screen, switch to the alternate screen, set the window title, colour, a one-byte CSI
 # (C1), a bell and a NUL: each would act on a terminal.

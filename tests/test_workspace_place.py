@@ -12,9 +12,9 @@ from fake_sandbox import Case, FakeSandbox, pytest_run
 from support import make_problem, make_submission
 
 from runners import EnvironmentSpec, UserInputError, load_problem
-from runners.engine import execute
+from runners.engine.protocol import execute
+from runners.engine.workspace_place import ENV_VAR, MEMORY_DIR, fits_in_memory, workspace_base
 from runners.frameworks.pytest_runner import PytestRunner
-from runners.workspace_place import ENV_VAR, MEMORY_DIR, fits_in_memory, workspace_base
 
 needs_tmpfs = pytest.mark.skipif(not fits_in_memory(MEMORY_DIR, 0) and not os.environ.get("CI"),
                                  reason="no usable /dev/shm here")

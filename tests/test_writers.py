@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 from junitparser import Error, Failure, Skipped, xunit2
 
+from runners.model.results import ExecutionResult, GroupType, TestResult
+from runners.outputs.writers import write_ctrf, write_junit
 from runners.parsers.ctrf import parse_ctrf
 from runners.parsers.junit import parse_junit
-from runners.results import ExecutionResult, GroupType, TestResult
-from runners.writers import write_ctrf, write_junit
 
 SCHEMA = json.loads((Path(__file__).parent / "fixtures" / "ctrf.schema.json").read_text())
 STARTED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)

@@ -21,13 +21,13 @@ from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.render import steps_table, unset_notes
 from runners.agents.solve import agent_sandbox, guard, repeats_of
 from runners.agents.spec import AgentSpec, load_agents_file
-from runners.config import CONFIG_FILE, ProblemConfig
-from runners.environment import EnvironmentSpec
-from runners.errors import UserInputError
-from runners.problem_loader import load_problem
-from runners.progress import Subject, above, for_cli, running
-from runners.render import fit, make_console
-from runners.suggest import did_you_mean
+from runners.model.config import CONFIG_FILE, ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import UserInputError
+from runners.model.problem_loader import load_problem
+from runners.outputs.render import fit, make_console
+from runners.util.progress import Subject, above, for_cli, running
+from runners.util.suggest import did_you_mean
 
 
 def _select(names: list[str], wanted: tuple[str, ...], option: str) -> set[str]:

@@ -21,15 +21,15 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from runners import progress
 from runners.agents.budget import Spent
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec
 from runners.agents.step import STARTER_DIR, run_step
-from runners.config import CheckpointConfig, ProblemConfig
-from runners.environment import EnvironmentSpec
-from runners.errors import InfrastructureError
+from runners.model.config import CheckpointConfig, ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import InfrastructureError
 from runners.sandbox.base import Sandbox
+from runners.util import progress
 
 LOCK_FILE = ".lock"
 POLL_S = 0.1

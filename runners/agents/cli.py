@@ -3,7 +3,7 @@
 Registered on the main app by `runners.cli` (`register(app, ...)`), so this module imports only
 click at load time: the command's work is imported when it runs.
 
-Exit codes (`runners.exitcodes`): 0 every checkpoint met the pass policy (and no agent step
+Exit codes (`runners.model.exitcodes`): 0 every checkpoint met the pass policy (and no agent step
 failed), 1 some did not, 2 bad input (an agent that could not be started included), 4 a problem
 error (the problem's own files failed to load), 3 infrastructure failure.
 """
@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from runners.choice import Choice
-from runners.policy import PassPolicy
+from runners.model.policy import PassPolicy
 from runners.sandbox.registry import BUILTINS
+from runners.util.choice import Choice
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
-    from runners.errors import UserInputError
+    from runners.model.errors import UserInputError
 
     pairs = {}
     for value in values:
@@ -40,7 +40,7 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 
 def _network(whole: bool | None, allow: tuple[str, ...], route: tuple[str, ...]) -> Any:
     """--network (None: not given, a preset decides), or an allow-list from --allow and --route."""
-    from runners.errors import UserInputError
+    from runners.model.errors import UserInputError
 
     if not allow and not route:
         return whole
@@ -50,7 +50,7 @@ def _network(whole: bool | None, allow: tuple[str, ...], route: tuple[str, ...])
 
 
 def _budget(values: tuple[str, ...]) -> dict[str, dict[str, str]] | None:
-    from runners.errors import UserInputError
+    from runners.model.errors import UserInputError
 
     caps: dict[str, dict[str, str]] = {}
     for key, value in _pairs(values, "--budget").items():
@@ -132,7 +132,7 @@ def register(app: click.Group, console: Callable[..., Console], environment: Cal
         """Give the agent each checkpoint's specification in the workspace the previous one left, in a
         sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
         from runners.agents.spec import parse_agent_options
-        from runners.errors import UserInputError
+        from runners.model.errors import UserInputError
 
         if agent is None and preset is None:
             raise UserInputError("option --agent: give the agent's command, or a --preset")
@@ -162,9 +162,9 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     from runners.agents.render import solve_table, unset_notes
     from runners.agents.repeats import repeats_table
     from runners.agents.solve import SolvedCheckpoint, solve, solved_repeats
-    from runners.problem_loader import load_problem
-    from runners.progress import above, for_cli
-    from runners.render import fit
+    from runners.model.problem_loader import load_problem
+    from runners.outputs.render import fit
+    from runners.util.progress import above, for_cli
 
     problem = load_problem(problem_dir)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
@@ -197,6 +197,6 @@ def run(spec: Any, problem_dir: Path, settings: Any, policy: PassPolicy, output:
     out.print(Text(f"checkpoints passed: {passed}/{len(solved)}", style="bold green" if passed == len(solved) else "bold"))
     out.print(Text(f"snapshots: {layout.submissions} · transcripts: {layout.root / 'agent-steps'} · "
                    f"grades: {layout.root / 'grades'}", style="dim"))
-    from runners import exitcodes
+    from runners.model import exitcodes
 
     raise SystemExit(exitcodes.for_results([d.result for d in solved], policy, met=passed == len(solved)))

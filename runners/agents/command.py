@@ -54,7 +54,7 @@ def fields_used(argv: list[str], mounts: set[str] | frozenset[str] | None = froz
     for argument in argv:
         for name, key in _fields(argument):
             if name not in FIELDS:
-                from runners.suggest import closest
+                from runners.util.suggest import closest
 
                 match = closest(name, FIELDS)
                 hint = f" (did you mean {{{match}}}?)" if match else ""
@@ -65,7 +65,7 @@ def fields_used(argv: list[str], mounts: set[str] | frozenset[str] | None = froz
                 raise TemplateError("a mount is written {mounts[NAME]}, with NAME a key of `mounts`"
                                     if name == "mounts" else f"{{{name}}} takes no [key]")
             if key is not None and mounts is not None and key not in mounts:
-                from runners.suggest import did_you_mean
+                from runners.util.suggest import did_you_mean
 
                 raise TemplateError(f"{{mounts[{key}]}}: no mount named {key!r}{did_you_mean(key, mounts)} (mounts: "
                                     f"{', '.join(sorted(mounts)) or 'none'})")

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners.config import ProblemConfig
-from runners.errors import UserInputError
+from runners.model.config import ProblemConfig
+from runners.model.errors import UserInputError
 
 MIN_BYTES = 32  # an empty `__init__.py`, a one-line marker: everywhere, and give nothing away
 MAX_ENTRIES = 200_000

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runners.validation import validate_model
+from runners.model.validation import validate_model
 
 if TYPE_CHECKING:
     from runners.agents.report import AgentReport
@@ -53,7 +53,7 @@ class PriceTable(BaseModel):
 
 @lru_cache(maxsize=4)
 def price_table(path: Path = PRICES_FILE) -> PriceTable:
-    from runners.validation import load_yaml_mapping
+    from runners.model.validation import load_yaml_mapping
 
     return validate_model(PriceTable, load_yaml_mapping(path), path)
 

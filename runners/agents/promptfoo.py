@@ -35,10 +35,11 @@ from pydantic import Field, StrictStr
 
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec, parse_agent
-from runners.config import CheckpointConfig, ProblemConfig
-from runners.environment import EnvironmentSpec
-from runners.errors import InfrastructureError, UserInputError
-from runners.problem_loader import load_problem
+from runners.model.config import CheckpointConfig, ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import InfrastructureError, UserInputError
+from runners.model.problem_loader import load_problem
+from runners.model.results import failure_result
 from runners.promptfoo.call import PREFIX, log_traceback
 from runners.promptfoo.config import (
     TIMEOUT_MARGIN_S,
@@ -53,8 +54,7 @@ from runners.promptfoo.config import (
     refuse_config_error,
     report_page,
 )
-from runners.results import failure_result
-from runners.suggest import did_you_mean
+from runners.util.suggest import did_you_mean
 
 DEFAULT_OUTPUT = ".runners/agent-runs"
 
@@ -168,7 +168,7 @@ def _bounded(cell: AgentCell) -> Any:
     and a later row finds its steps done."""
     from runners.agents.chain import ensure_steps
     from runners.agents.solve import SolvedCheckpoint, agent_sandbox, grade_step
-    from runners.progress import Subject, for_promptfoo, running
+    from runners.util.progress import Subject, for_promptfoo, running
 
     box: dict[str, Any] = {}
     deadline = time.monotonic() + cell.overall

@@ -12,11 +12,11 @@ from rich.text import Text
 from runners.agents.layout import StepRecord
 from runners.agents.solve import SolvedCheckpoint
 from runners.agents.spec import AgentSpec
-from runners.policy import PassPolicy
+from runners.model.policy import PassPolicy
+from runners.model.results import GROUP_ORDER
+from runners.outputs.render import _column
 from runners.quality.text import COLUMNS as QUALITY_COLUMNS
 from runners.quality.text import cells as quality_cells
-from runners.render import _column
-from runners.results import GROUP_ORDER
 
 SAID_CHARS = 120
 

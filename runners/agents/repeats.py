@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 from rich.table import Table
 
-from runners.render import _column
-from runners.results import GROUP_ORDER, ExecutionResult
+from runners.model.results import GROUP_ORDER, ExecutionResult
+from runners.outputs.render import _column
 
 _LABEL = re.compile(r"^(?P<agent>.+)@r(?P<repeat>\d+)$")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from runners.agents.layout import StepRecord
 from runners.agents.solve import SolvedCheckpoint
-from runners.excerpt import terminal_safe
+from runners.engine.excerpt import terminal_safe
 
 
 def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path,
@@ -30,7 +30,7 @@ def response(solved: SolvedCheckpoint, agent: str, policy: str, run_dir: Path,
                     passed=verdicts[policy], policies=verdicts, agent_step=step.model_dump(mode="json"),
                     run_dir=str(run_dir), **transcript_links(step, run_dir))
     if report is not None:  # where `runners report --eval <id>` shows this row
-        from runners.report.links import row_link
+        from runners.outputs.report.links import row_link
 
         metadata["report"] = row_link(report, agent, step.problem, step.checkpoint)
     metadata["headline"] = headline(metadata)

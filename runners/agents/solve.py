@@ -19,17 +19,17 @@ from runners.agents.repeats import RepeatStats, group_repeats, repeat_label
 from runners.agents.spec import AgentSpec, refuse_exposure
 from runners.agents.step import spec_file
 from runners.api import run_checkpoint
-from runners.config import CheckpointConfig, ProblemConfig
 from runners.egress.netns import require_root
 from runners.egress.policy import NetworkPolicy
-from runners.environment import EnvironmentSpec
-from runners.errors import UserInputError
+from runners.model.config import CheckpointConfig, ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import UserInputError
+from runners.model.policy import PassPolicy
+from runners.model.results import ExecutionResult, failure_result
 from runners.modelserver.script import check_script
-from runners.policy import PassPolicy
-from runners.progress import Reporter, Subject, running
-from runners.results import ExecutionResult, failure_result
 from runners.sandbox.base import Sandbox
 from runners.sandbox.registry import resolve_sandbox
+from runners.util.progress import Reporter, Subject, running
 
 
 @dataclass(frozen=True)

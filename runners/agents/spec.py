@@ -27,9 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from runners.agents.budget import AgentBudget
 from runners.agents.command import TemplateError, fields_used, split_command
 from runners.egress.policy import NetworkPolicy
-from runners.errors import ConfigError, UserInputError
-from runners.limits import ResourceLimits
-from runners.validation import describe_validation_error, load_yaml_mapping
+from runners.model.errors import ConfigError, UserInputError
+from runners.model.limits import ResourceLimits
+from runners.model.validation import describe_validation_error, load_yaml_mapping
 
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -260,7 +260,7 @@ def load_agents_file(path: Path) -> list[AgentSpec]:
     agents = data.get("agents")
     unknown = sorted(set(data) - {"agents"})
     if unknown:
-        from runners.suggest import did_you_mean
+        from runners.util.suggest import did_you_mean
 
         named = ", ".join(f"{key}{did_you_mean(str(key), ['agents'])}" for key in unknown)
         raise ConfigError(path, f"unknown top-level key(s) {named} (expected `agents:`)")

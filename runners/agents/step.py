@@ -34,18 +34,18 @@ from runners.agents.report import AgentReport, excerpt, read_report
 from runners.agents.spec import AgentSpec
 from runners.agents.tokens import check_tokens
 from runners.agents.transcripts import keep_transcripts
-from runners.case_config import CaseCheckpointConfig
-from runners.config import CheckpointConfig, ProblemConfig
 from runners.egress.policy import NetworkPolicy, network_mode
 from runners.egress.proxy import EgressProxy
 from runners.egress.usage import Usage
-from runners.environment import EnvironmentSpec
-from runners.errors import ConfigError, InfrastructureError, UserInputError
-from runners.limits import ResourceLimits
+from runners.engine.submission import copy_inventory, inventory
+from runners.engine.workspace import Workspace
+from runners.engine.workspace_place import workspace_base
+from runners.model.case_config import CaseCheckpointConfig
+from runners.model.config import CheckpointConfig, ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import ConfigError, InfrastructureError, UserInputError
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult, base_env
-from runners.submission import copy_inventory, inventory
-from runners.workspace import Workspace
-from runners.workspace_place import workspace_base
 
 STARTER_DIR = "starter"
 MB = 1024 * 1024

@@ -22,12 +22,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners.config import CONFIG_FILE, ProblemConfig
-from runners.errors import UserInputError
-from runners.problem_loader import load_problem
-from runners.submission import data_segments
-from runners.suggest import did_you_mean
-from runners.workspace import SUBMISSION_IGNORE
+from runners.engine.submission import data_segments
+from runners.engine.workspace import SUBMISSION_IGNORE
+from runners.model.config import CONFIG_FILE, ProblemConfig
+from runners.model.errors import UserInputError
+from runners.model.problem_loader import load_problem
+from runners.util.suggest import did_you_mean
 
 #: Never part of a problem's identity: caches and installed toolchains (prepared from the
 #: problem's package.json / test_dependencies, which *are* hashed).

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from runners.batch.cells import Cell
-from runners.config import ProblemConfig
-from runners.environment import EnvironmentSpec
-from runners.errors import UserInputError
-from runners.problem_loader import load_problem
-from runners.results import ExecutionResult
-from runners.results import failure_result as failure_result_of
+from runners.model.config import ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import UserInputError
+from runners.model.problem_loader import load_problem
+from runners.model.results import ExecutionResult
+from runners.model.results import failure_result as failure_result_of
 
 POLL_SECONDS = 0.25
 DEFAULT_GRACE = 20.0

@@ -21,7 +21,6 @@ from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 from typing import Any
 
-from runners import janitor, progress
 from runners.batch.jobs import (
     DEFAULT_GRACE,
     POLL_SECONDS,
@@ -33,7 +32,8 @@ from runners.batch.jobs import (
     execute_cell,
 )
 from runners.batch.store import rmtree_forcibly
-from runners.processes import process_tree, start_time
+from runners.util import janitor, progress
+from runners.util.processes import process_tree, start_time
 
 
 def _worker_main(conn: Any, tmp_root: str) -> None:  # pragma: no cover - runs in the child
@@ -96,7 +96,7 @@ def _follow_parent() -> None:  # pragma: no cover - runs in the child
 
 @dataclass(frozen=True)
 class _Stage:
-    """A stage the worker's cell has reached (runners.progress), sent before its outcome."""
+    """A stage the worker's cell has reached (runners.util.progress), sent before its outcome."""
 
     text: str
 
@@ -144,7 +144,7 @@ class LocalExecutor:
         self._ctx = multiprocessing.get_context(start_method)
         self._tmp_root: Path | None = None
         self.killed: list[int] = []  # pids killed after the grace period (for tests and logs)
-        #: Told each stage a running cell reaches (runners.progress), in the parent.
+        #: Told each stage a running cell reaches (runners.util.progress), in the parent.
         self.on_stage: Callable[[CellJob, str], None] | None = None
 
     def start(self) -> None:

@@ -1,7 +1,7 @@
 """One batch, end to end: discover cells -> keep the current ones -> run the rest on an executor
 -> record each as it finishes -> regenerate results.jsonl/.parquet -> matrix and summary.md.
 
-Exit codes (`runners.exitcodes`): 0 every cell has a grade (tests may have failed), 2 bad input
+Exit codes (`runners.model.exitcodes`): 0 every cell has a grade (tests may have failed), 2 bad input
 (raised as UserInputError before anything runs; or an agent of `--agents` that could not be
 started), 4 some cell's problem failed to load (a problem error), 3 some cell is an
 infrastructure failure, 130 interrupted; the first that applies of 130, 2, 4, 3.
@@ -20,7 +20,6 @@ from typing import Any, Literal, Self
 from rich.console import Console
 from rich.text import Text
 
-from runners import exitcodes
 from runners.agents.repeats import group_repeats, repeat_rows, repeats_markdown, repeats_table
 from runners.batch.cells import Cell, Discovery, content_hashes, discover
 from runners.batch.jobs import (
@@ -47,11 +46,12 @@ from runners.batch.report import (
     matrix_table,
 )
 from runners.batch.store import BatchStore, CellRecord, CellStatus
-from runners.environment import EnvironmentSpec
-from runners.errors import UserInputError
-from runners.policy import PassPolicy
-from runners.render import fit, make_console
-from runners.results import ExecutionResult
+from runners.model import exitcodes
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import UserInputError
+from runners.model.policy import PassPolicy
+from runners.model.results import ExecutionResult
+from runners.outputs.render import fit, make_console
 from runners.sandbox.registry import check_sandbox_name
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PROBLEM, EXIT_INTERRUPTED = (
@@ -82,7 +82,7 @@ class BatchOptions:
     agent_failures: dict[str, str] = field(default_factory=dict)
     #: cell id -> why its agent never started (`batch --agents`): no snapshot, no grade, exit 2.
     agent_errors: dict[str, str] = field(default_factory=dict)
-    #: Say what runs on stderr (runners.progress); False: --no-progress.
+    #: Say what runs on stderr (runners.util.progress); False: --no-progress.
     progress: bool = True
     quality: bool = True  # the code-quality figures (--no-quality)
 

@@ -1,7 +1,7 @@
 """Live progress of a batch: one bar per agent (and one for all) with counts, the cells running
 with their stage, and one line per finished cell (on stdout, above the display).
 
-The bars and the running cells are said on stderr (runners.progress): live on a terminal, one
+The bars and the running cells are said on stderr (runners.util.progress): live on a terminal, one
 line per stage in a pipe or a file; stdout keeps the finished cells' lines and the tables.
 """
 
@@ -18,10 +18,10 @@ from rich.progress_bar import ProgressBar
 from rich.text import Text
 
 from runners.batch.cells import Cell
-from runners.policy import PassPolicy
-from runners.progress import Reporter, Subject, above, for_cli
-from runners.render import make_console
-from runners.results import ExecutionResult
+from runners.model.policy import PassPolicy
+from runners.model.results import ExecutionResult
+from runners.outputs.render import make_console
+from runners.util.progress import Reporter, Subject, above, for_cli
 
 STATES = ("met", "not met", "infra", "problem", "running", "kept")
 _STYLES = {"met": "green", "not met": "red", "infra": "magenta", "problem": "yellow", "running": "cyan",

@@ -5,13 +5,13 @@ solve rate."""
 from __future__ import annotations
 
 from runners.batch.report import Matrix
-from runners.metrics import CheckpointScore
+from runners.model.metrics import CheckpointScore
 from runners.quality.model import CodeMetrics
 from runners.quality.text import COLUMNS, delta
 
 
 def _ordered(scores: list[CheckpointScore]) -> list[tuple[str, CodeMetrics]]:
-    from runners.report.model import checkpoint_order
+    from runners.outputs.report.model import checkpoint_order
 
     measured = [
         (s.checkpoint, s.result.quality.metrics)

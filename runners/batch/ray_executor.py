@@ -39,12 +39,12 @@ from runners.batch.jobs import (
     ray_resources,
 )
 from runners.batch.store import rmtree_forcibly
-from runners.environment import EnvironmentSpec
-from runners.errors import InfrastructureError, UserInputError
-from runners.problem_loader import load_problem
-from runners.results import ExecutionResult
-from runners.submission import inventory
-from runners.workspace import SUBMISSION_IGNORE
+from runners.engine.submission import inventory
+from runners.engine.workspace import SUBMISSION_IGNORE
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import InfrastructureError, UserInputError
+from runners.model.problem_loader import load_problem
+from runners.model.results import ExecutionResult
 
 
 def _import_ray() -> Any:

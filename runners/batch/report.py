@@ -15,10 +15,10 @@ from rich.table import Table
 from rich.text import Text
 
 from runners.batch.cells import Cell
-from runners.config import ProblemConfig
-from runners.metrics import CheckpointScore
-from runners.policy import PassPolicy
-from runners.results import GROUP_ORDER, ExecutionResult, GroupType
+from runners.model.config import ProblemConfig
+from runners.model.metrics import CheckpointScore
+from runners.model.policy import PassPolicy
+from runners.model.results import GROUP_ORDER, ExecutionResult, GroupType
 
 
 @dataclass

@@ -28,11 +28,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.agents.repeats import split_label
-from runners.artifacts import RESULT_FILE
 from runners.batch.cells import Cell
-from runners.policy import PassPolicy
+from runners.engine.artifacts import RESULT_FILE
+from runners.model.policy import PassPolicy
+from runners.model.results import ExecutionResult
 from runners.quality.columns import QUALITY_COLUMNS, quality_columns
-from runners.results import ExecutionResult
 
 CELL_FILE = "cell.json"
 BATCH_FILE = "batch.json"

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from runners.errors import InfrastructureError, UserInputError
+from runners.model.errors import InfrastructureError, UserInputError
 
 CLONE_NEWNET = 0x40000000
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1

@@ -21,7 +21,7 @@ import socket
 import ssl
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
 
 import h11
@@ -486,7 +486,7 @@ def _splice(a: socket.socket, b: socket.socket) -> None:
             peers[sock].sendall(data)
 
 
-def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:
+def _content_length(headers: Iterable[tuple[bytes, bytes]]) -> int | None:
     """The response's Content-Length, None for a chunked (or unreadable) one."""
     for name, value in headers:
         if name.lower() == b"content-length":

@@ -1,8 +1,8 @@
 """The runner interface: what differs between test frameworks, and nothing else.
 
 A runner names its test files, prepares its toolchain, builds the command, and turns its reports
-into records. The engine (`runners.engine`) owns everything shared: the workspace, the sandbox,
-the report key, the exit-code/report agreement and the timeout verdict (`runners.trust`),
+into records. The engine (`runners.engine.protocol`) owns everything shared: the workspace, the sandbox,
+the report key, the exit-code/report agreement and the timeout verdict (`runners.engine.trust`),
 categorization, scoring and artifacts. A runner keeps nothing of a run on `self`: what `prepare`
 makes goes into `ctx.prepared`. Third-party runners subclass `Runner` and register through the
 `runners.frameworks` entry point group.
@@ -15,20 +15,20 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from runners.config import CheckpointConfig, ProblemConfig
-from runners.context import Invocation, Layout, RunContext, Verdict
-from runners.environment import EnvironmentSpec
-from runners.errors import UserInputError
+from runners.engine.context import Invocation, Layout, RunContext, Verdict
+from runners.engine.trust import ExitContract
+from runners.model.config import CheckpointConfig, ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import UserInputError
+from runners.model.problem_loader import load_problem
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
-from runners.problem_loader import load_problem
 from runners.sandbox.base import Sandbox, SandboxResult
 from runners.scan.core import Protected
-from runners.trust import ExitContract
 
 if TYPE_CHECKING:
-    from runners.results import ExecutionResult
+    from runners.model.results import ExecutionResult
 
-# The run's data types live in `runners.context`, which the engine imports; framework runners
+# The run's data types live in `runners.engine.context`, which the engine imports; framework runners
 # keep importing them from here. Nothing here imports the engine but `Runner.run`, when called.
 __all__ = ["ExitContract", "Invocation", "Layout", "RunContext", "Runner", "Verdict", "entry_file_name",
            "shell_command"]
@@ -46,7 +46,7 @@ class Runner(ABC):
     # framework and kind.
     kind: ClassVar[str] = "suite"
     report_files: ClassVar[tuple[str, ...]] = ()
-    # Modules `collect` imports: loaded while the tests run (`runners.preload`), not after.
+    # Modules `collect` imports: loaded while the tests run (`runners.engine.preload`), not after.
     collect_modules: ClassVar[tuple[str, ...]] = ()
     # What the tool's exit codes mean; the engine holds every report to it.
     exit_contract: ClassVar[ExitContract] = ExitContract("the test run")
@@ -81,7 +81,7 @@ class Runner(ABC):
     ) -> ExecutionResult:
         """`previous`: the previous checkpoint's submission, for the growth of the code-quality
         figures (default: found beside the submission, runners.quality.measure)."""
-        from runners.engine import execute
+        from runners.engine.protocol import execute
 
         if self.submission_path is None:
             raise UserInputError("a submission path is required to run tests")
@@ -119,13 +119,13 @@ class Runner(ABC):
     def checkpoint_of_file(self, file: str | None, current: str) -> str:
         """The checkpoint a test's file belongs to (earlier ones' tests are Regression): the
         checkpoint its name mentions (`test_checkpoint_2.py`), else the current one."""
-        from runners.categorize import checkpoint_of_file
+        from runners.engine.categorize import checkpoint_of_file
 
         return checkpoint_of_file(file, self.problem.checkpoints, current)
 
     def estimated_tests(self) -> int | None:
         """How many tests the checkpoint's files define, read before anything runs (the default
-        whole-run wall clock grows with it: `runners.wall_clock`); None: unknown."""
+        whole-run wall clock grows with it: `runners.engine.wall_clock`); None: unknown."""
         return None
 
     def check_select(self, ctx: RunContext) -> None:

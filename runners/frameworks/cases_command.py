@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from runners.case_config import CaseProblemConfig
 from runners.cases.spec import command_parts, default_command
-from runners.errors import InfrastructureError
 from runners.frameworks.base import RunContext
+from runners.model.case_config import CaseProblemConfig
+from runners.model.errors import InfrastructureError
 from runners.sandbox.base import Mount
 from runners.toolchains.hosts import toolchain_host
 from runners.toolchains.python import prepared_python

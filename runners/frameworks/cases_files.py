@@ -9,14 +9,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import SimpleNamespace
 
-from runners.case_config import CaseCheckpointConfig, CaseProblemConfig
 from runners.cases.adapters.steps import check_steps
 from runners.cases.casefile import CaseFileError
 from runners.cases.loading import CaseFileLoader
 from runners.cases.model import BrowserCase
 from runners.cases.vault import SETTINGS, vault_name
-from runners.errors import ConfigError
 from runners.frameworks.base import RunContext
+from runners.model.case_config import CaseCheckpointConfig, CaseProblemConfig
+from runners.model.errors import ConfigError
 
 PACKAGE = Path(__file__).resolve().parent.parent  # runners/
 # Never copied into the vault: reference solutions, caches, VCS, environments.

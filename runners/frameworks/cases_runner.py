@@ -17,9 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from runners.case_config import CaseCheckpointConfig, CaseProblemConfig
 from runners.cases.vault import REPORT, SIGNATURE
-from runners.errors import ConfigError, UserInputError
+from runners.engine.trust import check_signature_file
 from runners.frameworks.base import (
     ExitContract,
     Invocation,
@@ -39,14 +38,15 @@ from runners.frameworks.cases_files import (
     uses_builtin_loader,
     write_settings,
 )
+from runners.model.case_config import CaseCheckpointConfig, CaseProblemConfig
+from runners.model.errors import ConfigError, UserInputError
+from runners.model.records import ParsedReport, RawRecord
 from runners.parsers.report_file import ReportError, load_json_object, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_NAME
-from runners.pythons import python_request
-from runners.records import ParsedReport, RawRecord
 from runners.sandbox.base import SandboxResult
 from runners.toolchains.hosts import toolchain_host
 from runners.toolchains.python import TOOLS_FILE, prepare_python, prepared_python
-from runners.trust import check_signature_file
+from runners.toolchains.which_python import python_request
 
 CASE_TOOLS = TOOLS_FILE.with_name("case-tools.txt")
 LIB_DIR = "lib"

@@ -22,7 +22,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from runners.errors import ConfigError
 from runners.frameworks.base import (
     ExitContract,
     Invocation,
@@ -32,10 +31,11 @@ from runners.frameworks.base import (
     entry_file_name,
     shell_command,
 )
+from runners.model.errors import ConfigError
+from runners.model.records import ParsedReport
 from runners.parsers.ctrf import parse_ctrf
 from runners.parsers.junit import parse_junit
 from runners.parsers.report_file import ReportError, check_no_links, read_report
-from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
 from runners.scan.core import Protected
 from runners.toolchains.hosts import toolchain_host

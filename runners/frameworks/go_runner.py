@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from runners.errors import ConfigError, UserInputError
+from runners.engine.trust import check_signature_file
 from runners.frameworks.base import (
     ExitContract,
     Invocation,
@@ -32,13 +32,13 @@ from runners.frameworks.base import (
     Verdict,
     shell_command,
 )
+from runners.model.errors import ConfigError, UserInputError
+from runners.model.records import ParsedReport
 from runners.parsers.go_json import go_test_functions, parse_go_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
-from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
 from runners.toolchains.go import GoEnv, GoToolchains, go_env
-from runners.trust import check_signature_file
 
 REPORT = "go-report.json"
 SIGNATURE = f"{REPORT}.sig"

@@ -16,8 +16,8 @@ import json
 import shutil
 from pathlib import Path
 
+from runners.engine.trust import check_signature_file
 from runners.frameworks.base import RunContext
-from runners.trust import check_signature_file
 
 JS_DIR = Path(__file__).parent / "js"
 SIGNATURE_SUFFIX = ".sig"  # also in js/runners-sign-report.cjs

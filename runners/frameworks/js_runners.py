@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from runners.config import BUILTIN_MARKERS
 from runners.frameworks.base import (
     ExitContract,
     Invocation,
@@ -46,11 +45,12 @@ from runners.frameworks.js_report import (
     write_snapshot_resolver,
 )
 from runners.frameworks.js_select import js_escape, keep_selected, select_tests
+from runners.model.config import BUILTIN_MARKERS
+from runners.model.records import ParsedReport
 from runners.parsers.jest_json import parse_jest_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.parsers.vitest_json import parse_vitest_json
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
-from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
 from runners.toolchains.hosts import toolchain_host
 from runners.toolchains.node import NodeEnv, NodeToolchains

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from runners.errors import UserInputError
-from runners.records import ParsedReport
+from runners.model.errors import UserInputError
+from runners.model.records import ParsedReport
 
 _ORDINAL = re.compile(r" #\d+$")  # the ` #2` the parsers add to a repeated id
 

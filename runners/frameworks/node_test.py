@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from runners.engine.trust import check_signature_file
 from runners.frameworks.base import (
     ExitContract,
     Invocation,
@@ -23,13 +24,12 @@ from runners.frameworks.base import (
     shell_command,
 )
 from runners.frameworks.js_report import SIGNING_MODULE, install
+from runners.model.records import ParsedReport
 from runners.parsers.junit import parse_junit
 from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import KEY_FILE_ENV, KEY_FILE_NAME
-from runners.records import ParsedReport
 from runners.sandbox.base import SandboxResult
 from runners.toolchains.hosts import toolchain_host
-from runners.trust import check_signature_file
 
 REPORT = "node-test.xml"
 SIGNATURE = f"{REPORT}.sig"

@@ -1,5 +1,5 @@
 """How many tests pytest files define, read with `ast` (nothing imported or run): for the default
-whole-run wall clock (`runners.wall_clock`), not for grading.
+whole-run wall clock (`runners.engine.wall_clock`), not for grading.
 
 A test is a module-level `test*` function, or a `test*` method of a `Test*` class. Each
 `parametrize` decorator (on it or its class) multiplies it by the number of its cases: a literal

@@ -15,9 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from runners.blame import problem_faults, problem_reason
-from runners.config import BUILTIN_MARKERS
-from runners.errors import UserInputError
+from runners.engine.blame import problem_faults, problem_reason
 from runners.frameworks.base import (
     ExitContract,
     Invocation,
@@ -30,11 +28,13 @@ from runners.frameworks.base import (
 )
 from runners.frameworks.pytest_count import count_tests
 from runners.frameworks.pytest_select import check_pytest_select
+from runners.model.config import BUILTIN_MARKERS
+from runners.model.errors import UserInputError
+from runners.model.records import ParsedReport, RawRecord
 from runners.parsers.pytest_json import load_error, load_report_object, parse_pytest_json
 from runners.parsers.report_file import ReportError, read_report
 from runners.plugins.runners_report_signature import CONFTEST_ERROR_FILE, verify
 from runners.plugins.runners_report_signature import __name__ as _signature_module
-from runners.records import ParsedReport, RawRecord
 from runners.sandbox.base import SandboxResult
 from runners.scan.core import Protected
 from runners.toolchains.hosts import toolchain_host

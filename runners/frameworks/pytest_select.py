@@ -14,7 +14,7 @@ import ast
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from runners.errors import UserInputError
+from runners.model.errors import UserInputError
 
 
 def check_pytest_select(root: Path, select: Sequence[str], files: Sequence[str] | None = None) -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import importlib
 import threading
 
-from runners.errors import InfrastructureError, UserInputError
 from runners.frameworks.base import Runner
+from runners.model.errors import InfrastructureError, UserInputError
 from runners.scan.core import Protected
 
 ENTRY_POINT_GROUP = "runners.frameworks"
@@ -67,7 +67,7 @@ def runner_class(framework: str, kind: str = "suite") -> type[Runner]:
     if key not in _REGISTRY:  # a third-party runner, or a mistake: look everywhere
         _load()
     if key not in _REGISTRY:
-        from runners.suggest import did_you_mean
+        from runners.util.suggest import did_you_mean
 
         known = sorted(name for name, k in _REGISTRY if k == kind)
         raise UserInputError(

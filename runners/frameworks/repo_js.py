@@ -22,8 +22,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners.config import BUILTIN_MARKERS
-from runners.errors import InfrastructureError
 from runners.frameworks.base import Invocation, RunContext
 from runners.frameworks.js_report import install, write_reporter, write_snapshot_resolver
 from runners.frameworks.js_runners import (
@@ -34,6 +32,8 @@ from runners.frameworks.js_runners import (
     VitestRunner,
     prepared_node,
 )
+from runners.model.config import BUILTIN_MARKERS
+from runners.model.errors import InfrastructureError
 from runners.repository import manifest_config, overlay, selection
 from runners.repository.common import RepositoryMixin
 from runners.repository.node_deps import RepoNodeDeps, install_repo_deps

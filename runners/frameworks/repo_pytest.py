@@ -24,10 +24,10 @@ import os
 import shutil
 from pathlib import Path, PurePosixPath
 
-from runners.config import BUILTIN_MARKERS
 from runners.frameworks.base import Invocation, RunContext, Verdict
 from runners.frameworks.pytest_runner import PLUGINS, PytestRunner, test_env
 from runners.frameworks.pytest_select import check_pytest_select
+from runners.model.config import BUILTIN_MARKERS
 from runners.plugins.runners_report_signature import DOCTEST_ONLY_ENV, MARKERS_ENV
 from runners.repository import manifest_config, overlay, selection
 from runners.repository.common import RepositoryMixin

@@ -11,7 +11,6 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from runners.errors import InfrastructureError, UserInputError
 from runners.images.common import (
     DEFAULT_TAGS,
     DERIVED,
@@ -39,6 +38,7 @@ from runners.images.python_dist import (
     with_python_layer,
 )
 from runners.images.rust_dist import RUST_DIST_DIR, copy_rust, host_rust, rust_identity
+from runners.model.errors import InfrastructureError, UserInputError
 
 # Kinds whose image gets a Node distribution when the base has none (python: SCBench's image has
 # Node; cases, built on it, then finds node in its base).

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from runners.errors import InfrastructureError
+from runners.model.errors import InfrastructureError
 from runners.sandbox.docker.client import default_image
 
 ImageKind = Literal["python", "node", "go", "cases", "browser"]

@@ -12,8 +12,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from runners.errors import InfrastructureError
 from runners.images.common import NODE_PACKAGE, NPM_PACKAGE, Log, quiet
+from runners.model.errors import InfrastructureError
 
 
 def _node_arch() -> str:
@@ -106,7 +106,7 @@ def node_distribution(cache_dir: Path | None = None, *, refresh: bool = False,
 
 
 def _node_cache() -> Path:
-    from runners.environment import default_cache_dir
+    from runners.model.environment import default_cache_dir
 
     return default_cache_dir() / "node-dist"
 

@@ -7,8 +7,8 @@ import re
 import shutil
 from pathlib import Path
 
-from runners.errors import InfrastructureError, UserInputError
 from runners.images.common import DEFAULT_TAGS, LOCAL_BASE, docker_client, image_exists
+from runners.model.errors import InfrastructureError, UserInputError
 
 PYTHON_DIST_DIR = "python-dist"
 # Skipped when a host interpreter is copied into an image: tests never import these.
@@ -36,8 +36,8 @@ def check_python_version(version: str) -> str:
 def host_python_prefix(version: str) -> tuple[Path, str]:
     """The installation prefix of a host interpreter of `version` (pyenv, uv-managed or a
     source build; not the system's, whose files are spread over /usr) and its identity."""
-    from runners.pythons import PythonRequest, find_host_python
     from runners.toolchains.hosts import host_interpreter_identity
+    from runners.toolchains.which_python import PythonRequest, find_host_python
 
     python = find_host_python(PythonRequest(version, "option --python"))
     identity = host_interpreter_identity(python)  # "<realpath> <version> <machine> <base prefix>"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from runners.probe_memo import file_identity
+from runners.util.probe_memo import file_identity
 
 RUST_DIST_DIR = "rust-dist"
 _SKIP = ("doc", "zsh")  # under share/: 800 MB of HTML, shell completions

@@ -59,7 +59,7 @@ def register(
 
         from runners.agents.model_route import wiring
         from runners.agents.presets import PRESETS
-        from runners.errors import UserInputError
+        from runners.model.errors import UserInputError
         from runners.modelserver.script import Script
         from runners.modelserver.server import ModelServer
 
@@ -158,7 +158,7 @@ def register(
         """Install the presets NAMES (default: all) now, rather than at their first step."""
         from runners.agents.presets import PRESETS, get_preset
         from runners.agents.presets.install import install
-        from runners.errors import UserInputError
+        from runners.model.errors import UserInputError
 
         try:
             chosen = [get_preset(n) for n in names] or list(PRESETS.values())

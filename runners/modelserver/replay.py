@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runners.errors import UserInputError
+from runners.model.errors import UserInputError
 from runners.modelserver.exchange import as_dict, as_list
 from runners.modelserver.script import Run, Say, Script, Tools, Turn, Write
 

@@ -31,8 +31,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
-from runners.errors import ConfigError
-from runners.validation import describe_validation_error, load_yaml_mapping
+from runners.model.errors import ConfigError
+from runners.model.validation import describe_validation_error, load_yaml_mapping
 
 DEFAULT_SAY = "Done."
 

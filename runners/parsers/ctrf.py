@@ -16,11 +16,11 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
-from runners.gcpause import gc_paused
+from runners.model.records import ParsedReport, RawRecord
+from runners.model.results import TestStatus
 from runners.parsers.jest_json import IdAllocator, relative_path, title_markers
 from runners.parsers.report_file import ReportError, load_json_object
-from runners.records import ParsedReport, RawRecord
-from runners.results import TestStatus
+from runners.util.gcpause import gc_paused
 
 _STATUS: dict[str, TestStatus] = {
     "passed": "passed",

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from runners.model.records import ParsedReport, RawRecord
+from runners.model.results import TestStatus
 from runners.parsers.report_file import ReportError
-from runners.records import ParsedReport, RawRecord
-from runners.results import TestStatus
 
 _FINAL = {"pass": "passed", "fail": "failed", "skip": "skipped"}
 _BOOKKEEPING = re.compile(r"^\s*(?:=== (?:RUN|PAUSE|CONT|NAME)\s|--- (?:PASS|FAIL|SKIP):\s|PASS$|FAIL$|ok\s)")

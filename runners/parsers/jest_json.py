@@ -22,9 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from runners.model.records import ParsedReport, RawRecord
+from runners.model.results import TestStatus
 from runners.parsers.report_file import ReportError, load_json_object
-from runners.records import ParsedReport, RawRecord
-from runners.results import TestStatus
 
 # ---- the jest-shaped report (field names follow the format) --------------------------------
 # defer_build: the pytest runner imports this module for its helpers (through the CTRF
@@ -58,7 +58,7 @@ class FileResult(BaseModel):
     status: str | None = None
     message: str | None = None
     assertionResults: list[AssertionResult] = Field(default_factory=list)
-    # Our vitest reporter: a file's load error with its stack and the file it names (runners.blame).
+    # Our vitest reporter: a file's load error with its stack and the file it names (runners.engine.blame).
     runnersLoadError: str | None = None
 
 

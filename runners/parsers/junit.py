@@ -29,10 +29,10 @@ from typing import Any, cast
 
 from junitparser import Attr, Error, Failure, JUnitXmlError, Skipped, xunit2
 
+from runners.model.records import ParsedReport, RawRecord
+from runners.model.results import TestStatus
 from runners.parsers.jest_json import IdAllocator, relative_path, split_failure, title_markers
 from runners.parsers.report_file import ReportError
-from runners.records import ParsedReport, RawRecord
-from runners.results import TestStatus
 
 
 class _Case(xunit2.TestCase):

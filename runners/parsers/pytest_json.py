@@ -10,11 +10,11 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from runners.gcpause import gc_paused
+from runners.model.records import LoadError, ParsedReport, RawRecord
+from runners.model.results import TestStatus
 from runners.parsers.report_file import ReportError, load_json_object
 from runners.plugins.runners_report_signature import LOAD_ERRORS_FIELD
-from runners.records import LoadError, ParsedReport, RawRecord
-from runners.results import TestStatus
+from runners.util.gcpause import gc_paused
 
 PHASES = ("setup", "call", "teardown")
 _STATUS: dict[str, TestStatus] = {

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from runners.model.records import ParsedReport, RawRecord
+from runners.model.results import TestStatus
 from runners.parsers.jest_json import (
     AssertionResult,
     FileResult,
@@ -30,8 +32,6 @@ from runners.parsers.jest_json import (
     split_failure,
     title_markers,
 )
-from runners.records import ParsedReport, RawRecord
-from runners.results import TestStatus
 
 _STATUS: dict[str, TestStatus] = {
     "passed": "passed",

@@ -8,7 +8,7 @@
    HMAC. A report rewritten by anything else fails verification: an infrastructure failure, not a
    grade.
 3. Blame: for each file that fails to load (collection error), it records what the harness needs
-   to tell a broken problem from a broken submission (`runners.blame`): the exception, the files
+   to tell a broken problem from a broken submission (`runners.engine.blame`): the exception, the files
    of its traceback and the files it names (a SyntaxError's, an OSError's, an ImportError's), the
    module a ModuleNotFoundError misses, and whether the submission was on `sys.path` (only then
    could the submission have provided that module). They go into the report, signed with it.

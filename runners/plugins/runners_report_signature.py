@@ -16,7 +16,7 @@ KEY_FILE_ENV = "RUNNERS_REPORT_KEY_FILE"
 MARKERS_ENV = "RUNNERS_PYTEST_MARKERS"
 DOCTEST_ONLY_ENV = "RUNNERS_DOCTEST_ONLY"
 KEY_FILE_NAME = ".runners-report-key"
-# What the plugin records of files that failed to load (runners.blame): a field of the signed
+# What the plugin records of files that failed to load (runners.engine.blame): a field of the signed
 # report, and a file beside it for a conftest that failed before any report could exist.
 LOAD_ERRORS_FIELD = "runners_load_errors"
 CONFTEST_ERROR_FILE = "runners-conftest-error.json"

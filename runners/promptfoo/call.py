@@ -13,12 +13,12 @@ import time
 import traceback
 from typing import Any
 
-from runners.config import ProblemConfig
-from runners.environment import EnvironmentSpec
-from runners.errors import InfrastructureError, UserInputError
-from runners.problem_loader import load_problem
+from runners.model.config import ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import InfrastructureError, UserInputError
+from runners.model.problem_loader import load_problem
+from runners.model.results import ExecutionResult, failure_result
 from runners.promptfoo.config import TIMEOUT_MARGIN_S, BadInput, Cell, resolve_cell
-from runners.results import ExecutionResult, failure_result
 
 #: A Ray row stops waiting this much before the overall cap (connecting, cancelling, unpacking).
 RAY_MARGIN_S = 5.0
@@ -49,7 +49,7 @@ def call(options: Any, context: Any) -> dict[str, Any]:
 def _problem_and_environment(cell: Cell) -> tuple[ProblemConfig, EnvironmentSpec]:
     problem = load_problem(cell.problem_dir)
     if cell.checkpoint not in problem.checkpoints:
-        from runners.suggest import did_you_mean
+        from runners.util.suggest import did_you_mean
 
         known = ", ".join(c.name for c in problem.ordered_checkpoints())
         raise BadInput(f"test `checkpoint`: problem {cell.problem!r} has no checkpoint "
@@ -80,8 +80,8 @@ def run_bounded(cell: Cell, problem: ProblemConfig,
     the harness's own wall timeout kills the sandboxed processes of a run left behind.
     """
     from runners.api import run_checkpoint
-    from runners.policy import PassPolicy
-    from runners.progress import Subject, for_promptfoo, running
+    from runners.model.policy import PassPolicy
+    from runners.util.progress import Subject, for_promptfoo, running
 
     box: dict[str, Any] = {}
 
@@ -126,7 +126,7 @@ def _run_on_ray(cell: Cell, environment: EnvironmentSpec) -> ExecutionResult:
 
 
 def response(cell: Cell, result: ExecutionResult, latency_ms: int) -> dict[str, Any]:
-    from runners.policy import PassPolicy
+    from runners.model.policy import PassPolicy
     from runners.promptfoo.output import headline, summarize
 
     policies = {p.value: p.check(result) for p in PassPolicy}
@@ -134,7 +134,7 @@ def response(cell: Cell, result: ExecutionResult, latency_ms: int) -> dict[str, 
     metadata.update(agent=cell.agent, problem=cell.problem, checkpoint=cell.checkpoint,
                     policy=cell.policy, passed=policies[cell.policy], policies=policies, run_ms=latency_ms)
     if cell.report is not None:  # where `runners report --eval <id>` shows this row
-        from runners.report.links import row_link
+        from runners.outputs.report.links import row_link
 
         metadata["report"] = row_link(cell.report, cell.agent, cell.problem, cell.checkpoint)
     metadata["headline"] = headline(metadata)  # the assertion's reason line (it imports no runners)

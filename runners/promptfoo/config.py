@@ -27,9 +27,9 @@ from pydantic import (
     field_validator,
 )
 
-from runners.report.links import DEFAULT_REPORTS, eval_report
-from runners.suggest import did_you_mean
-from runners.validation import describe_validation_error
+from runners.model.validation import describe_validation_error
+from runners.outputs.report.links import DEFAULT_REPORTS, eval_report
+from runners.util.suggest import did_you_mean
 
 DEFAULT_PROBLEMS = "problems"
 DEFAULT_OUTPUT = ".runners/promptfoo-runs"
@@ -82,7 +82,7 @@ class GradingConfig(BaseModel):
     @field_validator("pass_policy")
     @classmethod
     def _policy(cls, name: str) -> str:
-        from runners.policy import PassPolicy
+        from runners.model.policy import PassPolicy
 
         names = [p.value for p in PassPolicy]
         if name not in names:
@@ -92,7 +92,7 @@ class GradingConfig(BaseModel):
     @field_validator("python")
     @classmethod
     def _python(cls, value: str | None) -> str | None:
-        from runners.pythons import is_path, parse_requirement
+        from runners.toolchains.which_python import is_path, parse_requirement
 
         if value and not is_path(value):
             parse_requirement(value)  # ValueError says what is wrong
@@ -101,7 +101,7 @@ class GradingConfig(BaseModel):
     @field_validator("node")
     @classmethod
     def _node(cls, value: str | None) -> str | None:
-        from runners.nodes import EXPECTED, is_path, parse_requirement
+        from runners.toolchains.which_node import EXPECTED, is_path, parse_requirement
 
         if value and not is_path(value):
             parse_requirement(value)  # ValueError: EXPECTED
@@ -192,7 +192,7 @@ def resolve_cell(options: Any, context: Any) -> Cell:
 
 def _node(base: Path, node: str | None) -> str | None:
     """A node path relative to the config's directory; a version as it is."""
-    from runners.nodes import is_path
+    from runners.toolchains.which_node import is_path
 
     return str(_path(base, node)) if node and is_path(node) else node
 

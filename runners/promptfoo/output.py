@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from runners.excerpt import terminal_safe
-from runners.groups import GROUP_ORDER
-from runners.short_paths import shorten
+from runners.engine.excerpt import terminal_safe
+from runners.model.groups import GROUP_ORDER
+from runners.util.short_paths import shorten
 
 MAX_HEADLINE_CHARS = 86  # two lines of the viewer's bold red reason (480 px), word wrap included
 
@@ -61,7 +61,7 @@ def headline(metadata: dict[str, Any]) -> str | None:
         return terminal_safe(_clip(shorten(reason), limit=2 * MAX_HEADLINE_CHARS))
     if metadata.get("infrastructure_failure"):
         # The reason's first line, and the last line of the tool's output quoted under it (the
-        # outcome: `error: unrecognized arguments: ...`), see runners.excerpt.
+        # outcome: `error: unrecognized arguments: ...`), see runners.engine.excerpt.
         lines = [line.strip() for line in (metadata.get("infrastructure_reason") or "").splitlines() if line.strip()]
         text = "; ".join(lines[:1] + lines[-1:] if len(lines) > 1 else lines) or "unknown"
         return terminal_safe(_clip(shorten(text), limit=2 * MAX_HEADLINE_CHARS))

@@ -4,7 +4,7 @@
 
 promptfoo exits 100 both when rows failed their grade and when rows errored. This reads the
 eval's results and prints one line per kind of row that is no grade, then exits with the
-project's codes (`runners.exitcodes`), the first that applies of:
+project's codes (`runners.model.exitcodes`), the first that applies of:
 
 | code | rows |
 | --- | --- |
@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from runners import exitcodes
+from runners.model import exitcodes
 
 PROBLEM_ERROR = "PROBLEM ERROR"  # runners.promptfoo.output's words for it
 

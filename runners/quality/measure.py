@@ -24,12 +24,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from runners.errors import UserInputError
-from runners.limits import ResourceLimits
+from runners.engine.submission import Inventory, inventory
+from runners.model.errors import UserInputError
+from runners.model.limits import ResourceLimits
 from runners.quality import tools
 from runners.quality.model import COMPLEX_ABOVE, CodeMetrics, QualityReport
 from runners.quality.sources import Sources, TooMuchSource, select_sources
-from runners.submission import Inventory, inventory
 
 #: Bump when a figure's definition changes: cached figures of another version are not used.
 QUALITY_VERSION = 1
@@ -88,7 +88,7 @@ def measure_directory(
     running: tools.Running | None = None,
 ) -> Measured:
     """The figures of a submission directory, within the submission limits of `limits`."""
-    from runners.workspace import SUBMISSION_IGNORE
+    from runners.engine.workspace import SUBMISSION_IGNORE
 
     try:
         found = inventory(submission, limits, SUBMISSION_IGNORE)

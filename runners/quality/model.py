@@ -1,7 +1,7 @@
 """The code-quality figures of one submission, and how they grew since the previous checkpoint.
 
 They describe the code an agent left, never its grade: no pass policy, score or solve rate reads
-them (docs/quality.md). This module imports only pydantic: `runners.results` holds a
+them (docs/quality.md). This module imports only pydantic: `runners.model.results` holds a
 `QualityReport`, and the Promptfoo assertion reads the same fields from plain JSON.
 """
 

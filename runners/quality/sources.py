@@ -1,6 +1,6 @@
 """Which of a submission's files are measured, and a private copy of them for the tools.
 
-The files come from the submission's inventory (`runners.submission.inventory`: its limits are
+The files come from the submission's inventory (`runners.engine.submission.inventory`: its limits are
 checked first, so a 1 GiB or 100,000-file submission is refused before anything is read). Only
 regular files with a source extension are taken, never through a link, and within the bounds
 below; dependency and build directories are left out. The tools then read a copy holding those
@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners.submission import Inventory
+from runners.engine.submission import Inventory
 
 MiB = 1024 * 1024
 #: Bounds of what is measured: lizard reads about 5 s of Python per MiB on a busy core.

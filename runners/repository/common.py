@@ -10,8 +10,8 @@ from runners.repository import overlay, selection
 from runners.sandbox.base import Mount
 
 if TYPE_CHECKING:
-    from runners.config import ProblemConfig
-    from runners.context import RunContext
+    from runners.engine.context import RunContext
+    from runners.model.config import ProblemConfig
 
 OVERLAY_COPY = "overlay"  # <run>/overlay: the sealed copy the read-only mounts come from
 

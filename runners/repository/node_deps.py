@@ -21,8 +21,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from runners.errors import InfrastructureError
-from runners.excerpt import with_output
+from runners.engine.excerpt import with_output
+from runners.model.errors import InfrastructureError
 from runners.sandbox.base import SandboxResult
 from runners.toolchains.cache import CachedEnv, ensure_env
 from runners.toolchains.node import NodeToolchains

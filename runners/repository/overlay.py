@@ -28,7 +28,7 @@ from runners.repository import manifest_config
 from runners.repository.selection import match, owners
 
 if TYPE_CHECKING:
-    from runners.config import CheckpointConfig, ProblemConfig
+    from runners.model.config import CheckpointConfig, ProblemConfig
 
 # Configuration each framework would load on its own from the repository, at any depth: the
 # submission's copies are removed unless the problem overlays its own at the same path.

@@ -34,16 +34,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from runners.errors import InfrastructureError
-from runners.pythons import python_request
+from runners.model.errors import InfrastructureError
 from runners.repository import build_requires
 from runners.sandbox.base import Mount
 from runners.toolchains.cache import ensure_env
 from runners.toolchains.python import PreparedPython, PythonEnv, PythonToolchains, site_packages
+from runners.toolchains.which_python import python_request
 
 if TYPE_CHECKING:
-    from runners.config import RepositoryConfig
-    from runners.context import RunContext
+    from runners.engine.context import RunContext
+    from runners.model.config import RepositoryConfig
 
 INSTALL_DIR = "pyinstall"
 SCRATCH_DIR = "pybuild"

@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from runners.config import CheckpointConfig, ProblemConfig
+    from runners.model.config import CheckpointConfig, ProblemConfig
 
 _PYTEST_TEST = re.compile(r"^(test_.+|.+_test)\.py$")
 _JS_TEST = re.compile(r"^.+\.(?:test|spec)\.[cm]?[jt]sx?$")

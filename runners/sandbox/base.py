@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runners.errors import UserInputError
-from runners.limits import ResourceLimits
+from runners.model.errors import UserInputError
+from runners.model.limits import ResourceLimits
 
 
 class Mount(BaseModel):

@@ -22,13 +22,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from runners.egress.netns import new_netns, require_root, setns
-from runners.errors import InfrastructureError
-from runners.probe_memo import file_identity, kernel_identity, remembered
-from runners.processes import owner_alive
+from runners.model.errors import InfrastructureError
 from runners.sandbox import seccomp
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from runners.sandbox.cgroups import RunCgroup
 from runners.sandbox.process import apply_rlimits, run_process
+from runners.util.probe_memo import file_identity, kernel_identity, remembered
+from runners.util.processes import owner_alive
 
 SANDBOX_UID = 65534  # "nobody": the uid sandboxed processes run as when the harness is root
 INNER_UID = 1000  # the uid seen inside when the harness is not root (user namespace)

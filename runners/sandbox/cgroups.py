@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners import janitor
-from runners.limits import ResourceLimits
+from runners.model.limits import ResourceLimits
+from runners.util import janitor
 
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "runners"

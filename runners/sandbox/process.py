@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
-from runners.limits import ResourceLimits
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import SandboxResult
 from runners.sandbox.held_signals import HeldSignals
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from runners.errors import InfrastructureError, UserInputError
+from runners.model.errors import InfrastructureError, UserInputError
 
 if TYPE_CHECKING:
     from runners.sandbox.base import Sandbox
@@ -70,7 +70,7 @@ def sandbox_choices() -> list[str]:
 def check_sandbox_name(name: str, where: str = "option --sandbox") -> str:
     """`name` when it is `auto` or a backend; a UserInputError naming `where` otherwise."""
     if name != "auto" and name not in BUILTINS and name not in sandbox_names():
-        from runners.suggest import did_you_mean
+        from runners.util.suggest import did_you_mean
 
         choices = sandbox_choices()
         raise UserInputError(f"{where}: {name!r} is not one of {', '.join(choices)}{did_you_mean(name, choices)}")

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runners.errors import InfrastructureError, UserInputError
-from runners.pythons import PythonRequest
+from runners.model.errors import InfrastructureError, UserInputError
 from runners.sandbox.base import Mount
 from runners.sandbox.docker.backend import DockerSandbox
 from runners.sandbox.docker.client import BUILD_HINT, default_image, image_repository
 from runners.sandbox.docker.images import ImageInfo, image_info
 from runners.toolchains.hosts import ToolchainHost, toolchain_host
 from runners.toolchains.tools import SubmissionTools
+from runners.toolchains.which_python import PythonRequest
 
 CACHE_TARGET = "/cache"
 # Where node and npm are in both node:22-slim and our node image.
@@ -45,7 +45,7 @@ class DockerToolchains(ToolchainHost):
     def node_for_toolchains(self, requested: str | None) -> str:
         """The image's node; a version or range must be what the node image has (a path is one
         inside the image)."""
-        from runners.nodes import NodeRequest, is_path, parse_requirement
+        from runners.toolchains.which_node import NodeRequest, is_path, parse_requirement
 
         if requested and is_path(requested):
             return requested
@@ -60,9 +60,9 @@ class DockerToolchains(ToolchainHost):
 
     def node_version(self, node: str) -> str | None:
         """The node image's `node --version`, asked once per image id (remembered on disk)."""
-        from runners.limits import ResourceLimits
-        from runners.probe_memo import remembered
+        from runners.model.limits import ResourceLimits
         from runners.sandbox.base import SandboxRequest
+        from runners.util.probe_memo import remembered
 
         ident = self.sandbox.engine.image_id(self.sandbox.node_image)
 

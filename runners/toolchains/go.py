@@ -14,9 +14,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from runners.errors import InfrastructureError
-from runners.excerpt import with_output
-from runners.limits import ResourceLimits
+from runners.engine.excerpt import with_output
+from runners.model.errors import InfrastructureError
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest
 from runners.toolchains.cache import CachedEnv, ensure_env
 from runners.toolchains.hosts import toolchain_host

@@ -21,10 +21,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from runners.errors import InfrastructureError
-from runners.probe_memo import file_identity, interpreter_key, remembered
-from runners.pythons import PythonRequest
+from runners.model.errors import InfrastructureError
 from runners.sandbox.base import Mount, Sandbox
+from runners.toolchains.which_python import PythonRequest
+from runners.util.probe_memo import file_identity, interpreter_key, remembered
 
 if TYPE_CHECKING:
     from runners.toolchains.tools import SubmissionTools
@@ -47,7 +47,7 @@ class ToolchainHost:
         """The host a run's Python toolchains use (docker: one per image, so per version) and the
         interpreter in it that meets `request` (None: the default). UserInputError when nothing
         here meets it."""
-        from runners.pythons import find_host_python
+        from runners.toolchains.which_python import find_host_python
 
         return self, find_host_python(request)
 
@@ -62,7 +62,7 @@ class ToolchainHost:
 
     def python_version(self, python: str) -> str | None:
         """`major.minor.micro` of the interpreter toolchains are built from (None: unknown)."""
-        from runners.pythons import interpreter_version
+        from runners.toolchains.which_python import interpreter_version
 
         return interpreter_version(python)
 
@@ -72,14 +72,14 @@ class ToolchainHost:
 
     def node_for_toolchains(self, requested: str | None) -> str:
         """The Node binary JavaScript toolchains run on, as the sandbox sees it: `requested` (a
-        version, a range or a path: runners.nodes), else the first on PATH."""
-        from runners.nodes import find_host_node
+        version, a range or a path: runners.toolchains.which_node), else the first on PATH."""
+        from runners.toolchains.which_node import find_host_node
 
         return find_host_node(requested)
 
     def node_version(self, node: str) -> str | None:
         """`major.minor.patch` of that Node (None: unknown), recorded in the result."""
-        from runners.nodes import node_version
+        from runners.toolchains.which_node import node_version
 
         return node_version(node)
 

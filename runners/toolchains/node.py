@@ -11,10 +11,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from runners.config import ProblemConfig
-from runners.errors import ConfigError, InfrastructureError
-from runners.excerpt import with_output
-from runners.limits import ResourceLimits
+from runners.engine.excerpt import with_output
+from runners.model.config import ProblemConfig
+from runners.model.errors import ConfigError, InfrastructureError
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult
 from runners.toolchains.cache import CachedEnv, ensure_env
 from runners.toolchains.hosts import toolchain_host

@@ -13,14 +13,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from runners.errors import InfrastructureError
-from runners.excerpt import with_output
-from runners.limits import ResourceLimits
-from runners.pythons import PythonRequest, python_request
+from runners.engine.excerpt import with_output
+from runners.model.errors import InfrastructureError
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, base_env
 from runners.toolchains.cache import CachedEnv, ensure_env
 from runners.toolchains.hosts import toolchain_host
 from runners.toolchains.tools import SubmissionTools
+from runners.toolchains.which_python import PythonRequest, python_request
 
 if TYPE_CHECKING:
     from runners.frameworks.base import RunContext

@@ -20,9 +20,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners.probe_memo import file_identity, remembered
 from runners.sandbox.base import Mount
 from runners.toolchains.cache import ensure_env
+from runners.util.probe_memo import file_identity, remembered
 
 # What SCBench's image offers a submission besides its Python (docs: docs/scbench.md).
 SCBENCH_TOOLS = ("uv", "uvx", "node", "npm", "npx", "gcc", "g++", "make", "cargo", "rustc", "bzip2",

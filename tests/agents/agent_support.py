@@ -10,10 +10,10 @@ from support import make_problem, need_sandbox, write_files
 
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.spec import AgentSpec, parse_agent
-from runners.config import ProblemConfig
-from runners.environment import EnvironmentSpec
-from runners.limits import ResourceLimits
-from runners.problem_loader import load_problem
+from runners.model.config import ProblemConfig
+from runners.model.environment import EnvironmentSpec
+from runners.model.limits import ResourceLimits
+from runners.model.problem_loader import load_problem
 
 BACKENDS = [pytest.param("none", id="none"),
             pytest.param("bubblewrap", marks=pytest.mark.bubblewrap, id="bubblewrap"),

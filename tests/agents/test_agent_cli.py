@@ -15,7 +15,7 @@ from support import need_sandbox
 
 from runners.agents.layout import StepRecord
 from runners.batch.store import BatchStore
-from runners.results import ExecutionResult
+from runners.model.results import ExecutionResult
 from runners.sandbox.base import network_env
 
 ROOT = Path(__file__).resolve().parents[2]

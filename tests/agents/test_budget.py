@@ -14,7 +14,7 @@ from egress_support import serving
 
 from runners.agents.layout import RunLayout
 from runners.agents.solve import solve
-from runners.policy import PassPolicy
+from runners.model.policy import PassPolicy
 
 ISOLATED = [
     pytest.param("bubblewrap", marks=pytest.mark.bubblewrap, id="bubblewrap"),
@@ -139,7 +139,7 @@ def test_a_run_time_cap_shortens_the_steps_clock(tmp_path):
 
 
 def test_a_bad_budget_is_refused_naming_the_field():
-    from runners.errors import ConfigError
+    from runners.model.errors import ConfigError
 
     for budget, said in (
         ({"step": {"tokens": 0}}, "greater than 0"),

@@ -17,8 +17,8 @@ from egress_support import ANTHROPIC_USAGE, serving
 
 from runners.agents.layout import RunLayout
 from runners.agents.solve import solve
-from runners.errors import ConfigError
-from runners.policy import PassPolicy
+from runners.model.errors import ConfigError
+from runners.model.policy import PassPolicy
 
 ISOLATED = [
     pytest.param("bubblewrap", marks=pytest.mark.bubblewrap, id="bubblewrap"),
@@ -232,7 +232,7 @@ def test_an_allow_list_without_root_is_refused_before_any_step(tmp_path):
     script = (
         "from runners.agents.spec import parse_agent\n"
         "from runners.agents.solve import agent_sandbox\n"
-        "from runners.environment import EnvironmentSpec\n"
+        "from runners.model.environment import EnvironmentSpec\n"
         "spec = parse_agent({'name': 'a', 'command': 'true', 'network': {'allow': ['x.org']}}, 'w')\n"
         "agent_sandbox(spec, EnvironmentSpec(sandbox='bubblewrap'))\n"
     )

@@ -16,8 +16,8 @@ from runners.agents import exposure
 from runners.agents.exposure import refuse_copies
 from runners.agents.layout import RunLayout
 from runners.agents.solve import guard
-from runners.environment import EnvironmentSpec
-from runners.errors import UserInputError
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import UserInputError
 
 
 def test_solve_refuses_a_mount_that_is_another_copy_of_the_problem(tmp_path):
@@ -83,7 +83,7 @@ def test_a_case_based_problem_s_expected_outputs_are_guarded_too(tmp_path):
             "checkpoint_1/core/add.yaml": case,
         },
     )
-    from runners.problem_loader import load_problem
+    from runners.model.problem_loader import load_problem
 
     problem = load_problem(problem_dir)
     write_files(tmp_path / "mount", {"cases/add.yaml": case})

@@ -19,7 +19,7 @@ from runners.agents.prices import PriceTable, estimate_cost, price_table
 from runners.agents.report import AgentReport
 from runners.agents.rows import cost_text, step_line
 from runners.agents.spec import load_agents_file, parse_agent
-from runners.errors import ConfigError
+from runners.model.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -200,8 +200,8 @@ def test_an_unknown_cost_is_left_out_of_the_promptfoo_row(tmp_path):
 
     from runners.agents.rows import response
     from runners.agents.solve import SolvedCheckpoint
-    from runners.problem_loader import load_problem
-    from runners.results import failure_result
+    from runners.model.problem_loader import load_problem
+    from runners.model.results import failure_result
 
     problem = load_problem(
         make_problem(tmp_path, {"test_checkpoint_1.py": "def test_x():\n    pass\n"})

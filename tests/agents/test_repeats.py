@@ -15,7 +15,7 @@ from test_agent_cli import runners_cli
 
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.repeats import group_repeats, pass_at_k
-from runners.results import ExecutionResult, GroupType, TestResult
+from runners.model.results import ExecutionResult, GroupType, TestResult
 
 # Fails its second repeat (it sees RUNNERS_REPEAT), after writing the answer: a flaky agent.
 FLAKY = "sh -c 'echo forty-two > answer.txt; echo FORTY-TWO > upper.txt; [ $RUNNERS_REPEAT != 2 ] || exit 1; echo ok'"

@@ -6,7 +6,7 @@ import pytest
 
 from runners.agents.command import expand, split_command
 from runners.agents.spec import AgentSpec, load_agents_file, parse_agent, refuse_exposure
-from runners.errors import ConfigError, UserInputError
+from runners.model.errors import ConfigError, UserInputError
 
 VALUES = {"prompt_file": "/agent/prompt/checkpoint_2.md", "prompt": "Add --upper.\n", "workspace": "/workspace",
           "home": "/agent/home", "checkpoint": "checkpoint_2", "checkpoint_number": "2", "problem": "mini",

@@ -15,8 +15,8 @@ from agent_support import BACKENDS, agent, answer_problem, environment, snapshot
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.solve import AgentNotStarted, agent_sandbox, solve
-from runners.errors import UserInputError
-from runners.policy import PassPolicy
+from runners.model.errors import UserInputError
+from runners.model.policy import PassPolicy
 
 # checkpoint 1 writes the answer and a note; checkpoint 2 reads both back (its own earlier files).
 CARRY = ("sh -c 'ls -a {workspace} > listing-{checkpoint_number}.txt; "
@@ -114,8 +114,8 @@ from pathlib import Path
 from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout
 from runners.agents.spec import parse_agent
-from runners.problem_loader import load_problem
-from runners.environment import EnvironmentSpec
+from runners.model.problem_loader import load_problem
+from runners.model.environment import EnvironmentSpec
 from runners.sandbox.none import NoSandbox
 problem_dir, run, checkpoint, log = sys.argv[1:5]
 spec = parse_agent({"name": "a", "command": ["sh", "-c", "sleep 0.5; echo {checkpoint} >> " + log + "; echo {checkpoint} >> trail.txt"]}, "t")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from runners.processes import start_time
+from runners.util.processes import start_time
 
 
 def runners_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 900,

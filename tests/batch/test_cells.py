@@ -22,9 +22,9 @@ from runners.batch.cells import (
 from runners.batch.executors import ray_resources
 from runners.batch.report import build_matrix, matrix_markdown
 from runners.batch.store import COLUMNS, BatchStore, CellRecord
-from runners.errors import ConfigError, UserInputError
-from runners.policy import PassPolicy
-from runners.problem_loader import load_problem
+from runners.model.errors import ConfigError, UserInputError
+from runners.model.policy import PassPolicy
+from runners.model.problem_loader import load_problem
 
 TESTS = {"test_checkpoint_1.py": "def test_a():\n    pass\n",
          "test_checkpoint_2.py": "def test_b():\n    pass\n"}

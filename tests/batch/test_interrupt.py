@@ -16,7 +16,7 @@ from batch_support import running_with
 from support import need_sandbox
 
 from runners.batch.store import CellRecord
-from runners.processes import process_tree, start_time
+from runners.util.processes import process_tree, start_time
 
 pytestmark = pytest.mark.slow
 

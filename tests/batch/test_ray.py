@@ -31,9 +31,9 @@ from support import need
 
 from runners.batch.cells import Cell
 from runners.batch.store import CellRecord
-from runners.environment import EnvironmentSpec
-from runners.errors import UserInputError
-from runners.processes import process_tree, start_time
+from runners.model.environment import EnvironmentSpec
+from runners.model.errors import UserInputError
+from runners.util.processes import process_tree, start_time
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 

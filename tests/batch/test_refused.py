@@ -42,7 +42,7 @@ def test_a_submission_over_its_limits_is_a_cell_marked_bad_input(tmp_path):
 def test_a_ray_cell_over_its_limits_is_refused_before_it_is_packed(tmp_path):
     from runners.batch.jobs import CellJob
     from runners.batch.ray_executor import _submit
-    from runners.submission import SubmissionTooLarge
+    from runners.engine.submission import SubmissionTooLarge
 
     problems, submissions = tmp_path / "problems", tmp_path / "submissions"
     make_problem(problems, TESTS, name="demo")

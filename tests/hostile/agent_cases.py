@@ -265,7 +265,7 @@ def _table_clean(record: Any) -> list[str]:
     import io
 
     from runners.agents.render import steps_table
-    from runners.render import make_console
+    from runners.outputs.render import make_console
 
     console = make_console()
     console.file = io.StringIO()

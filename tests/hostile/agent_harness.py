@@ -36,11 +36,11 @@ from runners.agents.chain import ensure_steps
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.solve import AgentNotStarted, agent_sandbox, grade_step, guard
 from runners.agents.spec import parse_agent
-from runners.config import ProblemConfig
-from runners.environment import EnvironmentSpec, default_cache_dir
-from runners.errors import UserInputError
-from runners.limits import ResourceLimits
-from runners.problem_loader import load_problem
+from runners.model.config import ProblemConfig
+from runners.model.environment import EnvironmentSpec, default_cache_dir
+from runners.model.errors import UserInputError
+from runners.model.limits import ResourceLimits
+from runners.model.problem_loader import load_problem
 
 from .agent_cases import FAILED, NOT_STARTED, OK, PRELUDE, REFUSED, TIMED_OUT, AgentCase
 from .harness import (

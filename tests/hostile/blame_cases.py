@@ -52,28 +52,28 @@ LOAD_FAILED = {"tests/test_checkpoint_1.py (collection error)": "error"}
 
 BLAME_CASES = [
     Case("problem-test-syntax-error", "issue 24", "the honest submission; the problem's test file has a syntax "
-         "error", dict(HONEST), frozenset({PROBLEM}), "runners.blame: the SyntaxError names a file of the problem's "
+         "error", dict(HONEST), frozenset({PROBLEM}), "runners.engine.blame: the SyntaxError names a file of the problem's "
          "(our pytest plugin records it); no grade, the file and line named", framework="pytest-broken-syntax",
          reason=r"tests/test_checkpoint_1\.py, line \d+: SyntaxError", wall=60),
     Case("problem-missing-module", "issue 24", "the honest submission; the problem's tests import a module that "
-         "is not installed", dict(HONEST), frozenset({PROBLEM}), "runners.blame: a missing module the submission "
+         "is not installed", dict(HONEST), frozenset({PROBLEM}), "runners.engine.blame: a missing module the submission "
          "could not have provided (it was not on sys.path) is the problem's", framework="pytest-broken-import",
          reason=r"tests/test_checkpoint_1\.py, line 1: ModuleNotFoundError: No module named "
                 r"'hypothesis_not_installed'", wall=60),
     Case("problem-missing-data-file", "issue 23 (I)", "the honest submission; the problem's tests read a data file "
          "the problem lacks (SCBench's trajectory_api 4-5)", dict(HONEST), frozenset({PROBLEM}),
-         "runners.blame: every frame is the problem's; no graded placeholder", framework="pytest-broken-data",
+         "runners.engine.blame: every frame is the problem's; no graded placeholder", framework="pytest-broken-data",
          reason=r"tests/test_checkpoint_1\.py, line 2: FileNotFoundError: .*tests/data/cases\.json", wall=60),
     Case("problem-conftest-error", "issue 24", "the honest submission; the problem's conftest fails as pytest "
          "starts (pytest exits 4 before any report)", dict(HONEST), frozenset({PROBLEM}),
-         "our plugin records the conftest's failure beside the report; runners.blame", framework="pytest-broken-conftest",
+         "our plugin records the conftest's failure beside the report; runners.engine.blame", framework="pytest-broken-conftest",
          reason=r"tests/conftest\.py, line \d+: ModuleNotFoundError: No module named 'yaml_not_installed'", wall=60),
     Case("problem-vitest-syntax-error", "issue 24", "the honest submission; the problem's vitest file does not parse",
          HONEST_JS["vitest"], frozenset({PROBLEM}), "our vitest reporter keeps the load error's file and line; "
-         "runners.blame", framework="vitest-broken-syntax", reason=r"tests/checkpoint_1\.test\.js, line 1", wall=90),
+         "runners.engine.blame", framework="vitest-broken-syntax", reason=r"tests/checkpoint_1\.test\.js, line 1", wall=90),
     Case("problem-jest-missing-helper", "issue 24", "the honest submission; the problem's jest file requires a helper "
          "the problem lacks", HONEST_JS["jest"], frozenset({PROBLEM}), "jest's message names the importer and the "
-         "path; runners.blame", framework="jest-broken-import", reason=r"helpers-missing\.js", wall=90),
+         "path; runners.engine.blame", framework="jest-broken-import", reason=r"helpers-missing\.js", wall=90),
     Case("lib-honest", "issue 24", "the control: a correct library, imported as the test file loads",
          {"main.py": "print('unused')\n", "calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n"
           "    return a - b\n"}, frozenset({PASS}), "", framework="pytest-lib", wall=60),

@@ -410,8 +410,8 @@ def _terminal_clean(obs) -> list[str]:
     submission's text is shown, its control characters are not."""
     import io
 
-    from runners.policy import PassPolicy
-    from runners.render import make_console, render_result
+    from runners.model.policy import PassPolicy
+    from runners.outputs.render import make_console, render_result
 
     if obs.result is None:
         return ["no result to render"]
@@ -495,7 +495,7 @@ CASE_BASED = [
          "(screen clear, alternate screen, window title, colours, a C1 CSI), a bell and a NUL on stdout and "
          "stderr", {"main.py": ESCAPING_CLI}, frozenset({FAIL}),
          "the result keeps the bytes; the CLI's console drops every control character from what it prints "
-         "(runners.render.SafeConsole): the table shows the text, never drives the terminal",
+         "(runners.outputs.render.SafeConsole): the table shows the text, never drives the terminal",
          framework="cases-cli", statuses={"add_cli": "failed", "sub_cli": "failed", "rejects_words": "failed"},
          check=_terminal_clean),
     Case("cases-api-trickles-answers", "§6.3", "the server answers the health check at once, then every "

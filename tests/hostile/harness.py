@@ -37,15 +37,15 @@ from pathlib import Path
 from typing import Self
 
 import runners
-import runners.engine
+import runners.engine.protocol
 from runners import EnvironmentSpec, run_checkpoint
-from runners.environment import default_cache_dir
-from runners.errors import UserInputError
-from runners.limits import ResourceLimits
-from runners.processes import process_tree, start_time
-from runners.results import ExecutionResult
+from runners.engine.workspace import Workspace
+from runners.model.environment import default_cache_dir
+from runners.model.errors import UserInputError
+from runners.model.limits import ResourceLimits
+from runners.model.results import ExecutionResult
 from runners.sandbox.registry import sandbox_class
-from runners.workspace import Workspace
+from runners.util.processes import process_tree, start_time
 
 from .cases import (
     BACKENDS,
@@ -332,12 +332,12 @@ class World:
         self._listen()
         self._saved_env = os.environ.get(CANARY_ENV)
         os.environ[CANARY_ENV] = CANARY
-        self._saved_workspace = runners.engine.Workspace
-        runners.engine.Workspace = _TrackedWorkspace
+        self._saved_workspace = runners.engine.protocol.Workspace
+        runners.engine.protocol.Workspace = _TrackedWorkspace
         return self
 
     def __exit__(self, *exc: object) -> None:
-        runners.engine.Workspace = self._saved_workspace or Workspace
+        runners.engine.protocol.Workspace = self._saved_workspace or Workspace
         if self._saved_env is None:
             os.environ.pop(CANARY_ENV, None)
         else:
@@ -821,7 +821,7 @@ class World:
 
 # The rows that are not a submission's case (report.SPECIAL_ROWS describes them).
 SPECIAL_IDS = ("harness-crash", "batch-crash", "workspace-fs-full", "yaml-alias-bomb")
-# After a harness is killed, everything of its run must be gone within this (runners.janitor).
+# After a harness is killed, everything of its run must be gone within this (runners.util.janitor).
 AFTER_KILL = 10.0
 
 
@@ -845,7 +845,7 @@ def _leftovers(token: str, pids: list[int], workspaces: list[Path], backend: str
 CRASH_CHILD = textwrap.dedent('''
     import sys
     from runners import EnvironmentSpec, run_checkpoint
-    from runners.limits import ResourceLimits
+    from runners.model.limits import ResourceLimits
     backend, problem, sub, token = sys.argv[1:5]
     limits = ResourceLimits(memory_mb=512, pids=128, cpus=1.0, nofile=256, wall_timeout=90)
     result = run_checkpoint(problem, "checkpoint_1", sub,

@@ -31,7 +31,7 @@ CRASH_ROW = Case("harness-crash", "§6.25", "the harness process and its direct 
                  "run spins (in a child harness; a Ray worker does that to a force-cancelled task): within 10 s, "
                  "before any other harness starts, nothing of the run is left (processes, container, cgroups, "
                  "workspace); then a new harness starts and runs the honest submission", {}, frozenset({PASS}),
-                 "the run's janitor (runners/janitor.py: a process of its own session, not the harness's child) "
+                 "the run's janitor (runners/util/janitor.py: a process of its own session, not the harness's child) "
                  "removes the container, cgroups and workspace when the harness's pipe closes; bubblewrap: "
                  "--die-with-parent; `none`: the supervisor is a grandchild, and the killed link above it fires "
                  "its parent-death signal; every backend: the next start sweeps what a killed janitor left")
@@ -354,7 +354,7 @@ boltons gets 4 (reading frame locals for its rich tracebacks, `gc.get_objects`),
   (tmpfs size), but the submission copy is a host directory: a submission can write until the wall
   clock ends the run (the directory is then deleted). Put `TMPDIR` on a size-limited filesystem where
   this matters. What a submission *brings* is bounded before the copy (`sparse-64g`, `deep-chain`):
-  1 GiB of file sizes, 1 GiB allocated, 50,000 entries, depth 64 by default (`runners/limits.py`).
+  1 GiB of file sizes, 1 GiB allocated, 50,000 entries, depth 64 by default (`runners/model/limits.py`).
 - *Copying many files costs what the disk charges per inode*: 20,000 small files are one walk and
   one kernel copy each (`many-files-deep-honest`), but creating and deleting 20,000 inodes on a busy
   disk can still take seconds (bench/RESULTS.md, section 7).
@@ -379,7 +379,7 @@ boltons gets 4 (reading frame locals for its rich tracebacks, `gc.get_objects`),
   it, or at most the wall clock plus 30 s (the in-container backstop), and the workspace and
   cgroups stay until the next start.
 - *In-process blame forgery*: a submission imported into the test process can forge anything, the
-  facts `runners.blame` reads included (a module compiled with the test file's name, a rewritten
+  facts `runners.engine.blame` reads included (a module compiled with the test file's name, a rewritten
   `__file__`), and so pass its own failure off as a problem error (no grade instead of a failed
   one). The cases `fake-*` show that raising a problem's kind of error is not enough (its frames
   show); forging the frames is the in-process class above, detected by the scan only.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from support import need
 
-from runners.errors import InfrastructureError
+from runners.model.errors import InfrastructureError
 from runners.sandbox.registry import resolve_sandbox
 
 from .harness import World

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from runners.errors import ConfigError
+from runners.model.errors import ConfigError
 from runners.modelserver.script import Run, Say, Script, Tools, Write, check_script
 from runners.modelserver.translate import aider_reply, mini_reply, tool_reply, write_command
 

@@ -27,7 +27,7 @@ from pf_support import (
 )
 from support import need_sandbox
 
-from runners.environment import EnvironmentSpec
+from runners.model.environment import EnvironmentSpec
 
 AGENTS = ["good", "partial", "broken"]
 

@@ -18,7 +18,7 @@ import pytest
 from pf_agents import KNOWLEDGE, PROBLEMS, SPECS
 
 from runners.agents.layout import RunLayout, StepRecord
-from runners.results import ExecutionResult
+from runners.model.results import ExecutionResult
 
 pytestmark = [pytest.mark.node, pytest.mark.slow, pytest.mark.bubblewrap]
 CHECKPOINTS = ("checkpoint_1", "checkpoint_2")

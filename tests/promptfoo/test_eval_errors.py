@@ -18,7 +18,7 @@ import pytest
 from pf_support import ROOT, build_world, need_promptfoo, plain_env, write_eval_config
 from support import make_problem
 
-from runners.environment import EnvironmentSpec
+from runners.model.environment import EnvironmentSpec
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
 

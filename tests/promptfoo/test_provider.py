@@ -194,7 +194,7 @@ def test_provider_infrastructure_failure_carries_the_tools_own_words(world, tmp_
 )
 def test_provider_reports_raised_harness_failures_as_infrastructure(world, monkeypatch, exc, reason):
     import runners.api
-    from runners.errors import InfrastructureError
+    from runners.model.errors import InfrastructureError
 
     def failing(*args, **kwargs):
         raise InfrastructureError("no sandbox is usable here") if exc == "infra" else RuntimeError("boom")
@@ -357,7 +357,7 @@ def test_quality_shares_from_the_figures():
 
 
 def test_the_row_links_its_line_on_the_evals_report_page(world, tmp_path):
-    from runners.report.links import row_anchor
+    from runners.outputs.report.links import row_anchor
 
     response = provider.call_api("", options(world, base=str(tmp_path), quality=False), context())
     meta = response["metadata"]
@@ -396,8 +396,8 @@ def test_assertion_without_result_fails_readably():
 def test_assertion_names_match_runners():
     """assertions.py stays stdlib-only (a fresh Python per row), so it keeps its own copy of the
     group and policy names: they must not drift from runners'."""
-    from runners.groups import GroupType
-    from runners.policy import PassPolicy
+    from runners.model.groups import GroupType
+    from runners.model.policy import PassPolicy
 
     assert assertions.GROUPS == tuple(g.value for g in GroupType)
     assert assertions.POLICIES == tuple(p.value for p in PassPolicy)

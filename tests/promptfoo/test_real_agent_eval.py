@@ -20,7 +20,7 @@ from pf_support import PROVIDERS, ROOT, need_promptfoo
 from support import need_sandbox
 
 from runners.agents.layout import StepRecord
-from runners.environment import EnvironmentSpec
+from runners.model.environment import EnvironmentSpec
 
 pytestmark = [pytest.mark.node, pytest.mark.slow, pytest.mark.bubblewrap, pytest.mark.real_agent]
 SCRIPT = ROOT / "examples" / "agents" / "scripts" / "rangeset_lib.yaml"

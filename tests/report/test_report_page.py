@@ -15,11 +15,11 @@ from report_support import browse, matrix, need_browser, report
 from support import make_problem, need_sandbox, write_files
 
 from runners.batch.orchestrator import BatchOptions, run_batch
-from runners.environment import EnvironmentSpec
-from runners.report.links import row_anchor
-from runners.report.model import ReportData, ReportRow, pass_at_k, summarise
-from runners.report.page import render
-from runners.results import ExecutionResult
+from runners.model.environment import EnvironmentSpec
+from runners.model.results import ExecutionResult
+from runners.outputs.report.links import row_anchor
+from runners.outputs.report.model import ReportData, ReportRow, pass_at_k, summarise
+from runners.outputs.report.page import render
 
 # pf_support's `mini` problem (echo words; checkpoint 2 adds `--upper`) and its good agent.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "promptfoo"))

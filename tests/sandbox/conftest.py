@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from support import need
 
-from runners.limits import ResourceLimits
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import Mount, SandboxRequest, base_env
 
 DEFAULT_TEST_LIMITS = ResourceLimits(memory_mb=512, pids=128, cpus=1.0, file_size_mb=64,
@@ -90,9 +90,9 @@ def run_id() -> str:
 def no_leftover_containers(run_id: str, docker_images: dict[str, str]) -> Iterator[None]:
     """After the test, no container of this run (or of this process) may remain."""
     yield
-    from runners.processes import owner_label as _owner
     from runners.sandbox.docker.client import docker_client
     from runners.sandbox.docker.sweep import LABEL_OWNER, LABEL_RUN
+    from runners.util.processes import owner_label as _owner
 
     client = docker_client()
     left = client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from support import need, need_sandbox
 
-from runners.limits import DEFAULT_LIMITS, ResourceLimits
+from runners.model.limits import DEFAULT_LIMITS, ResourceLimits
 from runners.sandbox.base import Mount, SandboxRequest, SandboxResult
 from runners.sandbox.bubblewrap import BubblewrapSandbox
 from runners.toolchains.hosts import host_interpreter_mounts

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support import make_problem, make_submission
 
-from runners.limits import ResourceLimits
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import Mount, SandboxResult
 
 SANDBOX_LIMITS = ResourceLimits(memory_mb=512, pids=128, cpus=1.0, file_size_mb=64, tmp_size_mb=64,
@@ -293,8 +293,8 @@ def test_daemons_do_not_outlive_the_run(docker_sandbox, make_request):
 
 
 def test_the_user_s_sandbox_options_pick_the_images_and_bad_ones_are_refused(docker_images):
-    from runners.environment import EnvironmentSpec
-    from runners.errors import UserInputError
+    from runners.model.environment import EnvironmentSpec
+    from runners.model.errors import UserInputError
     from runners.sandbox.registry import resolve_sandbox
 
     spec = EnvironmentSpec(sandbox="docker", sandbox_options={"docker": {"python_image": "py:test",
@@ -313,9 +313,9 @@ def test_the_user_s_sandbox_options_pick_the_images_and_bad_ones_are_refused(doc
 
 
 def test_orphans_of_dead_owners_are_swept(docker_sandbox, docker_images):
-    from runners.processes import owner_label as _owner
     from runners.sandbox.docker.client import docker_client
     from runners.sandbox.docker.sweep import LABEL_MANAGED, LABEL_OWNER, LABEL_RUN
+    from runners.util.processes import owner_label as _owner
 
     client = docker_client()
     dead = subprocess.Popen(["true"])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.limits import ResourceLimits
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import SandboxRequest
 from runners.sandbox.conformance.subject import marked_processes
 from runners.sandbox.none import NoSandbox
@@ -66,7 +66,7 @@ def _kill_all(pids: list[int]) -> None:
 HARNESS = textwrap.dedent("""
     import os, sys
     from pathlib import Path
-    from runners.limits import ResourceLimits
+    from runners.model.limits import ResourceLimits
     from runners.sandbox.base import SandboxRequest
     from runners.sandbox.none import NoSandbox
     request = SandboxRequest.model_validate_json(sys.argv[1])

@@ -20,9 +20,9 @@ import yaml
 from support import make_problem, make_submission, need, need_sandbox
 
 from runners import EnvironmentSpec, run_checkpoint
-from runners.errors import ConfigError, UserInputError
-from runners.problem_loader import load_problem
-from runners.pythons import PythonRequest, find_host_python, parse_requirement
+from runners.model.errors import ConfigError, UserInputError
+from runners.model.problem_loader import load_problem
+from runners.toolchains.which_python import PythonRequest, find_host_python, parse_requirement
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = "import sys\nprint('%d.%d' % sys.version_info[:2])\n"

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runners.agents.presets.base import Preset
-from runners.environment import EnvironmentSpec
 from runners.images.common import (
     DOCKER_DIR,
     PROXY_ARGS,
@@ -31,6 +30,7 @@ from runners.images.common import (
     host_ca_bundle,
     quiet,
 )
+from runners.model.environment import EnvironmentSpec
 from runners.sandbox.base import Mount, Sandbox
 from runners.toolchains.cache import ensure_env
 
@@ -125,8 +125,8 @@ def _toolchain(preset: Preset, sandbox: Sandbox, environment: EnvironmentSpec) -
         )
 
         def npm_build(host_tmp: Path, sandbox_tmp: str) -> None:
-            from runners.errors import InfrastructureError
-            from runners.excerpt import with_output
+            from runners.engine.excerpt import with_output
+            from runners.model.errors import InfrastructureError
 
             host_tmp.mkdir(parents=True)
             npm = node.host.npm_for_toolchains(node.node)

@@ -6,7 +6,7 @@ import { JsonReporter } from "vitest/reporters";
 const writeSigned = createRequire(import.meta.url)("./runners-sign-report.cjs").takeKey();
 
 // A file that failed to load has only its error's first line in the JSON report: its stack and
-// the file and line the error names (a syntax error's) go beside it, for runners.blame.
+// the file and line the error names (a syntax error's) go beside it, for runners.engine.blame.
 function loadError(errors) {
   return errors.slice(0, 3).map((error) => {
     const rollup = error.__vitest_rollup_error__ ?? {};  // vite's transform errors keep their file here

@@ -33,7 +33,7 @@ def check_command(name: str, only: tuple[str, ...], json_file: Path | None) -> N
     from rich.console import Console
     from rich.text import Text
 
-    from runners.errors import UserInputError
+    from runners.model.errors import UserInputError
     from runners.sandbox.conformance.suite import run_suite, select_checks
     from runners.sandbox.registry import check_sandbox_name, resolve_sandbox
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runners.limits import ResourceLimits
+from runners.model.limits import ResourceLimits
 from runners.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxResult, base_env
 
 # Generous enough for an interpreter, small enough that a check's own limit is the one hit.

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from runners.egress.netns import require_root
-from runners.errors import InfrastructureError
-from runners.processes import owner_label
+from runners.model.errors import InfrastructureError
 from runners.sandbox.base import Sandbox, SandboxRequest, SandboxResult, base_env
 from runners.sandbox.docker.client import ENGINE_HINT, Engine, default_image
 from runners.sandbox.docker.lifecycle import (
@@ -25,6 +24,7 @@ from runners.sandbox.docker.lifecycle import (
 )
 from runners.sandbox.docker.spec import CA_FILE_VARS, MB, container_spec, sandbox_user
 from runners.sandbox.docker.sweep import LABEL_RUN, sweep_once, sweep_orphans
+from runners.util.processes import owner_label
 
 
 class DockerSandbox(Sandbox):

@@ -12,8 +12,8 @@ import re
 import threading
 from typing import Any
 
-from runners.errors import InfrastructureError
-from runners.pythons import PythonRequest
+from runners.model.errors import InfrastructureError
+from runners.toolchains.which_python import PythonRequest
 
 CLIENT_TIMEOUT = 120
 PROBE_TIMEOUT = 10

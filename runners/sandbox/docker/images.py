@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from runners.errors import InfrastructureError
+from runners.model.errors import InfrastructureError
 from runners.sandbox.base import SandboxRequest, SandboxResult
 from runners.sandbox.docker.client import Engine
 
@@ -62,7 +62,7 @@ def image_info(image: str, run: Callable[[SandboxRequest], SandboxResult], host_
         except (OSError, ValueError, AttributeError):
             pass
 
-    from runners.limits import ResourceLimits
+    from runners.model.limits import ResourceLimits
 
     result = run(SandboxRequest(
         argv=["python3", "-I", "-c", _PROBE_SCRIPT], cwd="/", env={"PATH": "/usr/local/bin:/usr/bin:/bin"},

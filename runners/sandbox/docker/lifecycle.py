@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runners import janitor
-from runners.errors import InfrastructureError
+from runners.model.errors import InfrastructureError
 from runners.sandbox.docker.sweep import LABEL_REQUEST
 from runners.sandbox.process import CappedBuffer
+from runners.util import janitor
 
 KILL_WAIT = 10.0
 READER_GRACE = 5.0

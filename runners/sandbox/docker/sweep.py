@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from runners.processes import owner_gone
 from runners.sandbox.docker.client import Engine
+from runners.util.processes import owner_gone
 
 LABEL_MANAGED = "runners.managed"
 LABEL_RUN = "runners.run"
