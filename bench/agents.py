@@ -46,22 +46,47 @@ def run(settings: Settings) -> Section:
     problem = load_problem(PROBLEM)
     checkpoint = problem.checkpoints["checkpoint_2"]
     start = KNOWLEDGE / "inventory_cli" / "checkpoint_1"
-    spec = parse_agent({"name": "scripted-alpha", "timeout": 120,
-                        "command": "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} "
-                                   "--problem {problem} --checkpoint {checkpoint} --prompt {prompt_file}",
-                        "mounts": {"agent": str(AGENT.parent), "knowledge": str(KNOWLEDGE)}}, "bench agent")
+    spec = parse_agent(
+        {
+            "name": "scripted-alpha",
+            "timeout": 120,
+            "command": "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} "
+            "--problem {problem} --checkpoint {checkpoint} --prompt {prompt_file}",
+            "mounts": {"agent": str(AGENT.parent), "knowledge": str(KNOWLEDGE)},
+        },
+        "bench agent",
+    )
     scratch = settings.tmp("agents")
 
     def bare() -> Sample:
         workspace = scratch / "bare"
         shutil.copytree(start, workspace)
         try:
-            sample, proc = timed_call(lambda: subprocess.run(
-                [sys.executable, str(AGENT), "--knowledge", str(KNOWLEDGE), "--problem", "inventory_cli",
-                 "--checkpoint", "checkpoint_2", "--prompt", str(PROBLEM / "checkpoint_2.md")],
-                cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False))
+            sample, proc = timed_call(
+                lambda: subprocess.run(
+                    [
+                        sys.executable,
+                        str(AGENT),
+                        "--knowledge",
+                        str(KNOWLEDGE),
+                        "--problem",
+                        "inventory_cli",
+                        "--checkpoint",
+                        "checkpoint_2",
+                        "--prompt",
+                        str(PROBLEM / "checkpoint_2.md"),
+                    ],
+                    cwd=workspace,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    timeout=120,
+                    check=False,
+                )
+            )
             if proc.returncode != 0:
-                raise BenchError(f"the bare agent failed: {proc.stderr.decode(errors='replace')[-500:]}")
+                raise BenchError(
+                    f"the bare agent failed: {proc.stderr.decode(errors='replace')[-500:]}"
+                )
             return sample
         finally:
             rmtree_forcibly(workspace)
@@ -73,8 +98,19 @@ def run(settings: Settings) -> Section:
         def once() -> Sample:
             layout = RunLayout(scratch / f"run-{sandbox}")
             try:
-                sample, record = timed_call(lambda: run_step(spec, problem, checkpoint, 2, start, "checkpoint_1",
-                                                             layout, environment, chosen))
+                sample, record = timed_call(
+                    lambda: run_step(
+                        spec,
+                        problem,
+                        checkpoint,
+                        2,
+                        start,
+                        "checkpoint_1",
+                        layout,
+                        environment,
+                        chosen,
+                    )
+                )
                 if record.failed:
                     raise BenchError(f"{sandbox}: the agent step failed: {record.failure}")
                 return sample
@@ -91,13 +127,17 @@ def run(settings: Settings) -> Section:
         samples = interleave(settings, variants, settings.repeat, title=NAME)
         section.add(timing_row(base, samples[base]))
         for label, _ in variants[1:]:
-            row = section.add(timing_row(label, samples[label], samples[base], base,
-                                         target=f"≤ {ADDED_TARGET:g} s added"))
+            row = section.add(
+                timing_row(
+                    label, samples[label], samples[base], base, target=f"≤ {ADDED_TARGET:g} s added"
+                )
+            )
             row.met = row.added is not None and row.added <= ADDED_TARGET
     finally:
         rmtree_forcibly(scratch)
     section.notes.append(
         "The step includes copying the previous snapshot into a fresh workspace, starting the sandbox "
         "(a container for docker), reading the agent's report and keeping the snapshot and transcript; "
-        "the agent itself (a Python script writing three files) takes the bare row's time.")
+        "the agent itself (a Python script writing three files) takes the bare row's time."
+    )
     return section

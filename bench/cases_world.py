@@ -33,7 +33,7 @@ checkpoints:
         type: Core
 """
 
-CLI_LOADER = '''
+CLI_LOADER = """
 import json
 
 from slop_code.evaluation.adapters import CLICase, CLIResult
@@ -50,9 +50,9 @@ class Loader(BaseLoader):
                            arguments=spec["args"], input_files=files)
             yield case, CLIResult(id=name, group=group.name, group_type=group.type, status_code=0,
                                   output=spec["output"])
-'''
+"""
 
-CLI_VERIFIER = '''
+CLI_VERIFIER = """
 from slop_code.evaluation.verifiers import verifiers
 
 
@@ -63,9 +63,9 @@ class Verifier:
     def __call__(self, group_name, case_name, actual, expected):
         return {"status_code": verifiers.matches_status_code(actual.status_code, expected.status_code),
                 "output": verifiers.deepdiff_verify(actual.output, expected.output)}
-'''
+"""
 
-TOOL = '''
+TOOL = """
 import json
 import sys
 
@@ -82,7 +82,7 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-'''
+"""
 
 API_CONFIG = """
 name: bench_cases_api
@@ -104,7 +104,7 @@ checkpoints:
         type: Core
 """
 
-SERVER = '''
+SERVER = """
 import argparse
 import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -131,10 +131,10 @@ parser.add_argument("--address", default="127.0.0.1")
 parser.add_argument("--port", type=int, required=True)
 args = parser.parse_args()
 ThreadingHTTPServer((args.address, args.port), Handler).serve_forever()
-'''
+"""
 
 # The same requests without the harness: start the server, wait for /healthz, send them, stop it.
-API_BARE = '''
+API_BARE = """
 import http.client
 import json
 import socket
@@ -168,7 +168,7 @@ try:
 finally:
     proc.kill()
     proc.wait()
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,10 @@ def _text(n: int) -> str:
 
 
 def _count(text: str) -> str:
-    return json.dumps({"lines": text.count("\n"), "words": len(text.split()), "chars": len(text)}) + "\n"
+    return (
+        json.dumps({"lines": text.count("\n"), "words": len(text.split()), "chars": len(text)})
+        + "\n"
+    )
 
 
 def build(root: Path, count: int, api_count: int) -> CasesWorld:
@@ -201,8 +204,14 @@ def build(root: Path, count: int, api_count: int) -> CasesWorld:
     (cli / "config.yaml").write_text(textwrap.dedent(CLI_CONFIG).lstrip())
     (cli / "loader.py").write_text(CLI_LOADER.lstrip())
     (cli / "verifier.py").write_text(CLI_VERIFIER.lstrip())
-    cases = {f"case_{n:03d}": {"args": ["count", f"input_{n}.txt"], "files": {f"input_{n}.txt": _text(n)},
-                               "output": _count(_text(n))} for n in range(count)}
+    cases = {
+        f"case_{n:03d}": {
+            "args": ["count", f"input_{n}.txt"],
+            "files": {f"input_{n}.txt": _text(n)},
+            "output": _count(_text(n)),
+        }
+        for n in range(count)
+    }
     (cli / "checkpoint_1" / "core.json").write_text(json.dumps(cases, indent=1))
     sub = root / "submission_cli"
     sub.mkdir()
@@ -210,12 +219,20 @@ def build(root: Path, count: int, api_count: int) -> CasesWorld:
     (sub / "requirements.txt").write_text("")
     bare, scbench = ["set -e"], ["set -e", 'root="$PWD"']
     for spec in cases.values():
-        (name, text), = spec["files"].items()
+        ((name, text),) = spec["files"].items()
         write = f"printf %s {shlex.quote(text)} > {name}"
         bare += [write, f'"$PYTHON" tool.py {shlex.join(spec["args"])} > /dev/null']
-        scbench += ['work="$(mktemp -d)"', 'cp -r "$SUBMISSION"/. "$work"', 'cd "$work"',
-                    "uv init -q >/dev/null 2>&1 || true", "uv add -q -r requirements.txt >/dev/null 2>&1 || true",
-                    write, f"uv run -q tool.py {shlex.join(spec['args'])} > /dev/null", 'cd "$root"', 'rm -rf "$work"']
+        scbench += [
+            'work="$(mktemp -d)"',
+            'cp -r "$SUBMISSION"/. "$work"',
+            'cd "$work"',
+            "uv init -q >/dev/null 2>&1 || true",
+            "uv add -q -r requirements.txt >/dev/null 2>&1 || true",
+            write,
+            f"uv run -q tool.py {shlex.join(spec['args'])} > /dev/null",
+            'cd "$root"',
+            'rm -rf "$work"',
+        ]
     (root / "bare.sh").write_text("\n".join(bare) + "\n")
     (root / "scbench.sh").write_text("\n".join(scbench) + "\n")
     api = root / "bench_cases_api"
@@ -223,11 +240,26 @@ def build(root: Path, count: int, api_count: int) -> CasesWorld:
     group.mkdir(parents=True)
     (api / "config.yaml").write_text(textwrap.dedent(API_CONFIG).lstrip())
     for n in range(api_count):
-        (group / f"r{n:04d}.json").write_text(json.dumps(
-            {"case": {"path": f"/square/{n}"}, "expected": {"status_code": 200, "output": {"square": n * n}}}))
+        (group / f"r{n:04d}.json").write_text(
+            json.dumps(
+                {
+                    "case": {"path": f"/square/{n}"},
+                    "expected": {"status_code": 200, "output": {"square": n * n}},
+                }
+            )
+        )
     api_sub = root / "submission_api"
     api_sub.mkdir()
     (api_sub / "server.py").write_text(SERVER.lstrip())
     (root / "api_bare.py").write_text(API_BARE.lstrip())
-    return CasesWorld(cli, sub, root / "bare.sh", root / "scbench.sh", api, api_count, api_sub, root / "api_bare.py",
-                      count)
+    return CasesWorld(
+        cli,
+        sub,
+        root / "bare.sh",
+        root / "scbench.sh",
+        api,
+        api_count,
+        api_sub,
+        root / "api_bare.py",
+        count,
+    )

@@ -50,8 +50,11 @@ BUSY = 2
 AGENTS = ("w1", "w2", "w3", "w4")
 # Loop iterations per process: ~1.5 s of one quiet core here (smoke: a few ms).
 LOOPS = {"full": 30_000_000, "quick": 30_000_000, "smoke": 200_000}
-SHAPES = {"one process": ("checkpoint_1", 1), "4 processes in one test": ("checkpoint_2", 4),
-          "batch -j 4": ("checkpoint_1", 1)}
+SHAPES = {
+    "one process": ("checkpoint_1", 1),
+    "4 processes in one test": ("checkpoint_2", 4),
+    "batch -j 4": ("checkpoint_1", 1),
+}
 _ELAPSED = re.compile(r"ELAPSED (\d+\.\d+)")
 _LATE = re.compile(r"LATE (\d+\.\d+)")
 # Seconds from launching `batch -j 4` to the start of the work in its four runs (their start-up,
@@ -127,7 +130,9 @@ def write_test(problem: Path, checkpoint: str, procs: int, loops: int, start_at:
     together, as the four programs on the host do."""
     path = problem / "tests" / f"test_{checkpoint}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(TEST.format(procs=procs, loops=loops, start_at=start_at)).lstrip("\n"))
+    path.write_text(
+        textwrap.dedent(TEST.format(procs=procs, loops=loops, start_at=start_at)).lstrip("\n")
+    )
 
 
 def elapsed(text: str, what: str) -> float:
@@ -138,12 +143,21 @@ def elapsed(text: str, what: str) -> float:
 
 
 # A busy loop that dies with the bench, however the bench ends (PR_SET_PDEATHSIG).
-BUSY_LOOP = "import ctypes, signal; ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)\nwhile 1: pass"
+BUSY_LOOP = (
+    "import ctypes, signal; ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)\nwhile 1: pass"
+)
 
 
 def start_busy() -> list[subprocess.Popen]:
-    return [subprocess.Popen([PYTHON, "-c", BUSY_LOOP], start_new_session=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(BUSY)]
+    return [
+        subprocess.Popen(
+            [PYTHON, "-c", BUSY_LOOP],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(BUSY)
+    ]
 
 
 def stop(processes: list[subprocess.Popen]) -> None:
@@ -163,9 +177,16 @@ def host_python(problem: Path) -> str:
 
 def host(python: str, program: Path, procs: int, loops: int, copies: int) -> float:
     """`copies` programs at once on the host, each in its own session: their mean elapsed."""
-    running = [subprocess.Popen([python, str(program), str(procs), str(loops), "0"], start_new_session=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for _ in range(copies)]
+    running = [
+        subprocess.Popen(
+            [python, str(program), str(procs), str(loops), "0"],
+            start_new_session=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(copies)
+    ]
     times = []
     for proc in running:
         out, err = proc.communicate(timeout=1800)
@@ -180,27 +201,78 @@ def test_elapsed(result_file: Path, what: str) -> float:
     return elapsed("".join(t.get("stdout") or "" for t in result["tests"]), what)
 
 
-def sandboxed(settings: Settings, problems: Path, submissions: Path, sandbox: str, shape: str,
-              loops: int, late: list[str]) -> float:
+def sandboxed(
+    settings: Settings,
+    problems: Path,
+    submissions: Path,
+    sandbox: str,
+    shape: str,
+    loops: int,
+    late: list[str],
+) -> float:
     checkpoint, procs = SHAPES[shape]
     batch = shape == "batch -j 4"
-    write_test(problems / "cpu_work", checkpoint, procs, loops, time.time() + BATCH_LEAD if batch else 0.0)
+    write_test(
+        problems / "cpu_work", checkpoint, procs, loops, time.time() + BATCH_LEAD if batch else 0.0
+    )
     out = settings.tmp(f"fairness-{sandbox}")
     try:
         if batch:
-            argv = [PYTHON, "-m", "runners", "batch", "--problems", str(problems), "--submissions",
-                    str(submissions), "--problem", "cpu_work", "-j", str(len(AGENTS)), "--sandbox", sandbox,
-                    "--output", str(out / "batch"), "--overwrite", "--pass-policy", "any",
-                    *settings.cache_args()]
-            run_timed(argv, cwd=ROOT, timeout=3600).check((0,), f"runners batch --sandbox {sandbox}")
+            argv = [
+                PYTHON,
+                "-m",
+                "runners",
+                "batch",
+                "--problems",
+                str(problems),
+                "--submissions",
+                str(submissions),
+                "--problem",
+                "cpu_work",
+                "-j",
+                str(len(AGENTS)),
+                "--sandbox",
+                sandbox,
+                "--output",
+                str(out / "batch"),
+                "--overwrite",
+                "--pass-policy",
+                "any",
+                *settings.cache_args(),
+            ]
+            run_timed(argv, cwd=ROOT, timeout=3600).check(
+                (0,), f"runners batch --sandbox {sandbox}"
+            )
             found = [p for p in (out / "batch").rglob("result.json") if p.parent.name == checkpoint]
             if len(found) != len(AGENTS):
-                raise BenchError(f"runners batch --sandbox {sandbox}: {len(found)} results of {checkpoint}")
-            late += [f"{sandbox}: {m.group(1)} s" for p in found for m in [_LATE.search(p.read_text())] if m]
+                raise BenchError(
+                    f"runners batch --sandbox {sandbox}: {len(found)} results of {checkpoint}"
+                )
+            late += [
+                f"{sandbox}: {m.group(1)} s"
+                for p in found
+                for m in [_LATE.search(p.read_text())]
+                if m
+            ]
             return sum(test_elapsed(p, f"batch {sandbox}") for p in found) / len(found)
-        argv = [PYTHON, "-m", "runners", "run", str(problems / "cpu_work"), "--checkpoint", checkpoint,
-                "--submission", str(submissions / AGENTS[0] / "cpu_work" / "checkpoint_1"), "--sandbox", sandbox,
-                "--pass-policy", "any", "--output", str(out / "run"), *settings.cache_args()]
+        argv = [
+            PYTHON,
+            "-m",
+            "runners",
+            "run",
+            str(problems / "cpu_work"),
+            "--checkpoint",
+            checkpoint,
+            "--submission",
+            str(submissions / AGENTS[0] / "cpu_work" / "checkpoint_1"),
+            "--sandbox",
+            sandbox,
+            "--pass-policy",
+            "any",
+            "--output",
+            str(out / "run"),
+            *settings.cache_args(),
+        ]
         run_timed(argv, cwd=ROOT, timeout=3600).check((0,), f"runners run --sandbox {sandbox}")
         return test_elapsed(out / "run" / "result.json", f"runners run --sandbox {sandbox}")
     finally:
@@ -226,10 +298,13 @@ def run(settings: Settings) -> Section:
     for shape in shapes:
         _, procs = SHAPES[shape]
         copies = len(AGENTS) if shape == "batch -j 4" else 1
-        measure[(shape, "host")] = lambda procs=procs, copies=copies: host(python, program, procs, loops, copies)
+        measure[(shape, "host")] = lambda procs=procs, copies=copies: host(
+            python, program, procs, loops, copies
+        )
         for sandbox in sandboxes:
-            measure[(shape, sandbox)] = (lambda sandbox=sandbox, shape=shape: sandboxed(
-                settings, problems, submissions, sandbox, shape, loops, late))
+            measure[(shape, sandbox)] = lambda sandbox=sandbox, shape=shape: sandboxed(
+                settings, problems, submissions, sandbox, shape, loops, late
+            )
     samples: dict[tuple[str, str], list[float]] = {key: [] for key in measure}
     late: list[str] = []
     busy = start_busy()
@@ -243,7 +318,9 @@ def run(settings: Settings) -> Section:
             for key, fn in measure.items():
                 value = fn()
                 samples[key].append(value)
-                settings.log(f"  fairness round {index + 1}/{rounds}: {key[0]}: {key[1]}: {value:.3f} s")
+                settings.log(
+                    f"  fairness round {index + 1}/{rounds}: {key[0]}: {key[1]}: {value:.3f} s"
+                )
     finally:
         stop(busy)
     for shape in shapes:
@@ -252,8 +329,17 @@ def run(settings: Settings) -> Section:
         for sandbox in sandboxes:
             values = samples[(shape, sandbox)]
             ratio, added = compare(base, values)
-            section.add(Row(f"{shape}: {sandbox}", values, vs=f"{shape}: host", ratio=ratio, added=added,
-                            target=f"ratio ≤ {TARGET}", met=ratio <= TARGET))
+            section.add(
+                Row(
+                    f"{shape}: {sandbox}",
+                    values,
+                    vs=f"{shape}: host",
+                    ratio=ratio,
+                    added=added,
+                    target=f"ratio ≤ {TARGET}",
+                    met=ratio <= TARGET,
+                )
+            )
     section.notes.append(
         f"{BUSY} busy processes (`python -c 'while 1: pass'`, each in its own session) ran throughout; the work "
         f"ran on Python {interpreter_version(python)} on the host, as in the runs (their result's `python`); "
@@ -261,7 +347,10 @@ def run(settings: Settings) -> Section:
         f"program, start-up excluded; batch and host ×4: the mean of the four); {rounds} round(s) after "
         "a warm-up, interleaved. Runs use the default limits (`--sandbox NAME`, nothing else). The four runs "
         f"of `batch -j 4` begin their work together, {BATCH_LEAD:g} s after the batch is launched (they start "
-        "one after the other), as the four host programs do.")
+        "one after the other), as the four host programs do."
+    )
     if late:
-        section.notes.append(f"Runs of `batch -j 4` that began their work late (not in step): {', '.join(late)}.")
+        section.notes.append(
+            f"Runs of `batch -j 4` that began their work late (not in step): {', '.join(late)}."
+        )
     return section

@@ -91,8 +91,10 @@ def run(settings: Settings) -> Section:
                 )
         load_before = os.getloadavg()[0]
         samples = interleave(settings, variants, settings.repeat, title=NAME)
-        section.notes.append(f"Load average (1 min) on this shared machine: {load_before:.1f} before the rounds, "
-                             f"{os.getloadavg()[0]:.1f} after; a CLI's start-up time follows it closely.")
+        section.notes.append(
+            f"Load average (1 min) on this shared machine: {load_before:.1f} before the rounds, "
+            f"{os.getloadavg()[0]:.1f} after; a CLI's start-up time follows it closely."
+        )
         for name in presets:
             base = f"{name} · bare CLI"
             section.add(timing_row(base, samples[base]))

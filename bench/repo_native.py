@@ -31,16 +31,40 @@ def full_install(manager: str, repo: Path, dest: Path, node: str, npm: list[str]
         toolchains = NodeToolchains(NoSandbox(), EnvironmentSpec().cache_dir, None, 900, "bench")
         tool = _package_manager(toolchains, manager, _manager_version(dest, manager))
         if manager == "pnpm":
-            argv = [node, tool, "install", "--frozen-lockfile", "--ignore-scripts", "--reporter=append-only"]
+            argv = [
+                node,
+                tool,
+                "install",
+                "--frozen-lockfile",
+                "--ignore-scripts",
+                "--reporter=append-only",
+            ]
         elif manager == "yarn":
-            argv = [node, tool, "install", "--frozen-lockfile", "--ignore-scripts", "--non-interactive"]
+            argv = [
+                node,
+                tool,
+                "install",
+                "--frozen-lockfile",
+                "--ignore-scripts",
+                "--non-interactive",
+            ]
         else:  # Yarn 2+, as its .yarnrc.yml says but with node_modules and npm's registry
-            registry = subprocess.run([*npm, "config", "get", "registry"], capture_output=True, text=True,
-                                      check=True).stdout.strip()
-            env.update({"YARN_NODE_LINKER": "node-modules", "YARN_ENABLE_SCRIPTS": "0", "YARN_IGNORE_PATH": "1",
-                        "YARN_NPM_REGISTRY_SERVER": registry, "YARN_ENABLE_TELEMETRY": "0"})
+            registry = subprocess.run(
+                [*npm, "config", "get", "registry"], capture_output=True, text=True, check=True
+            ).stdout.strip()
+            env.update(
+                {
+                    "YARN_NODE_LINKER": "node-modules",
+                    "YARN_ENABLE_SCRIPTS": "0",
+                    "YARN_IGNORE_PATH": "1",
+                    "YARN_NPM_REGISTRY_SERVER": registry,
+                    "YARN_ENABLE_TELEMETRY": "0",
+                }
+            )
             argv = [node, tool, "install", "--immutable", "--mode=skip-build"]
     done = subprocess.run(argv, cwd=dest, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise SystemExit(f"{manager} install in {dest} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        raise SystemExit(
+            f"{manager} install in {dest} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
     return dest

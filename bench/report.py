@@ -24,8 +24,22 @@ from rich.text import Text
 
 from bench.common import ROOT, Row, Section
 
-ORDER = ("startup", "overhead", "prepare", "scbench", "parsing", "batch", "promptfoo", "submission", "agents",
-         "cases", "agent_batch", "real_agents", "quality", "fairness")
+ORDER = (
+    "startup",
+    "overhead",
+    "prepare",
+    "scbench",
+    "parsing",
+    "batch",
+    "promptfoo",
+    "submission",
+    "agents",
+    "cases",
+    "agent_batch",
+    "real_agents",
+    "quality",
+    "fairness",
+)
 
 
 # ---- formatting ---------------------------------------------------------------------------------

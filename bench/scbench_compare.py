@@ -48,9 +48,12 @@ REASONS = {
 }
 # (problem, case id without a regression prefix) -> the reason SCBench grades it otherwise.
 KNOWN = {
-    ("ledger_cli", "missing_input"): "uv-stderr", ("ledger_cli", "bad_amount"): "uv-stderr",
-    ("tally", "missing_input"): "uv-stderr", ("tally", "bad_format"): "uv-stderr",
-    ("tally", "add_fruit"): "hidden-tracked", ("tally", "add_more"): "hidden-tracked",
+    ("ledger_cli", "missing_input"): "uv-stderr",
+    ("ledger_cli", "bad_amount"): "uv-stderr",
+    ("tally", "missing_input"): "uv-stderr",
+    ("tally", "bad_format"): "uv-stderr",
+    ("tally", "add_fruit"): "hidden-tracked",
+    ("tally", "add_more"): "hidden-tracked",
     ("tally", "show_list"): "hidden-tracked",
 }
 
@@ -59,14 +62,26 @@ KNOWN = {
 class Cell:
     problem: Path
     checkpoint: str
-    submission: str  # a directory, or `partial:<name>` (made by tests/fixtures/outside_cases/partial.py)
+    submission: (
+        str  # a directory, or `partial:<name>` (made by tests/fixtures/outside_cases/partial.py)
+    )
 
 
-CELLS = [Cell(COMPAT / p, c, str(COMPAT / p / "checkpoint_2" / "solution"))
-         for p in ("ledger_cli", "counter_api") for c in ("checkpoint_1", "checkpoint_2")]
-CELLS += [Cell(OUTSIDE / p, c, s) for p, s in (("tally", "reference"), ("tally", "partial:tally_partial"),
-                                              ("shelf_api", "reference"), ("shelf_api", "partial:shelf_partial"))
-          for c in ("checkpoint_1", "checkpoint_2")]
+CELLS = [
+    Cell(COMPAT / p, c, str(COMPAT / p / "checkpoint_2" / "solution"))
+    for p in ("ledger_cli", "counter_api")
+    for c in ("checkpoint_1", "checkpoint_2")
+]
+CELLS += [
+    Cell(OUTSIDE / p, c, s)
+    for p, s in (
+        ("tally", "reference"),
+        ("tally", "partial:tally_partial"),
+        ("shelf_api", "reference"),
+        ("shelf_api", "partial:shelf_partial"),
+    )
+    for c in ("checkpoint_1", "checkpoint_2")
+]
 
 
 def submission_dir(cell: Cell, scratch: Path) -> Path:
@@ -84,8 +99,12 @@ def submission_dir(cell: Cell, scratch: Path) -> Path:
 def ours(cell: Cell, submission: Path, sandbox: str) -> dict[str, tuple[bool, float]]:
     from runners import EnvironmentSpec, run_checkpoint
 
-    result = run_checkpoint(cell.problem, cell.checkpoint, submission, EnvironmentSpec(sandbox=sandbox))
-    if not result.graded:  # an infrastructure failure or a problem error: no test results to compare
+    result = run_checkpoint(
+        cell.problem, cell.checkpoint, submission, EnvironmentSpec(sandbox=sandbox)
+    )
+    if (
+        not result.graded
+    ):  # an infrastructure failure or a problem error: no test results to compare
         raise SystemExit(f"{cell.problem.name} {cell.checkpoint}: {result.summary}")
     return {t.id: (t.passed, round(t.score or 0.0, 4)) for t in result.tests}
 
@@ -95,9 +114,14 @@ def external_cells(problems: Path, only: list[str]) -> list[Cell]:
     if not problems.is_dir():
         raise SystemExit(f"--problems {problems}: not a directory")
     names = only or sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
-    return [Cell(problems / name, ck.name, str(ck / "solution")) for name in names
-            for ck in sorted((problems / name).glob("checkpoint_*"), key=lambda c: int(c.name.rsplit("_", 1)[1]))
-            if (ck / "solution").is_dir()]
+    return [
+        Cell(problems / name, ck.name, str(ck / "solution"))
+        for name in names
+        for ck in sorted(
+            (problems / name).glob("checkpoint_*"), key=lambda c: int(c.name.rsplit("_", 1)[1])
+        )
+        if (ck / "solution").is_dir()
+    ]
 
 
 def _plain_environment() -> dict[str, str]:
@@ -106,18 +130,35 @@ def _plain_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
 
 
-def theirs(cell: Cell, submission: Path, cache: Path | None = None) -> dict[str, tuple[bool, float]]:
+def theirs(
+    cell: Cell, submission: Path, cache: Path | None = None
+) -> dict[str, tuple[bool, float]]:
     saved = cache / f"{cell.problem.name}-{cell.checkpoint}.json" if cache else None
     if saved and saved.is_file() and "partial:" not in cell.submission:
         return _grades(cell, json.loads(saved.read_text())["cases"])
     python, source = os.environ.get("SCBENCH_PYTHON"), os.environ.get("SCBENCH_SRC")
     if not (python and source):
-        raise SystemExit("set SCBENCH_SRC and SCBENCH_PYTHON (see the top of bench/scbench_compare.py)")
-    proc = subprocess.run([python, str(ROOT / "bench" / "scbench_eval.py"), str(cell.problem), cell.checkpoint,
-                           str(submission)], capture_output=True, text=True, timeout=3600, check=False,
-                          env={**_plain_environment(), "SCBENCH_SRC": source})
+        raise SystemExit(
+            "set SCBENCH_SRC and SCBENCH_PYTHON (see the top of bench/scbench_compare.py)"
+        )
+    proc = subprocess.run(
+        [
+            python,
+            str(ROOT / "bench" / "scbench_eval.py"),
+            str(cell.problem),
+            cell.checkpoint,
+            str(submission),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=False,
+        env={**_plain_environment(), "SCBENCH_SRC": source},
+    )
     if proc.returncode != 0:
-        raise SystemExit(f"SCBench's evaluator failed on {cell.problem.name} {cell.checkpoint}:\n{proc.stderr[-3000:]}")
+        raise SystemExit(
+            f"SCBench's evaluator failed on {cell.problem.name} {cell.checkpoint}:\n{proc.stderr[-3000:]}"
+        )
     last = proc.stdout.strip().splitlines()[-1]
     if saved and "partial:" not in cell.submission:
         saved.parent.mkdir(parents=True, exist_ok=True)
@@ -131,7 +172,11 @@ FLAKY: set[tuple[str, str]] = set()
 
 
 def _grades(cell: Cell, cases: dict[str, dict]) -> dict[str, tuple[bool, float]]:
-    FLAKY.update((cell.problem.name, case) for case, grade in cases.items() if FLAKE.search(grade.get("stderr") or ""))
+    FLAKY.update(
+        (cell.problem.name, case)
+        for case, grade in cases.items()
+        if FLAKE.search(grade.get("stderr") or "")
+    )
     return {case: (grade["passed"], round(grade["score"], 4)) for case, grade in cases.items()}
 
 
@@ -139,20 +184,39 @@ def _grade(value: tuple[bool, float] | None) -> str:
     return "missing" if value is None else f"{'pass' if value[0] else 'fail'} {value[1]:.4g}"
 
 
-def compare(cells: list[Cell], sandbox: str, cache: Path | None = None) -> tuple[list[list[str]], int]:
+def compare(
+    cells: list[Cell], sandbox: str, cache: Path | None = None
+) -> tuple[list[list[str]], int]:
     rows, unexplained = [], 0
     with tempfile.TemporaryDirectory(prefix="scbench-compare-") as tmp:
         for cell in cells:
             submission = submission_dir(cell, Path(tmp))
             try:
                 mine = ours(cell, submission, sandbox)
-            except (SystemExit, RunnersError) as exc:  # e.g. SCBench's data missing from its git history
-                rows.append([cell.problem.name, cell.checkpoint, "reference", "(checkpoint)", "cannot run", "-", "≠",
-                             str(exc).splitlines()[0][:160]])
+            except (
+                SystemExit,
+                RunnersError,
+            ) as exc:  # e.g. SCBench's data missing from its git history
+                rows.append(
+                    [
+                        cell.problem.name,
+                        cell.checkpoint,
+                        "reference",
+                        "(checkpoint)",
+                        "cannot run",
+                        "-",
+                        "≠",
+                        str(exc).splitlines()[0][:160],
+                    ]
+                )
                 unexplained += 1
                 continue
             upstream = theirs(cell, submission, cache)
-            label = "reference" if cell.submission == "reference" or "solution" in cell.submission else cell.submission
+            label = (
+                "reference"
+                if cell.submission == "reference" or "solution" in cell.submission
+                else cell.submission
+            )
             for case in sorted(mine.keys() | upstream.keys()):
                 same = mine.get(case) == upstream.get(case)
                 reason = KNOWN.get((cell.problem.name, case.split("/", 1)[1])) if not same else None
@@ -160,8 +224,18 @@ def compare(cells: list[Cell], sandbox: str, cache: Path | None = None) -> tuple
                     reason = "uv-init-flake"
                 unexplained += not same and reason is None
                 note = "" if same else REASONS[reason] if reason else "UNEXPLAINED"
-                rows.append([cell.problem.name, cell.checkpoint, label, case, _grade(mine.get(case)),
-                             _grade(upstream.get(case)), "=" if same else "≠", note])
+                rows.append(
+                    [
+                        cell.problem.name,
+                        cell.checkpoint,
+                        label,
+                        case,
+                        _grade(mine.get(case)),
+                        _grade(upstream.get(case)),
+                        "=" if same else "≠",
+                        note,
+                    ]
+                )
     return rows, unexplained
 
 
@@ -169,8 +243,15 @@ def _summary(rows: list[list[str]]) -> list[list[str]]:
     cells: dict[tuple[str, str, str], list[list[str]]] = {}
     for row in rows:
         cells.setdefault((row[0], row[1], row[2]), []).append(row)
-    return [[*key, str(len(group)), str(sum(r[6] == "=" for r in group)), str(sum(r[6] != "=" for r in group))]
-            for key, group in cells.items()]
+    return [
+        [
+            *key,
+            str(len(group)),
+            str(sum(r[6] == "=" for r in group)),
+            str(sum(r[6] != "=" for r in group)),
+        ]
+        for key, group in cells.items()
+    ]
 
 
 def _markdown(header: list[str], rows: list[list[str]]) -> None:
@@ -180,22 +261,55 @@ def _markdown(header: list[str], rows: list[list[str]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="bench/scbench_compare.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sandbox", default="bubblewrap", help="our side's sandbox (default bubblewrap)")
-    parser.add_argument("--markdown", action="store_true",
-                        help="markdown: a summary per checkpoint and the cases graded otherwise (as in docs/CASES.md)")
-    parser.add_argument("--all", action="store_true", help="with --markdown: every case, not only those graded otherwise")
-    parser.add_argument("--problems", type=Path,
-                        help="a directory of problems in SCBench's format (e.g. $SCBENCH_SRC/problems) instead of ours")
-    parser.add_argument("--only", action="append", default=[], help="with --problems: this problem only (repeatable)")
-    parser.add_argument("--cache", type=Path, help="keep and reuse SCBench's grades here (one JSON per checkpoint)")
+    parser = argparse.ArgumentParser(
+        prog="bench/scbench_compare.py", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--sandbox", default="bubblewrap", help="our side's sandbox (default bubblewrap)"
+    )
+    parser.add_argument(
+        "--markdown",
+        action="store_true",
+        help="markdown: a summary per checkpoint and the cases graded otherwise (as in docs/CASES.md)",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="with --markdown: every case, not only those graded otherwise",
+    )
+    parser.add_argument(
+        "--problems",
+        type=Path,
+        help="a directory of problems in SCBench's format (e.g. $SCBENCH_SRC/problems) instead of ours",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="with --problems: this problem only (repeatable)",
+    )
+    parser.add_argument(
+        "--cache", type=Path, help="keep and reuse SCBench's grades here (one JSON per checkpoint)"
+    )
     args = parser.parse_args(argv)
     cells = external_cells(args.problems, args.only) if args.problems else CELLS
     rows, unexplained = compare(cells, args.sandbox, args.cache)
-    header = ["problem", "checkpoint", "submission", "case", "runners", "SCBench", "", "why they differ"]
+    header = [
+        "problem",
+        "checkpoint",
+        "submission",
+        "case",
+        "runners",
+        "SCBench",
+        "",
+        "why they differ",
+    ]
     if args.markdown:
         print(f"SCBench: {UPSTREAM}; runners: --sandbox {args.sandbox}\n")
-        _markdown(["problem", "checkpoint", "submission", "cases", "same grade", "graded otherwise"], _summary(rows))
+        _markdown(
+            ["problem", "checkpoint", "submission", "cases", "same grade", "graded otherwise"],
+            _summary(rows),
+        )
         print()
         _markdown(header, [row for row in rows if args.all or row[6] != "="])
     else:
@@ -209,8 +323,10 @@ def main(argv: list[str] | None = None) -> int:
             table.add_row(*row)
         Console(width=200).print(table)
     same = sum(row[6] == "=" for row in rows)
-    print(f"\n{len(rows)} cases: {same} the same grade, {len(rows) - same - unexplained} known differences, "
-          f"{unexplained} unexplained")
+    print(
+        f"\n{len(rows)} cases: {same} the same grade, {len(rows) - same - unexplained} known differences, "
+        f"{unexplained} unexplained"
+    )
     return 1 if unexplained else 0
 
 

@@ -97,8 +97,14 @@ def main(argv: list[str]) -> int:
         seconds = time.monotonic() - started
     finally:
         kill_leftovers()
-    cases = {f"{r.group}/{r.id}": {"passed": r.did_pass(), "score": round(r.calculate_score(), 6), **_why(r)}
-             for r in results.reports}
+    cases = {
+        f"{r.group}/{r.id}": {
+            "passed": r.did_pass(),
+            "score": round(r.calculate_score(), 6),
+            **_why(r),
+        }
+        for r in results.reports
+    }
     print(json.dumps({"seconds": round(seconds, 3), "cases": cases}))
     return 0
 

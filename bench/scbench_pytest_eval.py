@@ -22,7 +22,12 @@ from pathlib import Path
 
 
 def main(argv: list[str]) -> int:
-    source, problem_name, checkpoint_name, submission = Path(argv[0]), argv[1], argv[2], Path(argv[3])
+    source, problem_name, checkpoint_name, submission = (
+        Path(argv[0]),
+        argv[1],
+        argv[2],
+        Path(argv[3]),
+    )
     sys.path.insert(0, str(source / "src"))
     import logging
 
@@ -36,14 +41,28 @@ def main(argv: list[str]) -> int:
     problem = ProblemConfig.from_yaml(source / "problems" / problem_name)
     environment = resolve_environment(source / "configs" / "environments" / "local-py.yaml")
     started = time.monotonic()
-    result = run_checkpoint_pytest(submission_path=submission, problem=problem,
-                                   checkpoint=problem.checkpoints[checkpoint_name], env_spec=environment)
-    tests = {f"{Path(t.file_path).name}::{t.id}": {"status": t.status, "group": str(t.group_type.value)}
-             for t in result.tests}
-    print(json.dumps({"seconds": round(time.monotonic() - started, 1),
-                      "infrastructure_failure": bool(result.infrastructure_failure),
-                      "exit_code": result.pytest_exit_code, "collected": result.pytest_collected,
-                      "tests": tests, "stderr": (result.stderr or "")[-3000:]}))
+    result = run_checkpoint_pytest(
+        submission_path=submission,
+        problem=problem,
+        checkpoint=problem.checkpoints[checkpoint_name],
+        env_spec=environment,
+    )
+    tests = {
+        f"{Path(t.file_path).name}::{t.id}": {"status": t.status, "group": str(t.group_type.value)}
+        for t in result.tests
+    }
+    print(
+        json.dumps(
+            {
+                "seconds": round(time.monotonic() - started, 1),
+                "infrastructure_failure": bool(result.infrastructure_failure),
+                "exit_code": result.pytest_exit_code,
+                "collected": result.pytest_collected,
+                "tests": tests,
+                "stderr": (result.stderr or "")[-3000:],
+            }
+        )
+    )
     return 0
 
 

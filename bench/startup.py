@@ -44,8 +44,10 @@ def run(settings: Settings) -> Section:
     uv = uv_argv()
     variants: list[Variant] = [
         (UV_HELP, process_variant([*uv, "run", "python", "-m", "runners", "--help"])),
-        ("`.venv/bin/python -m runners --help`",
-         process_variant([PYTHON, "-m", "runners", "--help"])),
+        (
+            "`.venv/bin/python -m runners --help`",
+            process_variant([PYTHON, "-m", "runners", "--help"]),
+        ),
         ("`python -c 'import runners.cli'`", process_variant([PYTHON, "-c", "import runners.cli"])),
         ("`python -c pass`", process_variant([PYTHON, "-c", "pass"])),
         (BARE, bare_variant(suite)),
@@ -61,8 +63,11 @@ def run(settings: Settings) -> Section:
             row.target = f"≤ {HELP_TARGET:g} s"
             row.met = row.median <= HELP_TARGET
             row.note = f"uv = {' '.join(uv)}"
-    section.add(timing_row(BARE, samples[BARE],
-                           note=f"{cell.describe()}: {suite.collected} tests; caches warm"))
+    section.add(
+        timing_row(
+            BARE, samples[BARE], note=f"{cell.describe()}: {suite.collected} tests; caches warm"
+        )
+    )
     for sandbox in sandboxes:
         label = f"[tiny] {sandbox} · CLI"
         row = section.add(timing_row(label, samples[label], samples[BARE], BARE))

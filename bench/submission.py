@@ -75,8 +75,15 @@ def run(settings: Settings) -> Section:
             def once() -> Sample:
                 out = settings.tmp(f"sub-{sandbox}")
                 try:
-                    sample, result = timed_call(lambda: run_checkpoint(
-                        plain.problem, plain.checkpoint, submission, environment, output_dir=out / "run"))
+                    sample, result = timed_call(
+                        lambda: run_checkpoint(
+                            plain.problem,
+                            plain.checkpoint,
+                            submission,
+                            environment,
+                            output_dir=out / "run",
+                        )
+                    )
                     if result.infrastructure_failure or not result.tests:
                         raise BenchError(f"{sandbox}: {result.infrastructure_reason or 'no tests'}")
                     return sample
@@ -86,13 +93,25 @@ def run(settings: Settings) -> Section:
             return once
 
         for sandbox in usable_sandboxes(settings, section):
-            base, many = f"{sandbox} · good submission", f"{sandbox} · + {files:,} files + {depth}-deep chain"
-            samples = interleave(settings, [(base, variant(sandbox, plain.submission, None)),
-                                            (many, variant(sandbox, big, raised))],
-                                 settings.repeat, title=NAME)
+            base, many = (
+                f"{sandbox} · good submission",
+                f"{sandbox} · + {files:,} files + {depth}-deep chain",
+            )
+            samples = interleave(
+                settings,
+                [
+                    (base, variant(sandbox, plain.submission, None)),
+                    (many, variant(sandbox, big, raised)),
+                ],
+                settings.repeat,
+                title=NAME,
+            )
             section.add(timing_row(base, samples[base]))
-            row = section.add(timing_row(many, samples[many], samples[base], base,
-                                         target=f"≤ {ADDED_TARGET:g} s added"))
+            row = section.add(
+                timing_row(
+                    many, samples[many], samples[base], base, target=f"≤ {ADDED_TARGET:g} s added"
+                )
+            )
             row.met = row.added is not None and row.added <= ADDED_TARGET
         _stages(settings, section, big, raised)
         _sparse(settings, section, scratch)
@@ -102,7 +121,8 @@ def run(settings: Settings) -> Section:
         "The file-system cost of creating and deleting 20,000 inodes depends on the disk and on "
         "what else writes to it; the stage rows show where the time goes on this machine. The "
         "stage rows copy to disk (bench data dir) and into memory side by side: docker and "
-        "bubblewrap runs get their workspace in memory (runners/engine/workspace_place.py).")
+        "bubblewrap runs get their workspace in memory (runners/engine/workspace_place.py)."
+    )
     return section
 
 
@@ -124,18 +144,39 @@ def _stages(settings: Settings, section: Section, tree: Path, limits) -> None:
             in_memory.append(timed_call(partial(copy_inventory, listed, workspace.submission))[0])
             memory_cleanups.append(timed_call(workspace.cleanup)[0])
         target = settings.tmp("copytree") / "submission"
-        olds.append(timed_call(partial(shutil.copytree, tree, target, symlinks=True,
-                                       ignore=shutil.ignore_patterns(*SUBMISSION_IGNORE)))[0])
+        olds.append(
+            timed_call(
+                partial(
+                    shutil.copytree,
+                    tree,
+                    target,
+                    symlinks=True,
+                    ignore=shutil.ignore_patterns(*SUBMISSION_IGNORE),
+                )
+            )[0]
+        )
         rmtree_forcibly(target.parent)
     section.add(timing_row("stage · limit walk (inventory)", walks))
     section.add(timing_row("stage · copy (copy_inventory)", copies))
     section.add(timing_row("stage · copy, before (shutil.copytree + copy2)", olds))
     section.add(timing_row("stage · workspace cleanup", cleanups))
     if memory:
-        section.add(timing_row(f"stage · copy into memory ({MEMORY_DIR})", in_memory, copies,
-                               "stage · copy (copy_inventory)"))
-        section.add(timing_row(f"stage · workspace cleanup in memory ({MEMORY_DIR})", memory_cleanups,
-                               cleanups, "stage · workspace cleanup"))
+        section.add(
+            timing_row(
+                f"stage · copy into memory ({MEMORY_DIR})",
+                in_memory,
+                copies,
+                "stage · copy (copy_inventory)",
+            )
+        )
+        section.add(
+            timing_row(
+                f"stage · workspace cleanup in memory ({MEMORY_DIR})",
+                memory_cleanups,
+                cleanups,
+                "stage · workspace cleanup",
+            )
+        )
 
 
 def _copy_checked(source: Path, limits, target: Path) -> None:
@@ -172,7 +213,16 @@ def _sparse(settings: Settings, section: Section, scratch: Path) -> None:
             raise BenchError("a 64 GiB submission was not refused")
         except SubmissionTooLarge:
             refusals.append(Sample(time.perf_counter() - started))
-    section.add(timing_row(f"sparse · copy of a {size >> 30} GiB sparse file (limits raised)", copies))
-    section.add(Row("sparse · allocated size of the copy", allocated, unit="B",
-                    target="≤ 1 MiB", met=max(allocated) <= 2**20))
+    section.add(
+        timing_row(f"sparse · copy of a {size >> 30} GiB sparse file (limits raised)", copies)
+    )
+    section.add(
+        Row(
+            "sparse · allocated size of the copy",
+            allocated,
+            unit="B",
+            target="≤ 1 MiB",
+            met=max(allocated) <= 2**20,
+        )
+    )
     section.add(timing_row("sparse · refusal under the default limits", refusals))

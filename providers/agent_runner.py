@@ -27,13 +27,17 @@ import traceback
 from typing import Any
 
 
-def call_api(prompt: str, options: dict[str, Any] | None, context: dict[str, Any] | None) -> dict[str, Any]:
+def call_api(
+    prompt: str, options: dict[str, Any] | None, context: dict[str, Any] | None
+) -> dict[str, Any]:
     """Run the agent's steps up to this row's checkpoint, then grade what it left."""
     try:
         from runners.agents.promptfoo import call
     except ImportError as exc:
-        return {"error": f"runners agent provider: cannot import the `runners` package with {sys.executable} "
-                         f"({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"}
+        return {
+            "error": f"runners agent provider: cannot import the `runners` package with {sys.executable} "
+            f"({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"
+        }
     try:
         return call(options, context)
     except Exception as exc:  # noqa: BLE001 - `call` answers every mistake itself: a bug, still no traceback row

@@ -48,29 +48,44 @@ GROUPS = ("Core", "Functionality", "Error", "Regression")
 GROUP_SCORES = tuple(group.lower() for group in GROUPS)
 #: The code-quality named scores: name -> (figure, what it is divided by), from
 #: ExecutionResult.quality.metrics; `code_growth` divides the growth of `loc` by the previous `loc`.
-QUALITY = {"code_duplication": ("duplicated_lines", "loc"),
-           "code_complex_functions": ("complex_functions", "functions"),
-           "code_lint_per_line": ("lint_findings", "loc")}
-POLICIES = ("any", "any-case", "all-cases", "all-non-error-cases", "core-cases", "all-core-cases",
-            "any-core-cases")
+QUALITY = {
+    "code_duplication": ("duplicated_lines", "loc"),
+    "code_complex_functions": ("complex_functions", "functions"),
+    "code_lint_per_line": ("lint_findings", "loc"),
+}
+POLICIES = (
+    "any",
+    "any-case",
+    "all-cases",
+    "all-non-error-cases",
+    "core-cases",
+    "all-core-cases",
+    "any-core-cases",
+)
 
 
 def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
     context = context if isinstance(context, dict) else {}
     metadata = _metadata(context)
     if metadata is None:
-        return _fail("no test-run result in the provider's metadata (the provider must be "
-                     "providers/test_runner.py)")
+        return _fail(
+            "no test-run result in the provider's metadata (the provider must be "
+            "providers/test_runner.py)"
+        )
     config = context.get("config") if isinstance(context.get("config"), dict) else {}
     policy = config.get("pass_policy") or metadata.get("policy") or "all-cases"
     if policy not in POLICIES:
         close = difflib.get_close_matches(str(policy), POLICIES, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return _fail(f"assertion config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}{hint}")
+        return _fail(
+            f"assertion config `pass_policy`: {policy!r} is not one of {', '.join(POLICIES)}{hint}"
+        )
     try:
         passed = _policy_verdict(metadata, policy)
     except Exception as exc:  # noqa: BLE001 - a broken result must fail the row, readably
-        return _fail(f"cannot apply pass policy {policy!r} to the result: {type(exc).__name__}: {exc}")
+        return _fail(
+            f"cannot apply pass policy {policy!r} to the result: {type(exc).__name__}: {exc}"
+        )
 
     runs = metadata.get("repeat_runs")
     if isinstance(runs, list) and runs:
@@ -106,16 +121,29 @@ def with_repeats(runs: list[Any], policy: str, first: dict[str, Any]) -> dict[st
     """A row of an agent with `repeat: N`: it passes when every repeat met the policy (its agent
     step included); its score is the share that did (pass@1); the named scores stay the first
     repeat's groups, and `pass@1`/`pass@N` are added."""
-    verdicts = [bool((run.get("policies") or {}).get(policy)) and not run.get("agent_failure")
-                for run in runs if isinstance(run, dict)]
+    verdicts = [
+        bool((run.get("policies") or {}).get(policy)) and not run.get("agent_failure")
+        for run in runs
+        if isinstance(run, dict)
+    ]
     n, c = len(verdicts), sum(verdicts)
     named = dict(first.get("namedScores") or {})
     named["pass@1"] = c / n if n else 0.0
     named[f"pass@{n}"] = 1.0 if n - c < n else 0.0  # at least one of the n repeats passed
-    failed = [f"{run.get('agent')}: {run.get('agent_failure') or run.get('summary')}"
-              for run, ok in zip(runs, verdicts) if not ok]
-    reason = f"{c}/{n} repeats met policy {policy}" + (f"; not: {'; '.join(failed)}" if failed else "")
-    return {"pass": c == n and n > 0, "score": c / n if n else 0.0, "reason": reason, "namedScores": named}
+    failed = [
+        f"{run.get('agent')}: {run.get('agent_failure') or run.get('summary')}"
+        for run, ok in zip(runs, verdicts)
+        if not ok
+    ]
+    reason = f"{c}/{n} repeats met policy {policy}" + (
+        f"; not: {'; '.join(failed)}" if failed else ""
+    )
+    return {
+        "pass": c == n and n > 0,
+        "score": c / n if n else 0.0,
+        "reason": reason,
+        "namedScores": named,
+    }
 
 
 def with_agent_step(metadata: dict[str, Any], graded: dict[str, Any]) -> dict[str, Any]:
@@ -132,11 +160,21 @@ def grade(metadata: dict[str, Any], policy: str, passed: bool) -> dict[str, Any]
     """The GradingResult for a result dict (ExecutionResult JSON) and a policy verdict."""
     line = metadata.get("headline") if "headline" in metadata else _headline(metadata)
     if metadata.get("infrastructure_failure"):
-        return {"pass": bool(passed), "score": 0.0, "reason": f"infrastructure failure: {line or 'unknown'}",
-                "namedScores": {}}
-    if metadata.get("problem_error"):  # the provider answers these as ERROR rows; a saved result may not
-        return {"pass": bool(passed), "score": 0.0, "reason": f"problem error (no grade): {line or 'unknown'}",
-                "namedScores": {}}
+        return {
+            "pass": bool(passed),
+            "score": 0.0,
+            "reason": f"infrastructure failure: {line or 'unknown'}",
+            "namedScores": {},
+        }
+    if metadata.get(
+        "problem_error"
+    ):  # the provider answers these as ERROR rows; a saved result may not
+        return {
+            "pass": bool(passed),
+            "score": 0.0,
+            "reason": f"problem error (no grade): {line or 'unknown'}",
+            "namedScores": {},
+        }
     pass_counts: dict[str, int] = metadata.get("pass_counts") or {}
     total_counts: dict[str, int] = metadata.get("total_counts") or {}
     all_passed, all_total = sum(pass_counts.values()), sum(total_counts.values())
@@ -154,9 +192,16 @@ def grade(metadata: dict[str, Any], policy: str, passed: bool) -> dict[str, Any]
     elif line:
         reason = line
     else:
-        reason = f"policy {policy} not met: {'no tests were run' if not all_total else 'see the tests'}"
-    return {"pass": bool(passed), "score": all_passed / all_total if all_total else 0.0, "reason": reason,
-            "namedScores": named, "namedScoreWeights": weights}
+        reason = (
+            f"policy {policy} not met: {'no tests were run' if not all_total else 'see the tests'}"
+        )
+    return {
+        "pass": bool(passed),
+        "score": all_passed / all_total if all_total else 0.0,
+        "reason": reason,
+        "namedScores": named,
+        "namedScoreWeights": weights,
+    }
 
 
 def _headline(metadata: dict[str, Any]) -> str | None:
@@ -166,8 +211,10 @@ def _headline(metadata: dict[str, Any]) -> str | None:
         return _clip(_first_line(metadata.get("infrastructure_reason")))
     for test in metadata.get("tests") or []:
         if isinstance(test, dict) and test.get("status") != "passed":
-            return _clip(f"[{test.get('group_type')}] {test.get('name') or test.get('id')}: "
-                         f"{_first_line(test.get('failure_message')) or test.get('status')}")
+            return _clip(
+                f"[{test.get('group_type')}] {test.get('name') or test.get('id')}: "
+                f"{_first_line(test.get('failure_message')) or test.get('status')}"
+            )
     return None
 
 
@@ -183,10 +230,17 @@ def _clip(text: str, limit: int = 200) -> str:
 
 
 def _metadata(context: dict[str, Any]) -> dict[str, Any] | None:
-    for candidate in (context.get("metadata"),
-                      (context.get("providerResponse") or {}).get("metadata")
-                      if isinstance(context.get("providerResponse"), dict) else None):
-        if isinstance(candidate, dict) and "schema_version" in candidate and "total_counts" in candidate:
+    for candidate in (
+        context.get("metadata"),
+        (context.get("providerResponse") or {}).get("metadata")
+        if isinstance(context.get("providerResponse"), dict)
+        else None,
+    ):
+        if (
+            isinstance(candidate, dict)
+            and "schema_version" in candidate
+            and "total_counts" in candidate
+        ):
             return candidate
     return None
 

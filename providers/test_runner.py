@@ -28,13 +28,17 @@ import traceback
 from typing import Any
 
 
-def call_api(prompt: str, options: dict[str, Any] | None, context: dict[str, Any] | None) -> dict[str, Any]:
+def call_api(
+    prompt: str, options: dict[str, Any] | None, context: dict[str, Any] | None
+) -> dict[str, Any]:
     """Run one checkpoint's hidden tests against one agent's submission."""
     try:
         from runners.promptfoo.call import call
     except ImportError as exc:
-        return {"error": f"runners provider: cannot import the `runners` package with {sys.executable} "
-                         f"({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"}
+        return {
+            "error": f"runners provider: cannot import the `runners` package with {sys.executable} "
+            f"({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"
+        }
     try:
         return call(options, context)
     except Exception as exc:  # noqa: BLE001 - `call` answers every mistake itself: a bug, still no traceback row

@@ -38,7 +38,9 @@ from typing import Any
 def generate_tests(config: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     try:
         return _generate(config)
-    except ValueError as exc:  # the generator's own config: one error row, not 60 lines of traceback
+    except (
+        ValueError
+    ) as exc:  # the generator's own config: one error row, not 60 lines of traceback
         return [_error_test("(problems)", "(none)", str(exc))]
 
 
@@ -57,16 +59,22 @@ def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
     keys = ("problems", "only", "checkpoints")
     unknown = sorted(set(config) - set(keys))
     if unknown:
-        raise ValueError(f"tests_from_problems: unknown config key(s) "
-                         f"{', '.join(repr(k) + did_you_mean(str(k), keys) for k in unknown)} (known: problems, only, checkpoints)")
+        raise ValueError(
+            f"tests_from_problems: unknown config key(s) "
+            f"{', '.join(repr(k) + did_you_mean(str(k), keys) for k in unknown)} (known: problems, only, checkpoints)"
+        )
     root_text = config.get("problems", "problems")
     if not isinstance(root_text, str) or not root_text:
-        raise ValueError(f"tests_from_problems: config `problems` must be a path, got {root_text!r}")
+        raise ValueError(
+            f"tests_from_problems: config `problems` must be a path, got {root_text!r}"
+        )
     root = Path(root_text).expanduser()
     root = (root if root.is_absolute() else Path(os.getcwd()) / root).resolve()
     if not root.is_dir():
-        raise ValueError(f"tests_from_problems: config `problems`: {root} is not a directory "
-                         f"(relative paths are taken from the current directory {os.getcwd()})")
+        raise ValueError(
+            f"tests_from_problems: config `problems`: {root} is not a directory "
+            f"(relative paths are taken from the current directory {os.getcwd()})"
+        )
     only = _names(config, "only")
     wanted_checkpoints = _names(config, "checkpoints")
 
@@ -75,8 +83,10 @@ def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
         names = [p.name for p in problem_dirs]
         missing = sorted(set(only) - set(names))
         if missing:
-            raise ValueError(f"tests_from_problems: config `only`: no problem "
-                             f"{', '.join(m + did_you_mean(m, names) for m in missing)} under {root}")
+            raise ValueError(
+                f"tests_from_problems: config `only`: no problem "
+                f"{', '.join(m + did_you_mean(m, names) for m in missing)} under {root}"
+            )
         problem_dirs = [p for p in problem_dirs if p.name in only]
 
     tests: list[dict[str, Any]] = []
@@ -87,24 +97,31 @@ def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
             tests.append(_error_test(problem_dir.name, CONFIG_FILE, f"tests_from_problems: {exc}"))
             continue
         except Exception as exc:  # noqa: BLE001 - a loader bug: still one row, not the whole eval
-            tests.append(_error_test(problem_dir.name, CONFIG_FILE,
-                                     f"tests_from_problems: {problem_dir / CONFIG_FILE}: cannot be loaded: "
-                                     f"{type(exc).__name__}: {exc}"))
+            tests.append(
+                _error_test(
+                    problem_dir.name,
+                    CONFIG_FILE,
+                    f"tests_from_problems: {problem_dir / CONFIG_FILE}: cannot be loaded: "
+                    f"{type(exc).__name__}: {exc}",
+                )
+            )
             continue
         for checkpoint in problem.ordered_checkpoints():
             if wanted_checkpoints is not None and checkpoint.name not in wanted_checkpoints:
                 continue
-            tests.append({
-                # The directory name is what the provider looks up.
-                "metadata": {
-                    "problem": problem_dir.name,
-                    "checkpoint": checkpoint.name,
-                    "checkpoint_order": checkpoint.order,
-                    "framework": problem.framework,
-                    "problem_version": problem.version,
-                    "checkpoint_version": checkpoint.version,
-                },
-            })
+            tests.append(
+                {
+                    # The directory name is what the provider looks up.
+                    "metadata": {
+                        "problem": problem_dir.name,
+                        "checkpoint": checkpoint.name,
+                        "checkpoint_order": checkpoint.order,
+                        "framework": problem.framework,
+                        "problem_version": problem.version,
+                        "checkpoint_version": checkpoint.version,
+                    },
+                }
+            )
     if not tests:
         raise ValueError(f"tests_from_problems: no problem checkpoints found under {root}")
     return tests
@@ -117,5 +134,7 @@ def _names(config: dict[str, Any], key: str) -> list[str] | None:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"tests_from_problems: config `{key}` must be a list of names, got {value!r}")
+        raise ValueError(
+            f"tests_from_problems: config `{key}` must be a list of names, got {value!r}"
+        )
     return value

@@ -22,8 +22,9 @@ def make_runner(
     """The registered runner for the problem's framework, ready to `.run()`."""
     problem = problem if isinstance(problem, ProblemConfig) else load_problem(problem)
     cls = runner_class(problem.framework, problem.kind)
-    return cls(problem=problem, checkpoint=checkpoint, environment=environment,
-               submission_path=submission)
+    return cls(
+        problem=problem, checkpoint=checkpoint, environment=environment, submission_path=submission
+    )
 
 
 def run_checkpoint(
@@ -43,5 +44,9 @@ def run_checkpoint(
     completed is returned with `infrastructure_failure=True` and a reason.
     """
     runner = make_runner(problem, checkpoint, submission, environment)
-    return runner.run(extra_args, select=select,
-                      output_dir=Path(output_dir) if output_dir else None, sandbox=sandbox)
+    return runner.run(
+        extra_args,
+        select=select,
+        output_dir=Path(output_dir) if output_dir else None,
+        sandbox=sandbox,
+    )

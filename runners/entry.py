@@ -24,7 +24,10 @@ def main() -> NoReturn:
     # No pydantic plugins in the command line: looking for them scans every installed package's
     # entry points, and none of them has anything to do with a grade.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__" and "pydantic.plugin._loader" not in sys.modules:
+    if (
+        os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
+        and "pydantic.plugin._loader" not in sys.modules
+    ):
         # pydantic imports its plugin loader for the first model only to be told "disabled", and
         # the loader's import of importlib.metadata alone is ~10 ms of every command: answer it here.
         no_plugins = types.ModuleType("pydantic.plugin._loader")

@@ -47,37 +47,66 @@ class Case:
 
     def json_report_entry(self) -> dict[str, Any]:
         phase = "setup" if self.outcome == "error" else "call"
-        stages: dict[str, Any] = {p: {"duration": 0.001, "outcome": "passed"} for p in ("setup", "call", "teardown")}
+        stages: dict[str, Any] = {
+            p: {"duration": 0.001, "outcome": "passed"} for p in ("setup", "call", "teardown")
+        }
         if self.outcome == "error":
             del stages["call"]
         if self.outcome in ("failed", "error"):
             message = self.message or "AssertionError: assert 1 == 2"
-            stages[phase] = {"duration": 0.001, "outcome": "failed", "crash": {"message": message},
-                             "longrepr": f"def {self.nodeid.split('::')[-1]}():\nE   {message}"}
+            stages[phase] = {
+                "duration": 0.001,
+                "outcome": "failed",
+                "crash": {"message": message},
+                "longrepr": f"def {self.nodeid.split('::')[-1]}():\nE   {message}",
+            }
         elif self.outcome in ("skipped", "xfailed"):
-            stages[phase] = {"duration": 0.0, "outcome": "skipped",
-                             "longrepr": repr((FILE, 1, f"Skipped: {self.message or 'not ready'}"))}
+            stages[phase] = {
+                "duration": 0.0,
+                "outcome": "skipped",
+                "longrepr": repr((FILE, 1, f"Skipped: {self.message or 'not ready'}")),
+            }
         if self.stdout:
             stages["call"]["stdout"] = self.stdout
         file = self.nodeid.split("::", 1)[0]
-        return {"nodeid": self.nodeid, "lineno": 1, "outcome": self.outcome, **stages,
-                "metadata": {"markers": self.markers, "file": file, "line": 2}}
+        return {
+            "nodeid": self.nodeid,
+            "lineno": 1,
+            "outcome": self.outcome,
+            **stages,
+            "metadata": {"markers": self.markers, "file": file, "line": 2},
+        }
 
     def ctrf_entry(self) -> dict[str, Any]:
-        status = {"xfailed": "skipped", "xpassed": "passed", "error": "failed"}.get(self.outcome, self.outcome)
+        status = {"xfailed": "skipped", "xpassed": "passed", "error": "failed"}.get(
+            self.outcome, self.outcome
+        )
         return {"name": self.nodeid, "status": status, "duration": 1}
 
 
 def json_report(cases: list[Case], exit_code: int) -> dict[str, Any]:
-    return {"created": 0.0, "duration": 0.01, "exitcode": exit_code, "root": "/harness",
-            "environment": {}, "summary": {"collected": len(cases), "total": len(cases)},
-            "collectors": [], "tests": [case.json_report_entry() for case in cases]}
+    return {
+        "created": 0.0,
+        "duration": 0.01,
+        "exitcode": exit_code,
+        "root": "/harness",
+        "environment": {},
+        "summary": {"collected": len(cases), "total": len(cases)},
+        "collectors": [],
+        "tests": [case.json_report_entry() for case in cases],
+    }
 
 
 def ctrf_report(cases: list[Case]) -> dict[str, Any]:
-    return {"reportFormat": "CTRF", "specVersion": "0.0.0",
-            "results": {"tool": {"name": "pytest"}, "summary": {"tests": len(cases)},
-                        "tests": [case.ctrf_entry() for case in cases]}}
+    return {
+        "reportFormat": "CTRF",
+        "specVersion": "0.0.0",
+        "results": {
+            "tool": {"name": "pytest"},
+            "summary": {"tests": len(cases)},
+            "tests": [case.ctrf_entry() for case in cases],
+        },
+    }
 
 
 @dataclass
@@ -106,8 +135,14 @@ class Step:
         blob = data if isinstance(data, bytes) else json.dumps(data).encode()
         (self.reports / name).write_bytes(blob)
 
-    def pytest_reports(self, cases: list[Case], exit_code: int, *, signed: bool = True,
-                       ctrf: list[Case] | None = None) -> None:
+    def pytest_reports(
+        self,
+        cases: list[Case],
+        exit_code: int,
+        *,
+        signed: bool = True,
+        ctrf: list[Case] | None = None,
+    ) -> None:
         """Both reports of a pytest run, the JSON one signed with the run's key when `signed`."""
         report = json_report(cases, exit_code)
         key = self.take_key()

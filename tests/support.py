@@ -17,7 +17,7 @@ from runners.sandbox.registry import sandbox_class
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
-SCBENCH_CONFTEST = '''
+SCBENCH_CONFTEST = """
 import shlex
 import pytest
 
@@ -35,7 +35,7 @@ def entrypoint_argv(request):
 @pytest.fixture(scope="session")
 def checkpoint_name(request):
     return request.config.getoption("--checkpoint")
-'''
+"""
 
 
 def need(condition: bool, reason: str) -> None:
@@ -74,8 +74,14 @@ def write_files(root: Path, files: dict[str, str]) -> None:
         path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
 
 
-def make_problem(root: Path, tests: dict[str, str], name: str = "demo", checkpoints: Any = 1,
-                 conftest: str | None = SCBENCH_CONFTEST, **config: Any) -> Path:
+def make_problem(
+    root: Path,
+    tests: dict[str, str],
+    name: str = "demo",
+    checkpoints: Any = 1,
+    conftest: str | None = SCBENCH_CONFTEST,
+    **config: Any,
+) -> Path:
     """A problem directory: config.yaml from defaults + `config`, tests/ from `tests`."""
     problem = root / name
     data: dict[str, Any] = {
@@ -85,8 +91,9 @@ def make_problem(root: Path, tests: dict[str, str], name: str = "demo", checkpoi
         "tags": ["test"],
         "entry_file": "main",
         "timeout": 30,
-        "checkpoints": checkpoints if not isinstance(checkpoints, int) else
-        {f"checkpoint_{i}": {"version": 1} for i in range(1, checkpoints + 1)},
+        "checkpoints": checkpoints
+        if not isinstance(checkpoints, int)
+        else {f"checkpoint_{i}": {"version": 1} for i in range(1, checkpoints + 1)},
     }
     data.update(config)
     problem.mkdir(parents=True)
@@ -113,7 +120,9 @@ def tree_digest(root: Path) -> dict[str, str]:
         if path.is_symlink():
             digest[rel] = "link:" + os.readlink(path)
         elif path.is_file():
-            digest[rel] = f"{oct(path.stat().st_mode)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+            digest[rel] = (
+                f"{oct(path.stat().st_mode)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+            )
         else:
             digest[rel] = f"dir:{oct(path.stat().st_mode)}"
     return digest
@@ -125,12 +134,31 @@ ROOT = Path(__file__).resolve().parent.parent
 def runners_cli(*args: str, columns: int = 250) -> subprocess.CompletedProcess[str]:
     """`python -m runners ARGS` as a user runs it from the repository, output captured (not a
     terminal: rich's own styles off, so any control character in it is the run's)."""
-    return subprocess.run([sys.executable, "-m", "runners", *args], check=False, cwd=ROOT, capture_output=True,
-                          text=True, timeout=600, env={"PATH": "/usr/local/bin:/usr/bin:/bin",
-                                                       "COLUMNS": str(columns), "HOME": str(Path.home())})
+    return subprocess.run(
+        [sys.executable, "-m", "runners", *args],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "COLUMNS": str(columns),
+            "HOME": str(Path.home()),
+        },
+    )
 
 
 def run_agents_batch(tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """`runners batch --agents` over `tmp_path/problems` with `tmp_path/agents.yaml` on `none`."""
-    return runners_cli("batch", "--problems", str(tmp_path / "problems"), "--agents", str(tmp_path / "agents.yaml"),
-                       "--sandbox", "none", "-o", str(tmp_path / "run"))
+    return runners_cli(
+        "batch",
+        "--problems",
+        str(tmp_path / "problems"),
+        "--agents",
+        str(tmp_path / "agents.yaml"),
+        "--sandbox",
+        "none",
+        "-o",
+        str(tmp_path / "run"),
+    )

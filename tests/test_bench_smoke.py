@@ -16,8 +16,22 @@ import pytest
 from support import IN_CI
 
 ROOT = Path(__file__).resolve().parent.parent
-MEASUREMENTS = ("startup", "overhead", "prepare", "scbench", "parsing", "batch", "promptfoo", "submission",
-                "agents", "cases", "agent_batch", "real_agents", "quality", "fairness")
+MEASUREMENTS = (
+    "startup",
+    "overhead",
+    "prepare",
+    "scbench",
+    "parsing",
+    "batch",
+    "promptfoo",
+    "submission",
+    "agents",
+    "cases",
+    "agent_batch",
+    "real_agents",
+    "quality",
+    "fairness",
+)
 
 
 @pytest.mark.slow

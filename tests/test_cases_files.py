@@ -17,7 +17,9 @@ def test_tracked_files_in_hidden_directories_are_read_back(tmp_path: Path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "a.json").write_text("{}")
     (tmp_path / ".env").write_text("X=1")
-    found = collect_tracked(tmp_path, [".tally", "./out/*.json", "/.env", "../outside", ".//out/a.json"])
+    found = collect_tracked(
+        tmp_path, [".tally", "./out/*.json", "/.env", "../outside", ".//out/a.json"]
+    )
     assert found == {".tally/list.json": '{"words": []}', "out/a.json": "{}", ".env": "X=1"}
 
 
@@ -28,12 +30,19 @@ def test_a_case_file_s_expected_files_are_read_back_without_being_listed_again()
     from runners.cases.spec import GroupConfig
 
     group = GroupConfig(name="core", type="Core")
-    doc = {"case": {"args": ["x"], "tracked_files": ["log.txt"]},
-           "expected": {"files": {"out/x.json": {"json": {"a": 1}}, "log.txt": {"contains": "ok"}}}}
+    doc = {
+        "case": {"args": ["x"], "tracked_files": ["log.txt"]},
+        "expected": {"files": {"out/x.json": {"json": {"a": 1}}, "log.txt": {"contains": "ok"}}},
+    }
     case, _ = build_case(doc, adapter="cli", case_id="c", group=group, checkpoint="checkpoint_1")
     assert case.tracked_files == ["log.txt", "out/x.json"]
-    api, _ = build_case({"case": {"path": "/"}, "expected": {"files": {"db.json": {"json": {}}}}}, adapter="api",
-                        case_id="c", group=group, checkpoint="checkpoint_1")
+    api, _ = build_case(
+        {"case": {"path": "/"}, "expected": {"files": {"db.json": {"json": {}}}}},
+        adapter="api",
+        case_id="c",
+        group=group,
+        checkpoint="checkpoint_1",
+    )
     assert api.tracked_files == ["db.json"]
 
 
@@ -49,7 +58,10 @@ def test_an_archive_answer_s_members_become_files_and_its_name_is_read():
         archive.writestr("books.json", "[]")
         archive.writestr("img/logo.png", b"\x89PNG\x00\xff")
         archive.writestr("../escape.txt", "no")
-    assert archive_members(buffer.getvalue(), "application/zip") == {"books.json": "[]", "img/logo.png": "iVBORwD/"}
+    assert archive_members(buffer.getvalue(), "application/zip") == {
+        "books.json": "[]",
+        "img/logo.png": "iVBORwD/",
+    }
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         data = b"hello"
@@ -73,7 +85,11 @@ def test_an_archive_bomb_costs_a_bounded_amount():
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for n in range(20):
-            archive.writestr(f"zeros{n:02}", b"\0" * (16 * 1024 * 1024))  # 320 MiB unpacked, ~300 KiB packed
+            archive.writestr(
+                f"zeros{n:02}", b"\0" * (16 * 1024 * 1024)
+            )  # 320 MiB unpacked, ~300 KiB packed
     found = archive_module.archive_members(buffer.getvalue(), "application/zip")
     assert len(found) == 4  # each cut at 8 MiB, 32 MiB in all: the rest left out
-    assert sum(len(v) for v in found.values()) <= archive_module.MAX_TOTAL_BYTES * 4 / 3 + 4 * len(found)  # base64
+    assert sum(len(v) for v in found.values()) <= archive_module.MAX_TOTAL_BYTES * 4 / 3 + 4 * len(
+        found
+    )  # base64

@@ -13,18 +13,18 @@ CUSTOM = {"slow_io": G.FUNCTIONALITY, "crash": G.ERROR}
 @pytest.mark.parametrize(
     ("markers", "test_cp", "expected"),
     [
-        ([], "checkpoint_2", G.CORE),                                  # 6: default
-        (["functionality"], "checkpoint_2", G.FUNCTIONALITY),          # 5
-        (["slow_io"], "checkpoint_2", G.FUNCTIONALITY),                # 4: custom marker
-        (["crash", "functionality"], "checkpoint_2", G.ERROR),         # 4 beats 5
-        (["regression"], "checkpoint_2", G.REGRESSION),                # 3
-        (["regression", "slow_io"], "checkpoint_2", G.REGRESSION),     # 3 beats 4
-        (["error", "functionality"], "checkpoint_2", G.ERROR),         # 2 beats 5
-        (["error", "regression"], "checkpoint_2", G.ERROR),            # 2 beats 3
-        (["error"], "checkpoint_1", G.REGRESSION),                     # 1 beats everything
+        ([], "checkpoint_2", G.CORE),  # 6: default
+        (["functionality"], "checkpoint_2", G.FUNCTIONALITY),  # 5
+        (["slow_io"], "checkpoint_2", G.FUNCTIONALITY),  # 4: custom marker
+        (["crash", "functionality"], "checkpoint_2", G.ERROR),  # 4 beats 5
+        (["regression"], "checkpoint_2", G.REGRESSION),  # 3
+        (["regression", "slow_io"], "checkpoint_2", G.REGRESSION),  # 3 beats 4
+        (["error", "functionality"], "checkpoint_2", G.ERROR),  # 2 beats 5
+        (["error", "regression"], "checkpoint_2", G.ERROR),  # 2 beats 3
+        (["error"], "checkpoint_1", G.REGRESSION),  # 1 beats everything
         (["functionality"], "checkpoint_1", G.REGRESSION),
         ([], "checkpoint_1", G.REGRESSION),
-        (["skip", "xfail", "timeout"], "checkpoint_2", G.CORE),        # unrelated markers
+        (["skip", "xfail", "timeout"], "checkpoint_2", G.CORE),  # unrelated markers
     ],
 )
 def test_group_rules(markers, test_cp, expected):
@@ -33,7 +33,10 @@ def test_group_rules(markers, test_cp, expected):
 
 def test_first_custom_marker_of_the_test_wins():
     assert group_for(["crash", "slow_io"], "checkpoint_2", "checkpoint_2", ORDER, CUSTOM) is G.ERROR
-    assert group_for(["slow_io", "crash"], "checkpoint_2", "checkpoint_2", ORDER, CUSTOM) is G.FUNCTIONALITY
+    assert (
+        group_for(["slow_io", "crash"], "checkpoint_2", "checkpoint_2", ORDER, CUSTOM)
+        is G.FUNCTIONALITY
+    )
 
 
 @pytest.mark.parametrize(
@@ -44,7 +47,7 @@ def test_first_custom_marker_of_the_test_wins():
         ("tests/checkpoint_2.test.ts", "checkpoint_2"),
         ("tests/checkpoint_1.test.js", "checkpoint_1"),
         ("tests/checkpoint_1.spec.mjs", "checkpoint_1"),
-        ("tests/test_helpers.py", "checkpoint_2"),       # not a checkpoint: the current one
+        ("tests/test_helpers.py", "checkpoint_2"),  # not a checkpoint: the current one
         ("tests/test_checkpoint_9.py", "checkpoint_2"),  # unknown checkpoint
         (None, "checkpoint_2"),
     ],
@@ -55,13 +58,33 @@ def test_checkpoint_comes_from_the_file_name(file, expected):
 
 def test_categorize_keeps_the_record_facts():
     records = [
-        RawRecord(id="tests/test_checkpoint_1.py::test_a[error]", name="test_a[error]",
-                  file="tests/test_checkpoint_1.py", status="failed", raw_status="failed",
-                  markers=[], message="boom", duration_ms=3.5),
-        RawRecord(id="tests/test_checkpoint_2.py::test_b", name="test_b", file="tests/test_checkpoint_2.py",
-                  status="passed", markers=["slow_io"]),
+        RawRecord(
+            id="tests/test_checkpoint_1.py::test_a[error]",
+            name="test_a[error]",
+            file="tests/test_checkpoint_1.py",
+            status="failed",
+            raw_status="failed",
+            markers=[],
+            message="boom",
+            duration_ms=3.5,
+        ),
+        RawRecord(
+            id="tests/test_checkpoint_2.py::test_b",
+            name="test_b",
+            file="tests/test_checkpoint_2.py",
+            status="passed",
+            markers=["slow_io"],
+        ),
     ]
     first, second = categorize(records, "checkpoint_2", ORDER, CUSTOM)
     assert (first.group_type, first.checkpoint, first.failure_message, first.duration_ms) == (
-        G.REGRESSION, "checkpoint_1", "boom", 3.5)
-    assert (second.group_type, second.checkpoint, second.passed) == (G.FUNCTIONALITY, "checkpoint_2", True)
+        G.REGRESSION,
+        "checkpoint_1",
+        "boom",
+        3.5,
+    )
+    assert (second.group_type, second.checkpoint, second.passed) == (
+        G.FUNCTIONALITY,
+        "checkpoint_2",
+        True,
+    )

@@ -26,12 +26,20 @@ TESTS = {
     """,
 }
 MAIN = "import sys\nprint(' '.join(sys.argv[1:]))\n"
-PYTEST = ["{python}", "-m", "pytest", "-p", "no:cacheprovider", "{tests}",
-          "--entrypoint={entrypoint}", "--checkpoint={checkpoint}"]
+PYTEST = [
+    "{python}",
+    "-m",
+    "pytest",
+    "-p",
+    "no:cacheprovider",
+    "{tests}",
+    "--entrypoint={entrypoint}",
+    "--checkpoint={checkpoint}",
+]
 
 # A hand-written "any command": a script that checks the submission and writes JUnit itself,
 # with nested suites, a skipped case and a property carrying a marker.
-WRITER = '''
+WRITER = """
 import subprocess, sys, os
 report, entry = sys.argv[1], os.environ["RUNNERS_ENTRYPOINT"]
 out = subprocess.run(entry.split() + ["hi"], capture_output=True, text=True).stdout
@@ -45,7 +53,7 @@ xml = ('<testsuites><testsuite name="outer"><testsuite name="inner">' + case +
        '</testsuite></testsuite></testsuites>')
 open(report, "w").write(xml)
 sys.exit(0 if ok else 1)
-'''
+"""
 
 
 @pytest.fixture
@@ -54,9 +62,16 @@ def env():
 
 
 def test_junit_from_pytest_gives_grouped_results(tmp_path, env):
-    problem = make_problem(tmp_path, TESTS, checkpoints=2, framework="junit",
-                           test_command=[*PYTEST, "--junitxml={report}"])
-    result = run_checkpoint(problem, "checkpoint_2", make_submission(tmp_path, {"main.py": MAIN}), env)
+    problem = make_problem(
+        tmp_path,
+        TESTS,
+        checkpoints=2,
+        framework="junit",
+        test_command=[*PYTEST, "--junitxml={report}"],
+    )
+    result = run_checkpoint(
+        problem, "checkpoint_2", make_submission(tmp_path, {"main.py": MAIN}), env
+    )
     assert not result.infrastructure_failure, result.infrastructure_reason
     assert result.framework == "junit"
     statuses = {t.name: (t.status, t.group_type) for t in result.tests}
@@ -66,9 +81,12 @@ def test_junit_from_pytest_gives_grouped_results(tmp_path, env):
 
 
 def test_ctrf_from_pytest(tmp_path, env):
-    problem = make_problem(tmp_path, TESTS, checkpoints=2, framework="ctrf",
-                           test_command=[*PYTEST, "--ctrf={report}"])
-    result = run_checkpoint(problem, "checkpoint_2", make_submission(tmp_path, {"main.py": MAIN}), env)
+    problem = make_problem(
+        tmp_path, TESTS, checkpoints=2, framework="ctrf", test_command=[*PYTEST, "--ctrf={report}"]
+    )
+    result = run_checkpoint(
+        problem, "checkpoint_2", make_submission(tmp_path, {"main.py": MAIN}), env
+    )
     assert not result.infrastructure_failure, result.infrastructure_reason
     groups = {t.name: t.group_type for t in result.tests}
     assert groups == {"test_echo": G.REGRESSION, "test_upper": G.CORE, "test_no_args": G.ERROR}
@@ -76,36 +94,66 @@ def test_ctrf_from_pytest(tmp_path, env):
 
 
 def test_any_command_writing_junit(tmp_path, env):
-    problem = make_problem(tmp_path, {"checks_checkpoint_1.py": WRITER}, conftest=None, framework="junit",
-                           test_command=["{python}", "{tests}/checks_checkpoint_1.py", "{report}"])
-    good = run_checkpoint(problem, "checkpoint_1", make_submission(tmp_path, {"main.py": MAIN}, "good"), env)
+    problem = make_problem(
+        tmp_path,
+        {"checks_checkpoint_1.py": WRITER},
+        conftest=None,
+        framework="junit",
+        test_command=["{python}", "{tests}/checks_checkpoint_1.py", "{report}"],
+    )
+    good = run_checkpoint(
+        problem, "checkpoint_1", make_submission(tmp_path, {"main.py": MAIN}, "good"), env
+    )
     assert not good.infrastructure_failure, good.infrastructure_reason
-    assert {t.name: t.status for t in good.tests} == {"echo": "passed", "later": "skipped", "bad input": "passed"}
+    assert {t.name: t.status for t in good.tests} == {
+        "echo": "passed",
+        "later": "skipped",
+        "bad input": "passed",
+    }
     assert {t.name: t.group_type for t in good.tests}["bad input"] is G.ERROR
-    bad = run_checkpoint(problem, "checkpoint_1", make_submission(tmp_path, {"main.py": "print('no')"}, "bad"), env)
+    bad = run_checkpoint(
+        problem, "checkpoint_1", make_submission(tmp_path, {"main.py": "print('no')"}, "bad"), env
+    )
     assert {t.name: t.status for t in bad.tests}["echo"] == "failed"
     assert "wrong echo" in {t.name: t for t in bad.tests}["echo"].failure_message
 
 
 def test_missing_report_is_an_infrastructure_failure(tmp_path, env):
-    problem = make_problem(tmp_path, TESTS, framework="junit", test_command=["{python}", "-c", "pass"])
-    result = run_checkpoint(problem, "checkpoint_1", make_submission(tmp_path, {"main.py": MAIN}), env)
+    problem = make_problem(
+        tmp_path, TESTS, framework="junit", test_command=["{python}", "-c", "pass"]
+    )
+    result = run_checkpoint(
+        problem, "checkpoint_1", make_submission(tmp_path, {"main.py": MAIN}), env
+    )
     assert result.infrastructure_failure and "was not written" in result.infrastructure_reason
 
 
 def test_a_command_that_crashes_names_its_exception(tmp_path, env):
-    problem = make_problem(tmp_path, TESTS, framework="junit",
-                           test_command=["{python}", "-c", "import runners_no_such_module"])
-    result = run_checkpoint(problem, "checkpoint_1", make_submission(tmp_path, {"main.py": MAIN}), env)
+    problem = make_problem(
+        tmp_path,
+        TESTS,
+        framework="junit",
+        test_command=["{python}", "-c", "import runners_no_such_module"],
+    )
+    result = run_checkpoint(
+        problem, "checkpoint_1", make_submission(tmp_path, {"main.py": MAIN}), env
+    )
     head, *cause = result.infrastructure_reason.splitlines()
     assert "was not written" in head and "(command exit code 1)" in head
-    assert [line.strip() for line in cause] == ["ModuleNotFoundError: No module named 'runners_no_such_module'"]
+    assert [line.strip() for line in cause] == [
+        "ModuleNotFoundError: No module named 'runners_no_such_module'"
+    ]
 
 
 def test_report_shipped_with_the_submission_is_never_graded(tmp_path, env):
-    fake = ('<testsuite><testcase classname="x.checkpoint_1" name="t"/></testsuite>')
-    problem = make_problem(tmp_path, TESTS, framework="junit", report_path="out/junit.xml",
-                           test_command=["{python}", "-c", "pass"])
+    fake = '<testsuite><testcase classname="x.checkpoint_1" name="t"/></testsuite>'
+    problem = make_problem(
+        tmp_path,
+        TESTS,
+        framework="junit",
+        report_path="out/junit.xml",
+        test_command=["{python}", "-c", "pass"],
+    )
     sub = make_submission(tmp_path, {"main.py": MAIN, "out/junit.xml": fake})
     result = run_checkpoint(problem, "checkpoint_1", sub, env)
     assert result.infrastructure_failure and "was not written" in result.infrastructure_reason
@@ -114,8 +162,13 @@ def test_report_shipped_with_the_submission_is_never_graded(tmp_path, env):
 
 
 def test_report_path_through_a_symlink_is_refused(tmp_path, env):
-    problem = make_problem(tmp_path, TESTS, framework="junit", report_path="out/junit.xml",
-                           test_command=["{python}", "-c", "pass"])
+    problem = make_problem(
+        tmp_path,
+        TESTS,
+        framework="junit",
+        report_path="out/junit.xml",
+        test_command=["{python}", "-c", "pass"],
+    )
     sub = make_submission(tmp_path, {"main.py": MAIN})
     target = tmp_path / "host-secrets"
     target.mkdir()
@@ -127,11 +180,16 @@ def test_report_path_through_a_symlink_is_refused(tmp_path, env):
 
 
 def test_failing_exit_with_an_all_passing_report_is_not_trusted(tmp_path, env):
-    writer = ("import sys; open(sys.argv[1], 'w').write('<testsuite><testcase classname=\"c.checkpoint_1\" "
-              "name=\"t\"/></testsuite>'); sys.exit(3)")
-    problem = make_problem(tmp_path, TESTS, framework="junit",
-                           test_command=["{python}", "-c", writer, "{report}"])
-    result = run_checkpoint(problem, "checkpoint_1", make_submission(tmp_path, {"main.py": MAIN}), env)
+    writer = (
+        "import sys; open(sys.argv[1], 'w').write('<testsuite><testcase classname=\"c.checkpoint_1\" "
+        'name="t"/></testsuite>\'); sys.exit(3)'
+    )
+    problem = make_problem(
+        tmp_path, TESTS, framework="junit", test_command=["{python}", "-c", writer, "{report}"]
+    )
+    result = run_checkpoint(
+        problem, "checkpoint_1", make_submission(tmp_path, {"main.py": MAIN}), env
+    )
     assert result.infrastructure_failure and "not trusted" in result.infrastructure_reason
 
 

@@ -33,9 +33,14 @@ def _error(problem: Path) -> str:
 
 def test_checkpoints_inherit_timeout_and_env_and_get_default_order(tmp_path):
     problem_dir = _problem(
-        tmp_path, checkpoints=2, timeout=12, env={"A": "problem", "B": "problem"},
+        tmp_path,
+        checkpoints=2,
+        timeout=12,
+        env={"A": "problem", "B": "problem"},
     )
-    _rewrite(problem_dir, lambda d: d["checkpoints"]["checkpoint_2"].update(timeout=3, env={"B": "cp2"}))
+    _rewrite(
+        problem_dir, lambda d: d["checkpoints"]["checkpoint_2"].update(timeout=3, env={"B": "cp2"})
+    )
     problem = load_problem(problem_dir)
     cp1, cp2 = problem.checkpoint("checkpoint_1"), problem.checkpoint("checkpoint_2")
     assert (cp1.timeout, cp2.timeout) == (12, 3)
@@ -49,15 +54,19 @@ def test_checkpoints_inherit_timeout_and_env_and_get_default_order(tmp_path):
 
 def test_explicit_order_wins_over_position(tmp_path):
     problem_dir = _problem(tmp_path, checkpoints=2)
-    _rewrite(problem_dir, lambda d: (d["checkpoints"]["checkpoint_1"].update(order=5)))
+    _rewrite(problem_dir, lambda d: d["checkpoints"]["checkpoint_1"].update(order=5))
     problem = load_problem(problem_dir)
     assert [c.name for c in problem.ordered_checkpoints()] == ["checkpoint_2", "checkpoint_1"]
     assert [c.name for c in problem.checkpoints_up_to(problem.checkpoint("checkpoint_1"))] == [
-        "checkpoint_2", "checkpoint_1"]
+        "checkpoint_2",
+        "checkpoint_1",
+    ]
 
 
 def test_custom_markers_map_to_groups(tmp_path):
-    problem = load_problem(_problem(tmp_path, markers={"slow_io": {"description": "io", "group": "Functionality"}}))
+    problem = load_problem(
+        _problem(tmp_path, markers={"slow_io": {"description": "io", "group": "Functionality"}})
+    )
     assert problem.marker_groups() == {"slow_io": GroupType.FUNCTIONALITY}
 
 
@@ -133,7 +142,9 @@ def test_asset_cannot_escape_the_problem_directory(tmp_path):
 
 def test_unknown_checkpoint_name_lists_known_ones(tmp_path):
     problem = load_problem(_problem(tmp_path, checkpoints=2))
-    with pytest.raises(UserInputError, match="has no checkpoint 'checkpoint_9' .*checkpoint_1, checkpoint_2") as info:
+    with pytest.raises(
+        UserInputError, match="has no checkpoint 'checkpoint_9' .*checkpoint_1, checkpoint_2"
+    ) as info:
         problem.checkpoint("checkpoint_9")
     assert not isinstance(info.value, ConfigError)  # the problem's config is not at fault
 

@@ -16,7 +16,11 @@ from runners import EnvironmentSpec, ExecutionResult, run_checkpoint
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text())
 PROBLEM = "inventory_cli"
-CELLS = [(agent, checkpoint) for agent, checkpoints in EXPECTED[PROBLEM].items() for checkpoint in checkpoints]
+CELLS = [
+    (agent, checkpoint)
+    for agent, checkpoints in EXPECTED[PROBLEM].items()
+    for checkpoint in checkpoints
+]
 
 
 def _counts(result: ExecutionResult) -> dict[str, list[int]]:
@@ -28,10 +32,25 @@ def test_every_agent_gets_its_expected_counts_through_the_cli(tmp_path, agent, c
     need_sandbox("bubblewrap")
     submission = ROOT / "examples" / "submissions" / agent / PROBLEM / checkpoint
     out = subprocess.run(
-        [sys.executable, "-m", "runners", "run", str(ROOT / "problems" / PROBLEM), "-c", checkpoint,
-         "-s", str(submission), "--sandbox", "bubblewrap", "--json", str(tmp_path / "r.json"),
-         "--output", str(tmp_path / "out")],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "runners",
+            "run",
+            str(ROOT / "problems" / PROBLEM),
+            "-c",
+            checkpoint,
+            "-s",
+            str(submission),
+            "--sandbox",
+            "bubblewrap",
+            "--json",
+            str(tmp_path / "r.json"),
+            "--output",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
         check=False,
     )
     result = ExecutionResult.model_validate_json((tmp_path / "r.json").read_text())
@@ -43,8 +62,10 @@ def test_every_agent_gets_its_expected_counts_through_the_cli(tmp_path, agent, c
 
 
 def _shape(result: ExecutionResult) -> list[tuple]:
-    return sorted((t.id, t.status, t.raw_status, t.group_type.value, t.checkpoint, tuple(t.markers))
-                  for t in result.tests)
+    return sorted(
+        (t.id, t.status, t.raw_status, t.group_type.value, t.checkpoint, tuple(t.markers))
+        for t in result.tests
+    )
 
 
 def test_same_result_under_none_bubblewrap_and_docker():
@@ -52,11 +73,20 @@ def test_same_result_under_none_bubblewrap_and_docker():
         need_sandbox(backend)
     problem = ROOT / "problems" / PROBLEM
     submission = ROOT / "examples" / "submissions" / "beta" / PROBLEM / "checkpoint_2"
-    results = {backend: run_checkpoint(problem, "checkpoint_2", submission, EnvironmentSpec(sandbox=backend))
-               for backend in ("none", "bubblewrap", "docker")}
+    results = {
+        backend: run_checkpoint(
+            problem, "checkpoint_2", submission, EnvironmentSpec(sandbox=backend)
+        )
+        for backend in ("none", "bubblewrap", "docker")
+    }
     reference = results["none"]
-    assert not reference.infrastructure_failure and _counts(reference) == EXPECTED[PROBLEM]["beta"]["checkpoint_2"]
+    assert (
+        not reference.infrastructure_failure
+        and _counts(reference) == EXPECTED[PROBLEM]["beta"]["checkpoint_2"]
+    )
     for backend, result in results.items():
         assert result.sandbox == backend
         assert _shape(result) == _shape(reference), backend
-        assert result.pass_counts == reference.pass_counts and result.exit_code == reference.exit_code
+        assert (
+            result.pass_counts == reference.pass_counts and result.exit_code == reference.exit_code
+        )

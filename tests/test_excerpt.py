@@ -38,27 +38,37 @@ def test_error_lines_are_picked_and_the_reason_keeps_its_first_line():
 
 
 def test_node_and_python_failures_keep_the_error_not_the_stack():
-    assert decisive_lines(NODE_MISSING) == ["Error: Cannot find module '/x/node_modules/jest/bin/jest.js'"]
-    traceback = ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
-                 "    import nosuch\nModuleNotFoundError: No module named 'nosuch'\n")
+    assert decisive_lines(NODE_MISSING) == [
+        "Error: Cannot find module '/x/node_modules/jest/bin/jest.js'"
+    ]
+    traceback = (
+        'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+        "    import nosuch\nModuleNotFoundError: No module named 'nosuch'\n"
+    )
     assert decisive_lines(traceback) == ["ModuleNotFoundError: No module named 'nosuch'"]
 
 
 def test_npm_errors_are_kept_in_order():
-    npm = ("npm error code ENOTCACHED\n"
-           "npm error request to <registry>/left-pad failed: cache mode is 'only-if-cached'\n"
-           "npm error A complete log of this run can be found in: /home/.npm/_logs/x.log\n")
+    npm = (
+        "npm error code ENOTCACHED\n"
+        "npm error request to <registry>/left-pad failed: cache mode is 'only-if-cached'\n"
+        "npm error A complete log of this run can be found in: /home/.npm/_logs/x.log\n"
+    )
     assert decisive_lines(npm) == npm.strip().splitlines()
 
 
 def test_a_heading_keeps_the_line_that_explains_it():
     jest = "● Validation Error:\n\n  Module ./nope in the testEnvironment option was not found.\n\n  Docs: x\n"
-    assert decisive_lines(jest) == ["● Validation Error:",
-                                    "Module ./nope in the testEnvironment option was not found."]
+    assert decisive_lines(jest) == [
+        "● Validation Error:",
+        "Module ./nope in the testEnvironment option was not found.",
+    ]
 
 
 def test_without_error_lines_the_tail_is_shown():
-    assert decisive_lines("", "\n".join(f"line {i}" for i in range(50))) == [f"line {i}" for i in range(45, 50)]
+    assert decisive_lines("", "\n".join(f"line {i}" for i in range(50))) == [
+        f"line {i}" for i in range(45, 50)
+    ]
     assert with_output("reason", "", "") == "reason"
 
 

@@ -25,8 +25,12 @@ def small_fs(tmp_path, monkeypatch):
     need(os.geteuid() == 0, "mounting a small tmpfs needs root")
     mount = tmp_path / "small"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     need(done.returncode == 0, f"cannot mount a tmpfs here: {done.stderr.strip()}")
     monkeypatch.setenv("RUNNERS_WORKSPACE_DIR", str(mount))
     try:
@@ -35,7 +39,9 @@ def small_fs(tmp_path, monkeypatch):
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-@pytest.mark.parametrize("backend", ["none", pytest.param("bubblewrap", marks=pytest.mark.bubblewrap)])
+@pytest.mark.parametrize(
+    "backend", ["none", pytest.param("bubblewrap", marks=pytest.mark.bubblewrap)]
+)
 def test_a_submission_that_does_not_fit_is_an_infrastructure_failure(small_fs, backend, tmp_path):
     need_sandbox(backend)
     problem = make_problem(tmp_path, {"test_checkpoint_1.py": TEST})
@@ -55,9 +61,28 @@ def test_problem_files_that_do_not_fit_and_the_cli_exit_code(small_fs, tmp_path)
     (problem / "tests" / "data").mkdir()
     (problem / "tests" / "data" / "big.bin").write_bytes(os.urandom(3 << 20))
     sub = make_submission(tmp_path, {"main.py": "print('hi')\n"})
-    done = subprocess.run([sys.executable, "-m", "runners", "run", str(problem), "-c", "checkpoint_1", "-s", str(sub),
-                           "--sandbox", "none", "--output", str(tmp_path / "out")], capture_output=True, text=True,
-                          timeout=300, check=False, env={**os.environ, "COLUMNS": "300"})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runners",
+            "run",
+            str(problem),
+            "-c",
+            "checkpoint_1",
+            "-s",
+            str(sub),
+            "--sandbox",
+            "none",
+            "--output",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "COLUMNS": "300"},
+    )
     out = " ".join((done.stdout + done.stderr).split())
     assert done.returncode == 3, out
     assert f"no space left on the file system of {small_fs}" in out and "Traceback" not in out

@@ -59,7 +59,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return [*path[path.index(nxt):], nxt]
+                return [*path[path.index(nxt) :], nxt]
             if nxt not in state and (cycle := walk(nxt)):
                 return cycle
         path.pop()
@@ -74,7 +74,10 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_runners_has_no_import_circle():
     graph = import_graph()
-    assert "runners.engine.protocol" in graph and "runners.frameworks.base" in graph["runners.frameworks.pytest_runner"]
+    assert (
+        "runners.engine.protocol" in graph
+        and "runners.frameworks.base" in graph["runners.frameworks.pytest_runner"]
+    )
     cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 
@@ -90,8 +93,10 @@ def test_the_check_sees_local_and_type_checking_imports(tmp_path):
     assert graph["runners.a"] == {"runners.b"} and graph["runners.b"] == set()
     assert graph["runners.c"] == {"runners.a"}
     assert find_cycle(graph) is None
-    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                              "    from runners.c import C\ndef g(): ...\n")
+    (pkg / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from runners.c import C\ndef g(): ...\n"
+    )
     assert find_cycle(import_graph(pkg)) == ["runners.a", "runners.b", "runners.c", "runners.a"]
 
 
@@ -101,6 +106,10 @@ def test_no_runner_imports_the_engine_when_it_loads():
     for path in (PACKAGE / "frameworks").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         top_level = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
-        names = {alias.name for node in top_level if isinstance(node, ast.Import) for alias in node.names}
+        names = {
+            alias.name for node in top_level if isinstance(node, ast.Import) for alias in node.names
+        }
         names |= {node.module or "" for node in top_level if isinstance(node, ast.ImportFrom)}
-        assert "runners.engine.protocol" not in names, f"{path.relative_to(PACKAGE.parent)} imports runners.engine.protocol"
+        assert "runners.engine.protocol" not in names, (
+            f"{path.relative_to(PACKAGE.parent)} imports runners.engine.protocol"
+        )

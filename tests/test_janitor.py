@@ -35,13 +35,18 @@ time.sleep(600)
 
 def _start(tmp_path: Path, mode: str) -> tuple[subprocess.Popen[str], Path, Path, int]:
     mark = f"janitor-test-{uuid.uuid4().hex}"
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), mode], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "JANITOR_TEST_MARK": mark})
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(tmp_path), mode],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "JANITOR_TEST_MARK": mark},
+    )
     assert child.stdout is not None
     workspace, kept = child.stdout.readline().split()
     deadline = time.monotonic() + 10
-    while (found := [pid for pid in _janitors(mark) if pid not in _children(child.pid)]) == [] \
-            and time.monotonic() < deadline:
+    while (
+        found := [pid for pid in _janitors(mark) if pid not in _children(child.pid)]
+    ) == [] and time.monotonic() < deadline:
         time.sleep(0.05)  # the launcher forks the janitor off, then exits
     assert len(found) == 1, found
     return child, Path(workspace), Path(kept), found[0]
@@ -58,7 +63,11 @@ def _janitors(mark: str) -> list[int]:
                 environ = handle.read()
         except (OSError, ValueError):
             continue
-        if b"runners.util.janitor_process" in command and mark.encode() in environ and _alive(int(entry.name)):
+        if (
+            b"runners.util.janitor_process" in command
+            and mark.encode() in environ
+            and _alive(int(entry.name))
+        ):
             found.append(int(entry.name))
     return found
 
@@ -112,10 +121,17 @@ def test_after_a_normal_end_the_janitor_has_nothing_to_do_and_ends(tmp_path):
 def test_a_forked_child_has_its_own_janitor_and_never_holds_its_parents(tmp_path):
     """The parent's janitor must not wait for a forked child (a pool worker) to exit: the child
     closes the parent's pipe and starts its own when it makes something."""
-    script = CHILD.replace("kept = Workspace.create", "if os.fork() == 0:\n    time.sleep(600)\n"
-                           "kept = Workspace.create", 1)
-    child = subprocess.Popen([sys.executable, "-c", script, str(tmp_path), "sleep"], stdout=subprocess.PIPE,
-                             text=True, start_new_session=True)
+    script = CHILD.replace(
+        "kept = Workspace.create",
+        "if os.fork() == 0:\n    time.sleep(600)\nkept = Workspace.create",
+        1,
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path), "sleep"],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     assert child.stdout is not None
     workspace = Path(child.stdout.readline().split()[0])
     try:

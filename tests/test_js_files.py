@@ -22,17 +22,26 @@ SHIPPED = sorted(p.name for p in JS_DIR.iterdir() if p.suffix in (".js", ".cjs",
 
 
 def _node() -> str:
-    node = shutil.which("node") or str(Path(__file__).resolve().parent.parent / "node_modules/.bin/node")
+    node = shutil.which("node") or str(
+        Path(__file__).resolve().parent.parent / "node_modules/.bin/node"
+    )
     need(Path(node).exists(), "node is missing (run scripts/setup-node.sh)")
     return node
 
 
 def test_the_package_ships_every_file_the_runners_install():
-    assert set(SHIPPED) == {"runners-jest-reporter.cjs", "runners-sign-report.cjs", "runners-snapshots.cjs",
-                            "runners-vitest-reporter.mjs", "vitest.config.mjs",
-                            # kind: repository: configs over the problem's trusted one; vitest's type checker
-                            "runners-jest-repo.config.cjs", "runners-vitest-repo.config.mjs", "runners-tsc.cjs",
-                            "runners-node-test-reporter.mjs"}  # node --test
+    assert set(SHIPPED) == {
+        "runners-jest-reporter.cjs",
+        "runners-sign-report.cjs",
+        "runners-snapshots.cjs",
+        "runners-vitest-reporter.mjs",
+        "vitest.config.mjs",
+        # kind: repository: configs over the problem's trusted one; vitest's type checker
+        "runners-jest-repo.config.cjs",
+        "runners-vitest-repo.config.mjs",
+        "runners-tsc.cjs",
+        "runners-node-test-reporter.mjs",
+    }  # node --test
     # Found as package resources, as an installed wheel finds them.
     shipped = files("runners.frameworks") / "js"
     assert all((shipped / name).is_file() for name in SHIPPED)
@@ -40,7 +49,13 @@ def test_the_package_ships_every_file_the_runners_install():
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_each_shipped_file_parses_for_node(name):
-    done = subprocess.run([_node(), "--check", str(JS_DIR / name)], check=False, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [_node(), "--check", str(JS_DIR / name)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -60,11 +75,20 @@ def test_the_key_is_taken_once_and_signs_what_is_written(tmp_path):
     first("a.json", "{{}}");
     second("b.json", "{{}}");
     """
-    done = subprocess.run([_node(), "-e", script], cwd=tmp_path, check=False, capture_output=True, text=True, timeout=60,
-                          env={KEY_FILE_ENV: str(tmp_path / "key")})
+    done = subprocess.run(
+        [_node(), "-e", script],
+        cwd=tmp_path,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={KEY_FILE_ENV: str(tmp_path / "key")},
+    )
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "key").exists()
-    assert (tmp_path / "a.json.sig").read_text() == hmac.new(b"k" * 32, b"{}", hashlib.sha256).hexdigest()
+    assert (tmp_path / "a.json.sig").read_text() == hmac.new(
+        b"k" * 32, b"{}", hashlib.sha256
+    ).hexdigest()
     assert (tmp_path / "b.json").exists() and not (tmp_path / "b.json.sig").exists()
 
 
@@ -72,7 +96,9 @@ def test_the_snapshot_resolver_copies_into_the_prefix_written_beside_it(tmp_path
     config, private = tmp_path / "config", tmp_path / "tmp"
     config.mkdir(), private.mkdir()
     shutil.copy(JS_DIR / SNAPSHOT_RESOLVER, config)
-    (config / "runners-snapshots.json").write_text(json.dumps({"prefix": f"{private}/runners-snapshot-"}))
+    (config / "runners-snapshots.json").write_text(
+        json.dumps({"prefix": f"{private}/runners-snapshot-"})
+    )
     snaps = tmp_path / "tests" / "__snapshots__"
     snaps.mkdir(parents=True)
     (snaps / "a.test.js.snap").write_text("sealed")
@@ -81,7 +107,9 @@ def test_the_snapshot_resolver_copies_into_the_prefix_written_beside_it(tmp_path
     const copy = r.resolveSnapshotPath({json.dumps(str(tmp_path / "tests" / "a.test.js"))}, ".snap");
     console.log(JSON.stringify([copy, r.resolveTestPath(copy, ".snap")]));
     """
-    done = subprocess.run([_node(), "-e", script], check=False, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [_node(), "-e", script], check=False, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     copy, test = json.loads(done.stdout)
     assert Path(copy).parent.parent == private and Path(copy).read_text() == "sealed"

@@ -57,11 +57,14 @@ def _need_node_image() -> None:
     from runners.images import docker_client, image_exists
 
     tag = default_image("node")
-    need(image_exists(docker_client(), tag),
-         f"the image {tag} is missing: run scripts/ci-docker.sh (or `python -m runners image build`)")
+    need(
+        image_exists(docker_client(), tag),
+        f"the image {tag} is missing: run scripts/ci-docker.sh (or `python -m runners image build`)",
+    )
 
 
 # ---- the example problems --------------------------------------------------------------------
+
 
 def test_example_problems_are_what_the_expectations_cover():
     expected = _expected()
@@ -89,9 +92,18 @@ def test_example_agents_get_the_expected_counts(name, agent, sandbox, tmp_path):
     env = EnvironmentSpec(sandbox=sandbox)
     expected = _expected()[name][agent]
     for checkpoint in problem.checkpoints:
-        result = run_checkpoint(problem, checkpoint, SUBMISSIONS / agent / name / checkpoint, env,
-                                output_dir=tmp_path / checkpoint)
-        assert not result.infrastructure_failure, (checkpoint, result.infrastructure_reason, result.stderr[-3000:])
+        result = run_checkpoint(
+            problem,
+            checkpoint,
+            SUBMISSIONS / agent / name / checkpoint,
+            env,
+            output_dir=tmp_path / checkpoint,
+        )
+        assert not result.infrastructure_failure, (
+            checkpoint,
+            result.infrastructure_reason,
+            result.stderr[-3000:],
+        )
         assert result.framework == problem.framework and result.sandbox == sandbox
         assert _counts(result) == expected[checkpoint], (checkpoint, _not_passed(result))
         # Every test has its file and line; no synthetic record in the example problems.
@@ -172,9 +184,15 @@ def _copy_toolchain(problem: Path, source: str) -> Path:
 @pytest.fixture(scope="module")
 def vitest_problem(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("vitest")
-    problem = make_problem(root, {"checkpoint_1.test.ts": VITEST_CASES, "checkpoint_1.spec.ts": VITEST_BROKEN},
-                           conftest=None, framework="vitest", entry_file="main.mjs", timeout=10,
-                           markers={"perf": {"description": "slow paths", "group": "Regression"}})
+    problem = make_problem(
+        root,
+        {"checkpoint_1.test.ts": VITEST_CASES, "checkpoint_1.spec.ts": VITEST_BROKEN},
+        conftest=None,
+        framework="vitest",
+        entry_file="main.mjs",
+        timeout=10,
+        markers={"perf": {"description": "slow paths", "group": "Regression"}},
+    )
     return _copy_toolchain(problem, "text_layout")
 
 
@@ -184,15 +202,25 @@ def vitest_honest(vitest_problem, tmp_path_factory) -> ExecutionResult:
     return run_checkpoint(vitest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
 
 
-@pytest.mark.parametrize("name, text, expected", [
-    ("package.json", '{"devDependencies": {"vitest": "4.0.0",}', "not valid JSON"),
-    ("package-lock.json", "[]", "expected a JSON object"),
-    ("package.json", '{"devDependencies": ["vitest"]}', "field `devDependencies`"),
-])
-def test_a_broken_npm_file_in_the_problem_is_a_config_error_naming_it(name, text, expected, tmp_path):
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [
+        ("package.json", '{"devDependencies": {"vitest": "4.0.0",}', "not valid JSON"),
+        ("package-lock.json", "[]", "expected a JSON object"),
+        ("package.json", '{"devDependencies": ["vitest"]}', "field `devDependencies`"),
+    ],
+)
+def test_a_broken_npm_file_in_the_problem_is_a_config_error_naming_it(
+    name, text, expected, tmp_path
+):
     """Found before anything runs, with the file named (npm would fail or hang in the sandbox)."""
-    problem = make_problem(tmp_path, {"checkpoint_1.test.ts": VITEST_CASES}, conftest=None,
-                           framework="vitest", entry_file="main.mjs")
+    problem = make_problem(
+        tmp_path,
+        {"checkpoint_1.test.ts": VITEST_CASES},
+        conftest=None,
+        framework="vitest",
+        entry_file="main.mjs",
+    )
     _copy_toolchain(problem, "text_layout")
     (problem / name).write_text(text)
     sub = make_submission(tmp_path, {"main.mjs": GOOD_MJS})
@@ -204,8 +232,13 @@ def test_a_broken_npm_file_in_the_problem_is_a_config_error_naming_it(name, text
 def test_a_problem_lock_out_of_date_is_a_config_error_naming_the_field(tmp_path):
     """npm ci would refuse it; its fallback (for locks missing other platforms' optional packages)
     would resolve the added package anew, unpinned."""
-    problem = make_problem(tmp_path, {"checkpoint_1.test.ts": VITEST_CASES}, conftest=None,
-                           framework="vitest", entry_file="main.mjs")
+    problem = make_problem(
+        tmp_path,
+        {"checkpoint_1.test.ts": VITEST_CASES},
+        conftest=None,
+        framework="vitest",
+        entry_file="main.mjs",
+    )
     _copy_toolchain(problem, "text_layout")
     package = json.loads((problem / "package.json").read_text())
     package["devDependencies"]["left-pad"] = "1.3.0"
@@ -214,8 +247,10 @@ def test_a_problem_lock_out_of_date_is_a_config_error_naming_the_field(tmp_path)
     with pytest.raises(ConfigError) as info:
         run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     assert str(problem / "package-lock.json") in str(info.value)
-    assert "out of date: package.json field `devDependencies.left-pad` is '1.3.0', the lock has no entry" \
+    assert (
+        "out of date: package.json field `devDependencies.left-pad` is '1.3.0', the lock has no entry"
         in str(info.value)
+    )
 
 
 def _line(source: str, needle: str, nth: int = 1) -> int:
@@ -233,7 +268,11 @@ def test_vitest_outcomes_are_normalized(vitest_honest):
     assert not result.infrastructure_failure, result.infrastructure_reason
     assert result.exit_code == 1
     tests = _by_name(result)
-    assert {k: (t.status, t.raw_status) for k, t in tests.items() if k.startswith(("twins", "skipped", "written"))} == {
+    assert {
+        k: (t.status, t.raw_status)
+        for k, t in tests.items()
+        if k.startswith(("twins", "skipped", "written"))
+    } == {
         "twins > same title": ("passed", "passed"),
         "twins > same title #2": ("failed", "failed"),  # duplicate titles get distinct ids
         "skipped for now": ("skipped", "skipped"),
@@ -281,7 +320,9 @@ def test_vitest_file_that_fails_to_load_is_an_error_naming_it(vitest_honest):
     assert not PassPolicy("all-cases").check(result)  # never "0 failed"
 
 
-def test_vitest_syntax_error_in_the_submission_fails_the_tests_that_import_it(vitest_problem, tmp_path):
+def test_vitest_syntax_error_in_the_submission_fails_the_tests_that_import_it(
+    vitest_problem, tmp_path
+):
     sub = make_submission(tmp_path, {"main.mjs": "export const add = (a, b) => { return a + ;\n"})
     result = run_checkpoint(vitest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     assert not result.infrastructure_failure, result.infrastructure_reason
@@ -290,7 +331,9 @@ def test_vitest_syntax_error_in_the_submission_fails_the_tests_that_import_it(vi
     assert adds.status == "failed" and "invalid JS syntax" in adds.failure_message
 
 
-def test_vitest_ignores_the_submissions_config_setup_and_reporters(vitest_problem, vitest_honest, tmp_path):
+def test_vitest_ignores_the_submissions_config_setup_and_reporters(
+    vitest_problem, vitest_honest, tmp_path
+):
     force_pass = """
         import { expect } from "vitest";
         expect.extend({ toBe: () => ({ pass: true, message: () => "" }) });
@@ -307,16 +350,19 @@ def test_vitest_ignores_the_submissions_config_setup_and_reporters(vitest_proble
           },
         };
     """
-    sub = make_submission(tmp_path, {
-        "main.mjs": "export const add = (a, b) => a - b;\n",  # wrong on purpose
-        "vitest.config.ts": config,
-        "vite.config.ts": config,
-        "vitest.workspace.ts": "export default ['./nowhere'];\n",
-        "setup.ts": force_pass,
-        "global.ts": "export default () => { throw new Error('submission global setup loaded'); };\n",
-        "tsconfig.json": '{"compilerOptions": {"paths": {"vitest": ["./fake-vitest.ts"]}}}\n',
-        "package.json": '{"type": "module", "vitest": {"setupFiles": ["./setup.ts"]}}\n',
-    })
+    sub = make_submission(
+        tmp_path,
+        {
+            "main.mjs": "export const add = (a, b) => a - b;\n",  # wrong on purpose
+            "vitest.config.ts": config,
+            "vite.config.ts": config,
+            "vitest.workspace.ts": "export default ['./nowhere'];\n",
+            "setup.ts": force_pass,
+            "global.ts": "export default () => { throw new Error('submission global setup loaded'); };\n",
+            "tsconfig.json": '{"compilerOptions": {"paths": {"vitest": ["./fake-vitest.ts"]}}}\n',
+            "package.json": '{"type": "module", "vitest": {"setupFiles": ["./setup.ts"]}}\n',
+        },
+    )
     result = run_checkpoint(vitest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     assert not result.infrastructure_failure, result.infrastructure_reason
     tests, honest = _by_name(result), _by_name(vitest_honest)
@@ -324,11 +370,14 @@ def test_vitest_ignores_the_submissions_config_setup_and_reporters(vitest_proble
     assert tests["twins > same title #2"].status == "failed"
     assert tests["passes on the second attempt"].attempts == 2  # no retry: 5 from its config
     assert {k: t.status for k, t in tests.items() if k != "adds"} == {
-        k: t.status for k, t in honest.items() if k != "adds"}
+        k: t.status for k, t in honest.items() if k != "adds"
+    }
 
 
 def test_vitest_process_exit_at_import_is_never_a_pass(vitest_problem, tmp_path):
-    sub = make_submission(tmp_path, {"main.mjs": "process.exit(0);\nexport const add = (a, b) => a + b;\n"})
+    sub = make_submission(
+        tmp_path, {"main.mjs": "process.exit(0);\nexport const add = (a, b) => a + b;\n"}
+    )
     result = run_checkpoint(vitest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     if not result.infrastructure_failure:
         adds = _by_name(result)["adds"]
@@ -397,15 +446,23 @@ GOOD_CJS = "module.exports = { add: (a, b) => a + b };\n"
 @pytest.fixture(scope="module")
 def jest_problem(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("jest")
-    problem = make_problem(root, {"checkpoint_1.test.js": JEST_CASES, "checkpoint_1.spec.js": JEST_BROKEN},
-                           conftest=None, framework="jest", entry_file="main.js", timeout=10,
-                           markers={"perf": {"description": "slow paths", "group": "Regression"}})
+    problem = make_problem(
+        root,
+        {"checkpoint_1.test.js": JEST_CASES, "checkpoint_1.spec.js": JEST_BROKEN},
+        conftest=None,
+        framework="jest",
+        entry_file="main.js",
+        timeout=10,
+        markers={"perf": {"description": "slow paths", "group": "Regression"}},
+    )
     return _copy_toolchain(problem, "calc_cli")
 
 
 @pytest.fixture(scope="module")
 def jest_honest(jest_problem, tmp_path_factory) -> ExecutionResult:
-    sub = make_submission(tmp_path_factory.mktemp("sub"), {"main.js": GOOD_CJS, "broken.js": "module.exports = (;\n"})
+    sub = make_submission(
+        tmp_path_factory.mktemp("sub"), {"main.js": GOOD_CJS, "broken.js": "module.exports = (;\n"}
+    )
     return run_checkpoint(jest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
 
 
@@ -414,7 +471,11 @@ def test_jest_outcomes_are_normalized(jest_honest):
     assert not result.infrastructure_failure, result.infrastructure_reason
     assert result.exit_code == 1
     tests = _by_name(result)
-    assert {k: (t.status, t.raw_status) for k, t in tests.items() if k.startswith(("twins", "skipped", "written"))} == {
+    assert {
+        k: (t.status, t.raw_status)
+        for k, t in tests.items()
+        if k.startswith(("twins", "skipped", "written"))
+    } == {
         "twins > same title": ("passed", "passed"),
         "twins > same title #2": ("failed", "failed"),
         "skipped for now": ("skipped", "pending"),
@@ -445,13 +506,19 @@ def test_jest_failing_before_all_fails_its_tests(jest_honest):
 def test_jest_file_that_fails_to_compile_is_an_error_naming_it(jest_honest):
     result = jest_honest
     broken = {t.id: t for t in result.tests}["tests/checkpoint_1.spec.js"]
-    assert (broken.status, broken.collection_error, broken.raw_status) == ("error", True, "suite_failed_to_run")
+    assert (broken.status, broken.collection_error, broken.raw_status) == (
+        "error",
+        True,
+        "suite_failed_to_run",
+    )
     assert "tests/checkpoint_1.spec.js" in broken.failure_message
     assert "SyntaxError" in broken.failure_message
     assert not PassPolicy("all-cases").check(result)
 
 
-def test_jest_syntax_error_in_the_submission_fails_the_tests_that_require_it(jest_problem, tmp_path):
+def test_jest_syntax_error_in_the_submission_fails_the_tests_that_require_it(
+    jest_problem, tmp_path
+):
     sub = make_submission(tmp_path, {"main.js": "module.exports = { add: (a, b) => a + };\n"})
     result = run_checkpoint(jest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     assert not result.infrastructure_failure, result.infrastructure_reason
@@ -460,11 +527,15 @@ def test_jest_syntax_error_in_the_submission_fails_the_tests_that_require_it(jes
     assert "main.js" in adds.failure_message or "main.js" in (adds.traceback or "")
 
 
-def test_jest_ignores_the_submissions_config_setup_reporter_and_babel_config(jest_problem, jest_honest, tmp_path):
+def test_jest_ignores_the_submissions_config_setup_reporter_and_babel_config(
+    jest_problem, jest_honest, tmp_path
+):
     force_pass = "expect.extend({ toBe: () => ({ pass: true, message: () => '' }) });\n"
-    sub = make_submission(tmp_path, {
-        "main.js": "module.exports = { add: (a, b) => a - b };\n",  # wrong on purpose
-        "jest.config.js": """
+    sub = make_submission(
+        tmp_path,
+        {
+            "main.js": "module.exports = { add: (a, b) => a - b };\n",  # wrong on purpose
+            "jest.config.js": """
             module.exports = {
               reporters: ["<rootDir>/reporter.js"],
               setupFiles: ["<rootDir>/setup.js"],
@@ -472,23 +543,27 @@ def test_jest_ignores_the_submissions_config_setup_reporter_and_babel_config(jes
               testMatch: ["**/nothing.test.js"],
             };
         """,
-        "reporter.js": "module.exports = class { constructor() { throw new Error('submission reporter loaded'); } };\n",
-        "setup.js": force_pass,
-        "package.json": '{"jest": {"setupFilesAfterEnv": ["./setup.js"]}}\n',
-        "babel.config.js": "module.exports = () => { throw new Error('submission babel config loaded'); };\n",
-        ".babelrc": '{"plugins": ["./no-such-plugin"]}\n',
-    })
+            "reporter.js": "module.exports = class { constructor() { throw new Error('submission reporter loaded'); } };\n",
+            "setup.js": force_pass,
+            "package.json": '{"jest": {"setupFilesAfterEnv": ["./setup.js"]}}\n',
+            "babel.config.js": "module.exports = () => { throw new Error('submission babel config loaded'); };\n",
+            ".babelrc": '{"plugins": ["./no-such-plugin"]}\n',
+        },
+    )
     result = run_checkpoint(jest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     assert not result.infrastructure_failure, result.infrastructure_reason
     tests, honest = _by_name(result), _by_name(jest_honest)
     assert tests["adds"].status == "failed"
     assert tests["twins > same title #2"].status == "failed"
     assert {k: t.status for k, t in tests.items() if k != "adds"} == {
-        k: t.status for k, t in honest.items() if k != "adds"}
+        k: t.status for k, t in honest.items() if k != "adds"
+    }
 
 
 def test_jest_process_exit_at_require_is_never_a_pass(jest_problem, tmp_path):
-    sub = make_submission(tmp_path, {"main.js": "process.exit(0);\nmodule.exports = { add: (a, b) => a + b };\n"})
+    sub = make_submission(
+        tmp_path, {"main.js": "process.exit(0);\nmodule.exports = { add: (a, b) => a + b };\n"}
+    )
     result = run_checkpoint(jest_problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     if not result.infrastructure_failure:
         adds = _by_name(result)["adds"]
@@ -500,20 +575,43 @@ def test_jest_process_exit_at_require_is_never_a_pass(jest_problem, tmp_path):
 # The reports directory is writable by the run (the framework writes there), so the submission can
 # write there too; only the harness's signing reporter makes a report count.
 
-FORGED_TEST = {"ancestorTitles": [], "title": "adds", "status": "passed", "failureMessages": [],
-               "location": {"line": 2, "column": 1}}
-DECOY_TEST = {"ancestorTitles": [], "title": "decoy", "status": "failed", "failureMessages": ["x"],
-              "location": {"line": 9, "column": 1}}
+FORGED_TEST = {
+    "ancestorTitles": [],
+    "title": "adds",
+    "status": "passed",
+    "failureMessages": [],
+    "location": {"line": 2, "column": 1},
+}
+DECOY_TEST = {
+    "ancestorTitles": [],
+    "title": "decoy",
+    "status": "failed",
+    "failureMessages": ["x"],
+    "location": {"line": 9, "column": 1},
+}
 
 
 def test_a_toolchain_without_jest_names_the_missing_module(tmp_path):
     """The problem's package.json forgot jest: node's own error is the reason, not only exit 1."""
-    problem = make_problem(tmp_path, {"checkpoint_1.test.js": "test('a', () => {});\n"}, conftest=None,
-                           framework="jest", entry_file="main.js")
+    problem = make_problem(
+        tmp_path,
+        {"checkpoint_1.test.js": "test('a', () => {});\n"},
+        conftest=None,
+        framework="jest",
+        entry_file="main.js",
+    )
     (problem / "package.json").write_text('{"name": "t", "version": "1.0.0", "private": true}')
-    (problem / "package-lock.json").write_text(json.dumps({
-        "name": "t", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
-        "packages": {"": {"name": "t", "version": "1.0.0"}}}))
+    (problem / "package-lock.json").write_text(
+        json.dumps(
+            {
+                "name": "t",
+                "version": "1.0.0",
+                "lockfileVersion": 3,
+                "requires": True,
+                "packages": {"": {"name": "t", "version": "1.0.0"}},
+            }
+        )
+    )
     sub = make_submission(tmp_path, {"main.js": GOOD_CJS})
     result = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     head, *cause = result.infrastructure_reason.splitlines()
@@ -523,27 +621,50 @@ def test_a_toolchain_without_jest_names_the_missing_module(tmp_path):
 
 
 def _forged_report(test_file: str, tests: list[dict]) -> str:
-    return json.dumps({"numTotalTests": len(tests), "numFailedTestSuites": 0, "numRuntimeErrorTestSuites": 0,
-                       "testResults": [{"name": test_file, "status": "passed", "message": "",
-                                        "assertionResults": tests}]})
+    return json.dumps(
+        {
+            "numTotalTests": len(tests),
+            "numFailedTestSuites": 0,
+            "numRuntimeErrorTestSuites": 0,
+            "testResults": [
+                {"name": test_file, "status": "passed", "message": "", "assertionResults": tests}
+            ],
+        }
+    )
 
 
 def test_jest_report_forged_in_process_then_exit_0_is_refused(tmp_path):
     """jest runs a single test file in its own process: the submission, required by the test,
     writes an all-passing report where jest would and exits 0 before jest writes anything."""
-    problem = _copy_toolchain(make_problem(tmp_path, {"checkpoint_1.test.js": """
+    problem = _copy_toolchain(
+        make_problem(
+            tmp_path,
+            {
+                "checkpoint_1.test.js": """
         const { add } = require(process.env.RUNNERS_ENTRY_FILE);
         test("adds", () => { expect(add(2, 3)).toBe(5); });
-    """}, conftest=None, framework="jest", entry_file="main.js"), "calc_cli")
+    """
+            },
+            conftest=None,
+            framework="jest",
+            entry_file="main.js",
+        ),
+        "calc_cli",
+    )
     forged = _forged_report("__ROOT__/tests/checkpoint_1.test.js", [FORGED_TEST])
-    sub = make_submission(tmp_path, {"main.js": f"""
+    sub = make_submission(
+        tmp_path,
+        {
+            "main.js": f"""
         const fs = require("fs"), path = require("path");
         const reports = path.dirname(process.env.RUNNERS_REPORT_KEY_FILE);
         const root = path.dirname(reports);
         fs.writeFileSync(path.join(reports, "jest-report.json"), {forged!r}.replace("__ROOT__", root));
         fs.writeFileSync(path.join(reports, "jest-report.json.sig"), "0".repeat(64));
         process.exit(0);
-    """})
+    """
+        },
+    )
     for sandbox in ("none", "bubblewrap"):
         if sandbox != "none" and sandbox_class(sandbox).probe() is not None:
             continue
@@ -556,13 +677,24 @@ def test_jest_report_forged_in_process_then_exit_0_is_refused(tmp_path):
 def test_vitest_report_rewritten_after_the_run_is_refused(tmp_path):
     """A process the submission leaves behind rewrites the report as soon as vitest wrote it,
     with a decoy failing test so that vitest's exit code 1 still looks consistent."""
-    problem = _copy_toolchain(make_problem(tmp_path, {"checkpoint_1.test.ts": """
+    problem = _copy_toolchain(
+        make_problem(
+            tmp_path,
+            {
+                "checkpoint_1.test.ts": """
         import { expect, test } from "vitest";
         test("adds", async () => {
           const { add } = await import(process.env.RUNNERS_ENTRY_FILE!);
           expect(add(2, 3)).toBe(5);
         });
-    """}, conftest=None, framework="vitest", entry_file="main.mjs"), "text_layout")
+    """
+            },
+            conftest=None,
+            framework="vitest",
+            entry_file="main.mjs",
+        ),
+        "text_layout",
+    )
     forged = _forged_report("__ROOT__/tests/checkpoint_1.test.ts", [FORGED_TEST, DECOY_TEST])
     watcher = f"""
         const fs = require("fs"), path = require("path");
@@ -574,11 +706,16 @@ def test_vitest_report_rewritten_after_the_run_is_refused(tmp_path):
         }}, 1);
         setTimeout(() => process.exit(0), 8000);
     """
-    sub = make_submission(tmp_path, {"main.mjs": f"""
+    sub = make_submission(
+        tmp_path,
+        {
+            "main.mjs": f"""
         import {{ spawn }} from "node:child_process";
         spawn(process.execPath, ["-e", {watcher!r}], {{ detached: true, stdio: "ignore" }}).unref();
         export const add = () => 0;
-    """})
+    """
+        },
+    )
     result = run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     # Either the rewrite lost the race (an honest failure) or it is caught by the signature.
     if result.infrastructure_failure:
@@ -592,11 +729,20 @@ def test_vitest_report_rewritten_after_the_run_is_refused(tmp_path):
 def test_select_runs_exactly_the_named_tests(framework, vitest_problem, jest_problem, tmp_path):
     """`--select` takes the result's ids: the same title in another describe, the file's other
     tests and the other test files are not run, and the result lists only what was selected."""
-    problem, ext, main = ((vitest_problem, "ts", {"main.mjs": GOOD_MJS}) if framework == "vitest"
-                          else (jest_problem, "js", {"main.js": GOOD_CJS}))
+    problem, ext, main = (
+        (vitest_problem, "ts", {"main.mjs": GOOD_MJS})
+        if framework == "vitest"
+        else (jest_problem, "js", {"main.js": GOOD_CJS})
+    )
     file = f"tests/checkpoint_1.test.{ext}"
-    tagged = "tagged describe @regression" if framework == "vitest" else "tagged describe @functionality"
-    wanted = [f"{file} > adds", f"{file} > {tagged} > inherits the tag", f"{file} > twins > same title #2"]
+    tagged = (
+        "tagged describe @regression" if framework == "vitest" else "tagged describe @functionality"
+    )
+    wanted = [
+        f"{file} > adds",
+        f"{file} > {tagged} > inherits the tag",
+        f"{file} > twins > same title #2",
+    ]
     sub = make_submission(tmp_path, main)
     env = EnvironmentSpec(sandbox="none")
     result = run_checkpoint(problem, "checkpoint_1", sub, env, select=wanted)
@@ -605,12 +751,16 @@ def test_select_runs_exactly_the_named_tests(framework, vitest_problem, jest_pro
     assert sorted(t.id for t in result.tests) == sorted(wanted)
     assert {t.id: t.status for t in result.tests}[f"{file} > adds"] == "passed"
 
-    whole = run_checkpoint(problem, "checkpoint_1", sub, env, select=[f"tests/checkpoint_1.spec.{ext}"])
+    whole = run_checkpoint(
+        problem, "checkpoint_1", sub, env, select=[f"tests/checkpoint_1.spec.{ext}"]
+    )
     assert {t.file_path for t in whole.tests} == {f"tests/checkpoint_1.spec.{ext}"}
 
     with pytest.raises(UserInputError, match="no such test"):
         run_checkpoint(problem, "checkpoint_1", sub, env, select=[f"{file} > does not exist"])
     with pytest.raises(UserInputError, match="not a test file of this checkpoint"):
-        run_checkpoint(problem, "checkpoint_1", sub, env, select=["tests/checkpoint_9.test.js > adds"])
+        run_checkpoint(
+            problem, "checkpoint_1", sub, env, select=["tests/checkpoint_9.test.js > adds"]
+        )
     with pytest.raises(UserInputError, match="whole files or single tests"):
         run_checkpoint(problem, "checkpoint_1", sub, env, select=[file, f"{file} > adds"])

@@ -51,13 +51,17 @@ CP1_STATUSES = {
     "hinted > mismatches its snapshot": "failed",
     "hinted > throws before its snapshot": "failed",
 }
-JEST_CP1 = """
+JEST_CP1 = (
+    """
 const { add, describeValue } = require(process.env.RUNNERS_ENTRY_FILE);
-""" + CP1_TESTS + """
+"""
+    + CP1_TESTS
+    + """
 test("no snapshot at all", () => {
   expect(add(0, 0)).toBe(0);
 });
 """
+)
 JEST_CP1_SNAP = """// Jest Snapshot v1, https://jestjs.io/docs/snapshot-testing
 
 exports[`a test that no longer exists 1`] = `"gone"`;
@@ -108,7 +112,10 @@ def _need(sandbox: str) -> None:
         from runners.images import docker_client, image_exists
 
         tag = default_image("node")
-        need(image_exists(docker_client(), tag), f"the image {tag} is missing: run scripts/ci-docker.sh")
+        need(
+            image_exists(docker_client(), tag),
+            f"the image {tag} is missing: run scripts/ci-docker.sh",
+        )
     elif sandbox != "none":
         need_sandbox(sandbox)
 
@@ -116,13 +123,23 @@ def _need(sandbox: str) -> None:
 @pytest.fixture(scope="module")
 def jest_snapshots(tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("jest-snapshots")
-    problem = make_problem(root, {
-        "checkpoint_1.test.js": JEST_CP1, "checkpoint_2.test.js": JEST_CP2,
-        "__snapshots__/checkpoint_1.test.js.snap": JEST_CP1_SNAP,
-        "__snapshots__/checkpoint_2.test.js.snap": JEST_CP2_SNAP,
-    }, conftest=None, framework="jest", entry_file="main.js", timeout=10,
-        checkpoints={"checkpoint_1": {"version": 1},
-                     "checkpoint_2": {"version": 1, "include_prior_tests": False}})
+    problem = make_problem(
+        root,
+        {
+            "checkpoint_1.test.js": JEST_CP1,
+            "checkpoint_2.test.js": JEST_CP2,
+            "__snapshots__/checkpoint_1.test.js.snap": JEST_CP1_SNAP,
+            "__snapshots__/checkpoint_2.test.js.snap": JEST_CP2_SNAP,
+        },
+        conftest=None,
+        framework="jest",
+        entry_file="main.js",
+        timeout=10,
+        checkpoints={
+            "checkpoint_1": {"version": 1},
+            "checkpoint_2": {"version": 1, "include_prior_tests": False},
+        },
+    )
     return _toolchain(problem, "calc_cli"), make_submission(root, {"main.js": SUBMISSION})
 
 
@@ -138,7 +155,9 @@ def _statuses(result: ExecutionResult) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("sandbox", ["none", "bubblewrap", "docker"])
-def test_jest_failing_snapshot_is_one_failed_test_and_obsolete_ones_no_error(jest_snapshots, sandbox):
+def test_jest_failing_snapshot_is_one_failed_test_and_obsolete_ones_no_error(
+    jest_snapshots, sandbox
+):
     _need(sandbox)
     problem, submission = jest_snapshots
     before = tree_digest(problem), tree_digest(submission)
@@ -146,8 +165,13 @@ def test_jest_failing_snapshot_is_one_failed_test_and_obsolete_ones_no_error(jes
 
     result = _run(problem, submission, env)
     assert _statuses(result) == {**CP1_STATUSES, "no snapshot at all": "passed"}
-    assert "toMatchSnapshot(hint)" in _by_name(result)["hinted > mismatches its snapshot"].failure_message
-    assert "not implemented" in _by_name(result)["hinted > throws before its snapshot"].failure_message
+    assert (
+        "toMatchSnapshot(hint)"
+        in _by_name(result)["hinted > mismatches its snapshot"].failure_message
+    )
+    assert (
+        "not implemented" in _by_name(result)["hinted > throws before its snapshot"].failure_message
+    )
 
     # Every test passes; jest alone would exit 1 for the obsolete entry and the other file's snapshots.
     clean = _run(problem, submission, env, "checkpoint_2")
@@ -162,10 +186,13 @@ def _by_name(result: ExecutionResult) -> dict:
     return {t.name: t for t in result.tests}
 
 
-VITEST_CP1 = """
+VITEST_CP1 = (
+    """
 import { describe, expect, test } from "vitest";
 const { add, describeValue } = await import(process.env.RUNNERS_ENTRY_FILE!);
-""" + CP1_TESTS
+"""
+    + CP1_TESTS
+)
 VITEST_CP1_SNAP = """// Vitest Snapshot v1, https://vitest.dev/guide/snapshot.html
 
 exports[`a test that no longer exists 1`] = `"gone"`;
@@ -186,10 +213,20 @@ export const describeValue = () => { throw new Error("describeValue is not imple
 @pytest.mark.parametrize("sandbox", ["none", "bubblewrap"])
 def test_vitest_snapshots_count_like_jest_and_are_never_written(tmp_path, sandbox):
     _need(sandbox)
-    problem = _toolchain(make_problem(tmp_path, {
-        "checkpoint_1.test.ts": VITEST_CP1,
-        "__snapshots__/checkpoint_1.test.ts.snap": VITEST_CP1_SNAP,
-    }, conftest=None, framework="vitest", entry_file="main.mjs", timeout=10), "text_layout")
+    problem = _toolchain(
+        make_problem(
+            tmp_path,
+            {
+                "checkpoint_1.test.ts": VITEST_CP1,
+                "__snapshots__/checkpoint_1.test.ts.snap": VITEST_CP1_SNAP,
+            },
+            conftest=None,
+            framework="vitest",
+            entry_file="main.mjs",
+            timeout=10,
+        ),
+        "text_layout",
+    )
     submission = make_submission(tmp_path, {"main.mjs": VITEST_SUBMISSION})
     before = tree_digest(problem)
     result = _run(problem, submission, EnvironmentSpec(sandbox=sandbox))
@@ -197,10 +234,19 @@ def test_vitest_snapshots_count_like_jest_and_are_never_written(tmp_path, sandbo
     assert tree_digest(problem) == before
 
     # All passing: the obsolete entries (vitest counts the failed test's hinted one too) are no error.
-    passing = make_submission(tmp_path, {"main.mjs": "export const add = (a, b) => a + b;\n"
-                                         "export const describeValue = () => 'seven';\n"}, "passing")
+    passing = make_submission(
+        tmp_path,
+        {
+            "main.mjs": "export const add = (a, b) => a + b;\n"
+            "export const describeValue = () => 'seven';\n"
+        },
+        "passing",
+    )
     (problem / "tests" / "checkpoint_1.test.ts").write_text(
-        VITEST_CP1.replace('expect(add(2, 2)).toMatchSnapshot("two and two")', "expect(add(2, 2)).toBe(4)"))
+        VITEST_CP1.replace(
+            'expect(add(2, 2)).toMatchSnapshot("two and two")', "expect(add(2, 2)).toBe(4)"
+        )
+    )
     before = tree_digest(problem)
     clean = _run(problem, passing, EnvironmentSpec(sandbox=sandbox))
     assert set(_statuses(clean).values()) == {"passed"} and len(clean.tests) == 4

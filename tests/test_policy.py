@@ -11,10 +11,22 @@ def _result(spec: dict[G, tuple[int, int]], infra: bool = False) -> ExecutionRes
     tests = []
     for group, (passed, total) in spec.items():
         for i in range(total):
-            tests.append(TestResult(id=f"{group.value}-{i}", name=str(i), checkpoint="checkpoint_1",
-                                    group_type=group, status="passed" if i < passed else "failed"))
-    return ExecutionResult(problem_name="p", checkpoint_name="checkpoint_1", tests=tests,
-                           infrastructure_failure=infra, infrastructure_reason="x" if infra else None)
+            tests.append(
+                TestResult(
+                    id=f"{group.value}-{i}",
+                    name=str(i),
+                    checkpoint="checkpoint_1",
+                    group_type=group,
+                    status="passed" if i < passed else "failed",
+                )
+            )
+    return ExecutionResult(
+        problem_name="p",
+        checkpoint_name="checkpoint_1",
+        tests=tests,
+        infrastructure_failure=infra,
+        infrastructure_reason="x" if infra else None,
+    )
 
 
 ALL_PASS = {G.CORE: (3, 3), G.FUNCTIONALITY: (2, 2), G.ERROR: (1, 1), G.REGRESSION: (2, 2)}
@@ -33,7 +45,7 @@ NOTHING_PASSES = {G.CORE: (0, 2)}
         (P.ALL_NON_ERROR_CASES, CORE_FAILS, False),
         (P.CORE_CASES, ERROR_FAILS, True),
         (P.CORE_CASES, CORE_FAILS, False),
-        (P.CORE_CASES, ONLY_FUNC, False),          # no Core tests: not passed
+        (P.CORE_CASES, ONLY_FUNC, False),  # no Core tests: not passed
         (P.ALL_CORE_CASES, ERROR_FAILS, True),
         (P.ANY_CORE_CASES, CORE_FAILS, True),
         (P.ANY_CORE_CASES, NOTHING_PASSES, False),
@@ -61,8 +73,11 @@ def test_any_passes_even_an_infrastructure_failure():
 
 
 def test_skipped_tests_are_not_passes():
-    result = ExecutionResult(problem_name="p", checkpoint_name="c", tests=[
-        TestResult(id="a", name="a", checkpoint="c", group_type=G.CORE, status="skipped")])
+    result = ExecutionResult(
+        problem_name="p",
+        checkpoint_name="c",
+        tests=[TestResult(id="a", name="a", checkpoint="c", group_type=G.CORE, status="skipped")],
+    )
     assert result.pass_counts == {G.CORE: 0} and result.total_counts == {G.CORE: 1}
     assert not P.ALL_CASES.check(result)
 

@@ -19,5 +19,7 @@ def test_modules_are_imported_by_the_time_the_run_is_joined_and_a_broken_one_is_
         again = preload.Preload([])  # the wish list is used once
         print(again._thread is None)
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ["True", "True", "True"]

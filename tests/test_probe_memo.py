@@ -25,7 +25,9 @@ def memo(tmp_path, monkeypatch):
     probe_memo.forget()
 
 
-def test_an_answer_is_reused_by_a_later_process_and_asked_again_when_the_file_changes(memo, tmp_path):
+def test_an_answer_is_reused_by_a_later_process_and_asked_again_when_the_file_changes(
+    memo, tmp_path
+):
     program = tmp_path / "tool"
     program.write_bytes(b"\x7fELF v1")
     calls = []
@@ -46,9 +48,13 @@ def test_an_answer_is_reused_by_a_later_process_and_asked_again_when_the_file_ch
 
 def test_a_failed_probe_is_not_remembered(memo):
     answers = iter(["broken", None])
-    first = probe_memo.remembered("bwrap", ["k"], lambda: next(answers), keep=lambda why: why is None)
+    first = probe_memo.remembered(
+        "bwrap", ["k"], lambda: next(answers), keep=lambda why: why is None
+    )
     probe_memo.forget()
-    second = probe_memo.remembered("bwrap", ["k"], lambda: next(answers), keep=lambda why: why is None)
+    second = probe_memo.remembered(
+        "bwrap", ["k"], lambda: next(answers), keep=lambda why: why is None
+    )
     assert (first, second) == ("broken", None)
 
 
@@ -67,7 +73,7 @@ def test_a_damaged_or_foreign_memo_file_is_asked_again(memo):
 
 def test_a_launcher_script_is_never_remembered(tmp_path):
     shim = tmp_path / "python3"
-    shim.write_text("#!/bin/sh\nexec python3.12 \"$@\"\n")  # a pyenv shim picks per directory
+    shim.write_text('#!/bin/sh\nexec python3.12 "$@"\n')  # a pyenv shim picks per directory
     assert probe_memo.interpreter_key(str(shim)) is None
     assert probe_memo.interpreter_key(sys.executable) is not None
 
@@ -94,6 +100,17 @@ PROBE_TWICE = textwrap.dedent("""
 def test_a_second_harness_process_starts_no_probe_subprocess(tmp_path):
     need_sandbox("bubblewrap")
     env = {**os.environ, "RUNNERS_CACHE_DIR": str(tmp_path / "cache")}
-    counts = [int(subprocess.run([sys.executable, "-c", PROBE_TWICE], env=env, cwd=ROOT, text=True,
-                                 capture_output=True, check=True).stdout) for _ in range(2)]
+    counts = [
+        int(
+            subprocess.run(
+                [sys.executable, "-c", PROBE_TWICE],
+                env=env,
+                cwd=ROOT,
+                text=True,
+                capture_output=True,
+                check=True,
+            ).stdout
+        )
+        for _ in range(2)
+    ]
     assert counts[0] >= 3 and counts[1] == 0, counts

@@ -54,8 +54,14 @@ def world(tmp_path: Path) -> dict[str, Path]:
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "160"}
-    return subprocess.run([sys.executable, "-m", "runners", *args], capture_output=True, text=True, env=env,
-                          check=False, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "runners", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=600,
+    )
 
 
 def progress_lines(stderr: str) -> list[str]:
@@ -78,14 +84,23 @@ def test_run_piped_says_each_stage_on_stderr_and_leaves_stdout_alone(world):
 
 
 def test_evaluate_piped_says_each_checkpoint_s_stages(world):
-    out = cli("evaluate", str(world["problem"]), "-s", str(world["root"]), "--sandbox", "none",
-              "--output", str(world["tmp"] / "o"))
+    out = cli(
+        "evaluate",
+        str(world["problem"]),
+        "-s",
+        str(world["root"]),
+        "--sandbox",
+        "none",
+        "--output",
+        str(world["tmp"] / "o"),
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     lines = progress_lines(out.stderr)
     for checkpoint in ("checkpoint_1", "checkpoint_2"):
         assert f"runners: echo · {checkpoint}: running tests" in lines
     assert lines.index("runners: echo · checkpoint_1: collecting") < lines.index(
-        "runners: echo · checkpoint_2: preparing workspace")
+        "runners: echo · checkpoint_2: preparing workspace"
+    )
     assert "checkpoint_1: Core 1/1" in out.stdout and "runners: " not in out.stdout
 
 
@@ -100,7 +115,9 @@ def _on_a_terminal(args: list[str]) -> tuple[int, str, str]:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR", "CI")}
     env["TERM"] = "xterm-256color"
-    proc = subprocess.Popen([sys.executable, "-m", "runners", *args], stdout=subprocess.PIPE, stderr=slave, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "runners", *args], stdout=subprocess.PIPE, stderr=slave, env=env
+    )
     os.close(slave)
     shown = b""
     deadline = time.monotonic() + 600
@@ -123,21 +140,47 @@ def _on_a_terminal(args: list[str]) -> tuple[int, str, str]:
 
 def test_run_on_a_terminal_shows_a_live_display_on_stderr(world):
     sub = world["root"] / "checkpoint_1"
-    code, shown, stdout = _on_a_terminal(["run", str(world["problem"]), "-c", "checkpoint_1", "-s", str(sub),
-                                          "--sandbox", "none", "--output", str(world["tmp"] / "o")])
+    code, shown, stdout = _on_a_terminal(
+        [
+            "run",
+            str(world["problem"]),
+            "-c",
+            "checkpoint_1",
+            "-s",
+            str(sub),
+            "--sandbox",
+            "none",
+            "--output",
+            str(world["tmp"] / "o"),
+        ]
+    )
     assert code == 0, shown + stdout
     # A spinner, the subject, its stage and its time, redrawn in place (\r) while the tests run.
     frames = [frame for frame in shown.split("\r") if "echo · checkpoint_1" in frame]
-    assert any(re.search(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] echo · checkpoint_1 running tests \d+:\d\d", f) for f in frames), shown[-2000:]
-    assert len({f.strip() for f in frames if "running tests" in f}) >= 2, "the display did not refresh"
+    assert any(
+        re.search(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] echo · checkpoint_1 running tests \d+:\d\d", f) for f in frames
+    ), shown[-2000:]
+    assert len({f.strip() for f in frames if "running tests" in f}) >= 2, (
+        "the display did not refresh"
+    )
     assert "runners: " not in shown  # no plain lines on a terminal
     # stdout (a pipe) has the table and nothing of the display.
     assert "Core" in stdout and "running tests" not in stdout and "\x1b" not in stdout
 
 
 def test_evaluate_on_a_terminal_shows_a_bar_over_the_checkpoints(world):
-    code, shown, stdout = _on_a_terminal(["evaluate", str(world["problem"]), "-s", str(world["root"]),
-                                          "--sandbox", "none", "--output", str(world["tmp"] / "o")])
+    code, shown, stdout = _on_a_terminal(
+        [
+            "evaluate",
+            str(world["problem"]),
+            "-s",
+            str(world["root"]),
+            "--sandbox",
+            "none",
+            "--output",
+            str(world["tmp"] / "o"),
+        ]
+    )
     assert code == 0, shown + stdout
     assert re.search(r"echo .*0/2", shown) and re.search(r"echo .*1/2", shown), shown[-2000:]
     assert "echo · checkpoint_2 running tests" in shown
@@ -148,16 +191,37 @@ def test_batch_piped_says_the_stages_its_workers_reach(world):
     submissions = world["tmp"] / "subs"
     for checkpoint in ("checkpoint_1", "checkpoint_2"):
         make_submission(submissions / "alpha" / "echo", {"main.py": MAIN}, checkpoint)
-    out = cli("batch", "--problems", str(world["problem"].parent), "--submissions", str(submissions),
-              "--sandbox", "none", "-j", "2", "-o", str(world["tmp"] / "batch"))
+    out = cli(
+        "batch",
+        "--problems",
+        str(world["problem"].parent),
+        "--submissions",
+        str(submissions),
+        "--sandbox",
+        "none",
+        "-j",
+        "2",
+        "-o",
+        str(world["tmp"] / "batch"),
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     lines = progress_lines(out.stderr)
     for checkpoint in ("checkpoint_1", "checkpoint_2"):
         for stage in STAGES:  # sent by the worker process that ran the cell, over its pipe
             assert f"runners: alpha · echo · {checkpoint}: {stage}" in lines, out.stderr
     assert "✔ alpha/echo/checkpoint_1" in out.stdout and "runners: " not in out.stdout
-    quiet = cli("batch", "--problems", str(world["problem"].parent), "--submissions", str(submissions),
-                "--sandbox", "none", "-o", str(world["tmp"] / "batch2"), "--no-progress")
+    quiet = cli(
+        "batch",
+        "--problems",
+        str(world["problem"].parent),
+        "--submissions",
+        str(submissions),
+        "--sandbox",
+        "none",
+        "-o",
+        str(world["tmp"] / "batch2"),
+        "--no-progress",
+    )
     assert quiet.returncode == 0 and progress_lines(quiet.stderr) == []
 
 
@@ -165,11 +229,25 @@ def test_solve_piped_says_the_agent_step_then_the_grading(world):
     for checkpoint in ("checkpoint_1", "checkpoint_2"):
         (world["problem"] / f"{checkpoint}.md").write_text(f"# Echo, {checkpoint}\n")
     source = world["root"] / "checkpoint_1"
-    out = cli("solve", str(world["problem"]), "--agent", "cp {mounts[src]}/main.py main.py", "--mount", f"src={source}",
-              "--sandbox", "none", "--output", str(world["tmp"] / "solve"))
+    out = cli(
+        "solve",
+        str(world["problem"]),
+        "--agent",
+        "cp {mounts[src]}/main.py main.py",
+        "--mount",
+        f"src={source}",
+        "--sandbox",
+        "none",
+        "--output",
+        str(world["tmp"] / "solve"),
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     lines = progress_lines(out.stderr)
-    assert "runners: agent · echo · checkpoint_1: agent step (checkpoint_1)" in lines, out.stdout + out.stderr
+    assert "runners: agent · echo · checkpoint_1: agent step (checkpoint_1)" in lines, (
+        out.stdout + out.stderr
+    )
     step = lines.index("runners: agent · echo · checkpoint_2: agent step (checkpoint_2)")
-    assert lines[step + 1:step + 5] == [f"runners: agent · echo · checkpoint_2: {stage}" for stage in STAGES]
+    assert lines[step + 1 : step + 5] == [
+        f"runners: agent · echo · checkpoint_2: {stage}" for stage in STAGES
+    ]
     assert "runners: " not in out.stdout

@@ -30,7 +30,9 @@ def _need_docker() -> None:
     from runners.images import docker_client, image_exists
 
     tag = default_image("python")
-    need(image_exists(docker_client(), tag), f"the image {tag} is missing: run scripts/ci-docker.sh")
+    need(
+        image_exists(docker_client(), tag), f"the image {tag} is missing: run scripts/ci-docker.sh"
+    )
 
 
 def test_inflection_graded_by_its_own_suite_matches_pytest_test_by_test(tmp_path):
@@ -48,8 +50,10 @@ def test_inflection_graded_by_its_own_suite_matches_pytest_test_by_test(tmp_path
         assert row.harness[sandbox].statuses == native, sandbox
         assert row.broken_harness[sandbox].statuses == row.broken_native.statuses, sandbox
     failing = row.broken_native.failing()
-    assert failing == {"test_inflection.py::test_humanize[employee_id-Employee]",
-                       "inflection/__init__.py::inflection.humanize"}
+    assert failing == {
+        "test_inflection.py::test_humanize[employee_id-Employee]",
+        "inflection/__init__.py::inflection.humanize",
+    }
     assert row.ok
 
 

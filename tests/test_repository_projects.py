@@ -94,8 +94,12 @@ PY_OVERLAY = {
 
 def test_a_hatchling_project_with_its_pytest_settings_in_pyproject(tmp_path):
     need_backend("bubblewrap")
-    problem = repo_problem(tmp_path, PY_OVERLAY, {"checkpoint_1": {"version": 1, "tests": ["tests/"]}},
-                           repository={"config": "pyproject.toml"})
+    problem = repo_problem(
+        tmp_path,
+        PY_OVERLAY,
+        {"checkpoint_1": {"version": 1, "tests": ["tests/"]}},
+        repository={"config": "pyproject.toml"},
+    )
     sub = tmp_path / "repo"
     write_files(sub, PY_SUBMISSION)
     result = run(problem, "checkpoint_1", sub)
@@ -106,13 +110,22 @@ def test_a_hatchling_project_with_its_pytest_settings_in_pyproject(tmp_path):
         "tests/test_count.py::test_a_warning_is_an_error": "failed",
     }, result.errors
     assert result.flags == [] and result.errors == []
-    assert (sub / "pyproject.toml").read_text().count("1.2.3") == 1  # the submission's own, never replaced
+    assert (sub / "pyproject.toml").read_text().count(
+        "1.2.3"
+    ) == 1  # the submission's own, never replaced
 
 
 JEST_OVERLAY = {
-    "package.json": json.dumps({"name": "upstream", "jest": {
-        "testEnvironment": "node", "setupFilesAfterEnv": ["<rootDir>/test/setup.js"],
-        "watchPlugins": ["jest-watch-typeahead/filename"]}}),
+    "package.json": json.dumps(
+        {
+            "name": "upstream",
+            "jest": {
+                "testEnvironment": "node",
+                "setupFilesAfterEnv": ["<rootDir>/test/setup.js"],
+                "watchPlugins": ["jest-watch-typeahead/filename"],
+            },
+        }
+    ),
     "test/setup.js": "globalThis.SETUP_RAN = true;\n",
     "test/manifest.test.js": """
         const { RECEIVED_COLOR } = require("jest-matcher-utils");
@@ -135,13 +148,22 @@ JEST_OVERLAY = {
 
 def test_jest_settings_from_the_problem_s_package_json_with_watch_plugins_and_colours(tmp_path):
     need_backend("bubblewrap")
-    problem = repo_problem(tmp_path, JEST_OVERLAY, {"checkpoint_1": {"version": 1, "tests": ["test/"]}},
-                           framework="jest", repository={"config": "package.json"}, env={"FORCE_COLOR": "1"})
+    problem = repo_problem(
+        tmp_path,
+        JEST_OVERLAY,
+        {"checkpoint_1": {"version": 1, "tests": ["test/"]}},
+        framework="jest",
+        repository={"config": "package.json"},
+        env={"FORCE_COLOR": "1"},
+    )
     sub = tmp_path / "repo"
-    write_files(sub, {"package.json": '{"name": "the-submission"}\n', "index.js": "module.exports = {};\n"})
+    write_files(
+        sub, {"package.json": '{"name": "the-submission"}\n', "index.js": "module.exports = {};\n"}
+    )
     result = run(problem, "checkpoint_1", sub)
-    assert set(statuses(result).values()) == {"passed"} and len(result.tests) == 3, \
-        [(t.id, t.failure_message) for t in result.tests]
+    assert set(statuses(result).values()) == {"passed"} and len(result.tests) == 3, [
+        (t.id, t.failure_message) for t in result.tests
+    ]
 
 
 VITEST_FIXTURES = {
@@ -167,11 +189,17 @@ VITEST_FIXTURES = {
 }
 
 
-@pytest.mark.parametrize("sandbox", ["bubblewrap", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.mark.parametrize(
+    "sandbox", ["bubblewrap", pytest.param("docker", marks=pytest.mark.docker)]
+)
 def test_fixture_links_and_fixture_packages_are_laid_as_they_are(tmp_path, sandbox):
     need_backend(sandbox)
-    problem = repo_problem(tmp_path, VITEST_FIXTURES, {"checkpoint_1": {"version": 1, "tests": ["test/"]}},
-                           framework="vitest")
+    problem = repo_problem(
+        tmp_path,
+        VITEST_FIXTURES,
+        {"checkpoint_1": {"version": 1, "tests": ["test/"]}},
+        framework="vitest",
+    )
     os.symlink("real.txt", problem / "overlay" / "test" / "fixture" / "link.txt")
     sub = tmp_path / "repo"
     write_files(sub, {"package.json": '{"name": "x", "type": "module"}\n'})
@@ -214,19 +242,34 @@ def test_a_yarn_berry_lock_installs_the_repository_s_dependencies(tmp_path):
     from runners.sandbox.registry import sandbox_class
     from runners.toolchains.node import NodeToolchains
 
-    problem = repo_problem(tmp_path, {"test/longest.test.js": JS_REPO_TESTS},
-                           {"checkpoint_1": {"version": 1, "tests": ["test/"]}}, framework="vitest")
-    package = {"name": "words", "version": "1.0.0", "type": "module", "dependencies": {"yallist": "5.0.0"},
-               "packageManager": "yarn@4.12.0"}
+    problem = repo_problem(
+        tmp_path,
+        {"test/longest.test.js": JS_REPO_TESTS},
+        {"checkpoint_1": {"version": 1, "tests": ["test/"]}},
+        framework="vitest",
+    )
+    package = {
+        "name": "words",
+        "version": "1.0.0",
+        "type": "module",
+        "dependencies": {"yallist": "5.0.0"},
+        "packageManager": "yarn@4.12.0",
+    }
     sub = tmp_path / "repo"
     write_files(sub, {**JS_REPO, "yarn.lock": YARN_BERRY_LOCK, "package.json": json.dumps(package)})
     result = run(problem, "checkpoint_1", sub)
-    assert statuses(result) == {"test/longest.test.js > the repository's dependency is installed from its lock": "passed"}
+    assert statuses(result) == {
+        "test/longest.test.js > the repository's dependency is installed from its lock": "passed"
+    }
     assert "submission-dependencies-failed" not in result.flags
-    toolchains = NodeToolchains(sandbox_class("bubblewrap")(), EnvironmentSpec().cache_dir, None, 600, "t")
+    toolchains = NodeToolchains(
+        sandbox_class("bubblewrap")(), EnvironmentSpec().cache_dir, None, 600, "t"
+    )
     deps = install_repo_deps(toolchains, sub)
     assert deps.manager == "yarn-berry" and not deps.cached.built  # cached by the manifests
-    assert sorted(p.name for p in deps.node_modules.iterdir() if not p.name.startswith(".")) == ["yallist"]
+    assert sorted(p.name for p in deps.node_modules.iterdir() if not p.name.startswith(".")) == [
+        "yallist"
+    ]
 
 
 BABEL_PLUGIN = """
@@ -245,22 +288,43 @@ test("adds negatives", () => { expect(add(-2, -3)).toBe(-5); });
 """
 
 
-@pytest.mark.parametrize("trusted", [
-    'module.exports = { preset: "ts-jest/presets/js-with-babel", testEnvironment: "node" };\n',
-    'module.exports = { testEnvironment: "node", transform: { "\\\\.[jt]sx?$": ["ts-jest", { babelConfig: true }] } };\n',
-], ids=["preset-with-babel-jest", "ts-jest-babelConfig"])
-def test_babel_behind_a_preset_or_ts_jest_never_reads_the_submission_s_babel_config(tmp_path, trusted):
+@pytest.mark.parametrize(
+    "trusted",
+    [
+        'module.exports = { preset: "ts-jest/presets/js-with-babel", testEnvironment: "node" };\n',
+        'module.exports = { testEnvironment: "node", transform: { "\\\\.[jt]sx?$": ["ts-jest", { babelConfig: true }] } };\n',
+    ],
+    ids=["preset-with-babel-jest", "ts-jest-babelConfig"],
+)
+def test_babel_behind_a_preset_or_ts_jest_never_reads_the_submission_s_babel_config(
+    tmp_path, trusted
+):
     need_backend("bubblewrap")
     from test_repository_runs import ROOT
 
-    problem = repo_problem(tmp_path, {"jest.config.cjs": trusted, "__tests__/calc.test.js": JEST_CALC_TESTS,
-                                      "tsconfig.json": '{"compilerOptions": {"allowJs": true, "module": "commonjs"}}\n'},
-                           {"checkpoint_1": {"version": 1, "tests": ["__tests__/"]}}, framework="jest")
+    problem = repo_problem(
+        tmp_path,
+        {
+            "jest.config.cjs": trusted,
+            "__tests__/calc.test.js": JEST_CALC_TESTS,
+            "tsconfig.json": '{"compilerOptions": {"allowJs": true, "module": "commonjs"}}\n',
+        },
+        {"checkpoint_1": {"version": 1, "tests": ["__tests__/"]}},
+        framework="jest",
+    )
     for name in ("package.json", "package-lock.json"):  # jest with ts-jest
         (problem / name).write_bytes((ROOT / "problems" / "tree_render_ts" / name).read_bytes())
     sub = tmp_path / "repo"
-    write_files(sub, {"calc.js": "module.exports = { add: () => 0 };\n", "plugin.js": BABEL_PLUGIN,
-                      "package.json": '{"name": "calc", "babel": {"plugins": ["./plugin.js"]}}\n'})
+    write_files(
+        sub,
+        {
+            "calc.js": "module.exports = { add: () => 0 };\n",
+            "plugin.js": BABEL_PLUGIN,
+            "package.json": '{"name": "calc", "babel": {"plugins": ["./plugin.js"]}}\n',
+        },
+    )
     result = run(problem, "checkpoint_1", sub)
-    assert statuses(result) == {"__tests__/calc.test.js > adds": "failed",
-                                "__tests__/calc.test.js > adds negatives": "failed"}
+    assert statuses(result) == {
+        "__tests__/calc.test.js > adds": "failed",
+        "__tests__/calc.test.js > adds negatives": "failed",
+    }

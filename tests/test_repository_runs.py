@@ -27,7 +27,10 @@ from runners.sandbox.docker.client import default_image
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ("rangeset_lib", "lru_cache_ts", "tree_render_ts")
 AGENTS = ("alpha", "beta", "gamma")
-JS_TOOLCHAIN = {"vitest": ROOT / "problems" / "lru_cache_ts", "jest": ROOT / "problems" / "calc_cli"}
+JS_TOOLCHAIN = {
+    "vitest": ROOT / "problems" / "lru_cache_ts",
+    "jest": ROOT / "problems" / "calc_cli",
+}
 
 
 def _expected() -> dict:
@@ -48,18 +51,24 @@ def need_backend(sandbox: str) -> None:
         from runners.images import docker_client, image_exists
 
         for tag in (default_image("node"), default_image("python")):
-            need(image_exists(docker_client(), tag), f"the image {tag} is missing: run scripts/ci-docker.sh")
+            need(
+                image_exists(docker_client(), tag),
+                f"the image {tag} is missing: run scripts/ci-docker.sh",
+            )
     elif sandbox != "none":
         need_sandbox(sandbox)
 
 
-def run(problem: Path, checkpoint: str, submission: Path, sandbox: str = "bubblewrap", **kw) -> ExecutionResult:
+def run(
+    problem: Path, checkpoint: str, submission: Path, sandbox: str = "bubblewrap", **kw
+) -> ExecutionResult:
     result = run_checkpoint(problem, checkpoint, submission, EnvironmentSpec(sandbox=sandbox), **kw)
     assert not result.infrastructure_failure, (result.infrastructure_reason, result.stderr[-3000:])
     return result
 
 
 # ---- the example problems ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("agent", AGENTS)
 @pytest.mark.parametrize("name", EXAMPLES)
@@ -69,9 +78,13 @@ def test_example_agents_get_the_expected_counts(name, agent):
     expected = _expected()[name][agent]
     assert set(expected) == set(problem.checkpoints)
     for checkpoint in problem.checkpoints:
-        result = run(problem.path, checkpoint, ROOT / "examples" / "submissions" / agent / name / checkpoint)
-        assert counts(result) == expected[checkpoint], (checkpoint, [(t.id, t.status) for t in result.tests
-                                                                     if not t.passed])
+        result = run(
+            problem.path, checkpoint, ROOT / "examples" / "submissions" / agent / name / checkpoint
+        )
+        assert counts(result) == expected[checkpoint], (
+            checkpoint,
+            [(t.id, t.status) for t in result.tests if not t.passed],
+        )
         assert result.flags == [], result.flags  # no false flag on ordinary repositories
         assert all(t.file_path for t in result.tests)
 
@@ -90,10 +103,22 @@ def test_the_same_tests_and_statuses_under_every_backend(name, sandbox):
 
 # ---- small repositories -------------------------------------------------------------------------
 
-def repo_problem(root: Path, overlay: dict[str, str], checkpoints: dict, framework: str = "pytest", **config) -> Path:
+
+def repo_problem(
+    root: Path, overlay: dict[str, str], checkpoints: dict, framework: str = "pytest", **config
+) -> Path:
     problem = root / "problem"
-    data = {"name": "demo", "version": 1, "description": "d", "tags": ["t"], "kind": "repository",
-            "framework": framework, "timeout": 30, "checkpoints": checkpoints, **config}
+    data = {
+        "name": "demo",
+        "version": 1,
+        "description": "d",
+        "tags": ["t"],
+        "kind": "repository",
+        "framework": framework,
+        "timeout": 30,
+        "checkpoints": checkpoints,
+        **config,
+    }
     problem.mkdir(parents=True)
     (problem / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     write_files(problem / "overlay", overlay)
@@ -171,9 +196,19 @@ PY_REPO = {
 @pytest.mark.parametrize("sandbox", ["bubblewrap", "docker"])
 def test_a_python_repository_with_dependencies_doctests_and_checkpoints(tmp_path, sandbox):
     need_backend(sandbox)
-    problem = repo_problem(tmp_path, PY_TESTS, {
-        "checkpoint_1": {"version": 1, "tests": ["tests/test_deps.py"], "doctests": ["src/shapes/"]},
-        "checkpoint_2": {"version": 1, "tests": ["tests/test_later.py"]}}, test_dependencies=["tomli-w==1.2.0"])
+    problem = repo_problem(
+        tmp_path,
+        PY_TESTS,
+        {
+            "checkpoint_1": {
+                "version": 1,
+                "tests": ["tests/test_deps.py"],
+                "doctests": ["src/shapes/"],
+            },
+            "checkpoint_2": {"version": 1, "tests": ["tests/test_later.py"]},
+        },
+        test_dependencies=["tomli-w==1.2.0"],
+    )
     sub = tmp_path / "repo"
     write_files(sub, PY_REPO)
     result = run(problem, "checkpoint_1", sub, sandbox)
@@ -182,7 +217,8 @@ def test_a_python_repository_with_dependencies_doctests_and_checkpoints(tmp_path
         "tests/test_deps.py::test_the_problem_pins_a_test_side_dependency": "passed",
         "tests/test_deps.py::test_later_tests_are_not_in_the_copy": "passed",
         "tests/test_deps.py::test_the_problem_s_files_are_read_only": "passed",
-        "src/shapes/area.py::shapes.area": "passed"}
+        "src/shapes/area.py::shapes.area": "passed",
+    }
     assert result.errors == [] and result.flags == []
 
 
@@ -195,11 +231,21 @@ def test_select_in_a_repository(tmp_path):
         "tree_render_ts": "__tests__/render.test.ts > renderTree > a lone root is its label",
     }
     for name, test_id in picked.items():
-        result = run(ROOT / "problems" / name, "checkpoint_1", agent / name / "checkpoint_1", select=[test_id])
+        result = run(
+            ROOT / "problems" / name,
+            "checkpoint_1",
+            agent / name / "checkpoint_1",
+            select=[test_id],
+        )
         assert statuses(result) == {test_id: "passed"}, name
     with pytest.raises(UserInputError, match="not a test file of this checkpoint"):
-        run_checkpoint(ROOT / "problems" / "rangeset_lib", "checkpoint_1", agent / "rangeset_lib" / "checkpoint_1",
-                       EnvironmentSpec(sandbox="bubblewrap"), select=["tests/ops/test_union.py::test_union_merges"])
+        run_checkpoint(
+            ROOT / "problems" / "rangeset_lib",
+            "checkpoint_1",
+            agent / "rangeset_lib" / "checkpoint_1",
+            EnvironmentSpec(sandbox="bubblewrap"),
+            select=["tests/ops/test_union.py::test_union_merges"],
+        )
 
 
 JS_REPO_TESTS = """
@@ -212,7 +258,7 @@ test("the repository's dependency is installed from its lock", () => {
 """
 JS_REPO = {
     "src/index.js": 'import { Yallist } from "yallist";\n\nexport function longest(words) {\n'
-                    '  return Yallist.create(words).reduce((a, b) => (b.length > a.length ? b : a));\n}\n',
+    "  return Yallist.create(words).reduce((a, b) => (b.length > a.length ? b : a));\n}\n",
 }
 PNPM_LOCK = """lockfileVersion: '9.0'
 
@@ -255,18 +301,31 @@ def test_a_js_repository_s_dependencies_come_from_its_lock_and_are_cached(tmp_pa
     from runners.sandbox.registry import sandbox_class
     from runners.toolchains.node import NodeToolchains
 
-    problem = repo_problem(tmp_path, {"test/longest.test.js": JS_REPO_TESTS},
-                           {"checkpoint_1": {"version": 1, "tests": ["test/"]}}, framework="vitest")
-    package = {"name": "words", "version": "1.0.0", "type": "module", "dependencies": {"yallist": "5.0.0"}}
+    problem = repo_problem(
+        tmp_path,
+        {"test/longest.test.js": JS_REPO_TESTS},
+        {"checkpoint_1": {"version": 1, "tests": ["test/"]}},
+        framework="vitest",
+    )
+    package = {
+        "name": "words",
+        "version": "1.0.0",
+        "type": "module",
+        "dependencies": {"yallist": "5.0.0"},
+    }
     if manager == "pnpm":
         package["packageManager"] = "pnpm@10.28.0"
     sub = tmp_path / "repo"
     lock = {"pnpm-lock.yaml": PNPM_LOCK} if manager == "pnpm" else {"yarn.lock": YARN_LOCK}
     write_files(sub, {**JS_REPO, **lock, "package.json": json.dumps(package)})
     result = run(problem, "checkpoint_1", sub)
-    assert statuses(result) == {"test/longest.test.js > the repository's dependency is installed from its lock": "passed"}
+    assert statuses(result) == {
+        "test/longest.test.js > the repository's dependency is installed from its lock": "passed"
+    }
     # Cached by the manifests: a second install of the same lock builds nothing.
-    toolchains = NodeToolchains(sandbox_class("bubblewrap")(), EnvironmentSpec().cache_dir, None, 600, "t")
+    toolchains = NodeToolchains(
+        sandbox_class("bubblewrap")(), EnvironmentSpec().cache_dir, None, 600, "t"
+    )
     deps = install_repo_deps(toolchains, sub)
     assert deps.manager == manager and deps.cached is not None and not deps.cached.built
     assert (deps.node_modules / "yallist" / "package.json").is_file()
@@ -274,11 +333,19 @@ def test_a_js_repository_s_dependencies_come_from_its_lock_and_are_cached(tmp_pa
 
 def test_a_lock_out_of_date_is_the_submission_s_failure_not_the_harness_s(tmp_path):
     need_backend("bubblewrap")
-    problem = repo_problem(tmp_path, {"test/longest.test.js": JS_REPO_TESTS},
-                           {"checkpoint_1": {"version": 1, "tests": ["test/"]}}, framework="vitest")
+    problem = repo_problem(
+        tmp_path,
+        {"test/longest.test.js": JS_REPO_TESTS},
+        {"checkpoint_1": {"version": 1, "tests": ["test/"]}},
+        framework="vitest",
+    )
     sub = tmp_path / "repo"
-    package = {"name": "words", "type": "module", "dependencies": {"yallist": "5.0.0", "left-pad": "1.3.0"},
-               "packageManager": "pnpm@10.28.0"}
+    package = {
+        "name": "words",
+        "type": "module",
+        "dependencies": {"yallist": "5.0.0", "left-pad": "1.3.0"},
+        "packageManager": "pnpm@10.28.0",
+    }
     write_files(sub, {**JS_REPO, "pnpm-lock.yaml": PNPM_LOCK, "package.json": json.dumps(package)})
     result = run(problem, "checkpoint_1", sub)
     assert [t.status for t in result.tests] == ["error"]  # the file cannot import yallist
@@ -288,14 +355,24 @@ def test_a_lock_out_of_date_is_the_submission_s_failure_not_the_harness_s(tmp_pa
 
 def test_es_modules_under_jest_through_the_trusted_config(tmp_path):
     need_backend("bubblewrap")
-    problem = repo_problem(tmp_path, {
-        "jest.config.cjs": "module.exports = { transform: {}, testEnvironment: 'node' };\n",
-        "__tests__/sum.test.js": 'import { sum } from "../src/sum.js";\nimport { fileURLToPath } from "node:url";\n\n'
-                                 'test("an ES module, imported natively", () => {\n  expect(sum(2, 3)).toBe(5);\n'
-                                 '  expect(fileURLToPath(import.meta.url)).toMatch(/sum\\.test\\.js$/);\n});\n'},
-        {"checkpoint_1": {"version": 1, "tests": ["__tests__/"]}}, framework="jest")
+    problem = repo_problem(
+        tmp_path,
+        {
+            "jest.config.cjs": "module.exports = { transform: {}, testEnvironment: 'node' };\n",
+            "__tests__/sum.test.js": 'import { sum } from "../src/sum.js";\nimport { fileURLToPath } from "node:url";\n\n'
+            'test("an ES module, imported natively", () => {\n  expect(sum(2, 3)).toBe(5);\n'
+            "  expect(fileURLToPath(import.meta.url)).toMatch(/sum\\.test\\.js$/);\n});\n",
+        },
+        {"checkpoint_1": {"version": 1, "tests": ["__tests__/"]}},
+        framework="jest",
+    )
     sub = tmp_path / "repo"
-    write_files(sub, {"package.json": '{"name": "sum", "type": "module"}\n',
-                      "src/sum.js": "export const sum = (a, b) => a + b;\n"})
+    write_files(
+        sub,
+        {
+            "package.json": '{"name": "sum", "type": "module"}\n',
+            "src/sum.js": "export const sum = (a, b) => a + b;\n",
+        },
+    )
     result = run(problem, "checkpoint_1", sub)
     assert statuses(result) == {"__tests__/sum.test.js > an ES module, imported natively": "passed"}

@@ -6,16 +6,31 @@ from runners.model.results import SCHEMA_VERSION
 
 
 def _tests():
-    spec = [("a", G.CORE, "passed"), ("b", G.CORE, "failed"), ("c", G.FUNCTIONALITY, "passed"),
-            ("d", G.ERROR, "error"), ("e", G.REGRESSION, "failed"), ("f", G.REGRESSION, "passed")]
-    return [TestResult(id=i, name=i, checkpoint="checkpoint_2", group_type=g, status=s,
-                       failure_message=None if s == "passed" else f"{i} broke\nsecond line")
-            for i, g, s in spec]
+    spec = [
+        ("a", G.CORE, "passed"),
+        ("b", G.CORE, "failed"),
+        ("c", G.FUNCTIONALITY, "passed"),
+        ("d", G.ERROR, "error"),
+        ("e", G.REGRESSION, "failed"),
+        ("f", G.REGRESSION, "passed"),
+    ]
+    return [
+        TestResult(
+            id=i,
+            name=i,
+            checkpoint="checkpoint_2",
+            group_type=g,
+            status=s,
+            failure_message=None if s == "passed" else f"{i} broke\nsecond line",
+        )
+        for i, g, s in spec
+    ]
 
 
 def test_counts_and_metrics_are_derived_from_tests():
-    result = ExecutionResult(problem_name="p", checkpoint_name="checkpoint_2", tests=_tests(),
-                             pass_counts={G.CORE: 99})  # ignored: always derived
+    result = ExecutionResult(
+        problem_name="p", checkpoint_name="checkpoint_2", tests=_tests(), pass_counts={G.CORE: 99}
+    )  # ignored: always derived
     assert result.pass_counts == {G.CORE: 1, G.FUNCTIONALITY: 1, G.ERROR: 0, G.REGRESSION: 1}
     assert result.total_counts == {G.CORE: 2, G.FUNCTIONALITY: 1, G.ERROR: 1, G.REGRESSION: 2}
     assert result.pass_rate == 3 / 6
@@ -27,8 +42,16 @@ def test_counts_and_metrics_are_derived_from_tests():
 
 
 def test_json_round_trip_keeps_everything():
-    result = ExecutionResult(problem_name="p", problem_version=2, checkpoint_name="checkpoint_2",
-                             tests=_tests(), exit_code=1, collected=6, errors=["note"], flags=["unsandboxed"])
+    result = ExecutionResult(
+        problem_name="p",
+        problem_version=2,
+        checkpoint_name="checkpoint_2",
+        tests=_tests(),
+        exit_code=1,
+        collected=6,
+        errors=["note"],
+        flags=["unsandboxed"],
+    )
     text = result.model_dump_json()
     assert f'"schema_version":{SCHEMA_VERSION}' in text
     assert '"summary":"Core 1/2' in text  # computed fields are written for readers
@@ -46,8 +69,12 @@ def test_save_and_load(tmp_path):
 
 
 def test_infrastructure_failure_summary():
-    result = ExecutionResult(problem_name="p", checkpoint_name="c", infrastructure_failure=True,
-                             infrastructure_reason="pytest exited 4 (usage error)")
+    result = ExecutionResult(
+        problem_name="p",
+        checkpoint_name="c",
+        infrastructure_failure=True,
+        infrastructure_reason="pytest exited 4 (usage error)",
+    )
     assert result.summary == "INFRASTRUCTURE FAILURE: pytest exited 4 (usage error)"
     assert result.pass_rate == 0.0 and result.core_pass_rate is None
 

@@ -19,7 +19,9 @@ def _ctx(select: list[str]) -> SimpleNamespace:
 @pytest.mark.parametrize("framework", ["junit", "ctrf"])
 def test_a_runner_that_cannot_select_refuses_ids_naming_the_option(framework):
     runner = runner_class(framework).__new__(runner_class(framework))
-    with pytest.raises(UserInputError, match=rf"option --select: the {framework} runner cannot run single tests"):
+    with pytest.raises(
+        UserInputError, match=rf"option --select: the {framework} runner cannot run single tests"
+    ):
         runner.check_select(_ctx(["tests/x::y"]))  # type: ignore[arg-type]
     runner.check_select(_ctx([]))  # type: ignore[arg-type]  # nothing asked: nothing refused
 
@@ -34,11 +36,17 @@ def test_the_test_files_up_to_a_checkpoint_honour_include_prior_tests(tmp_path):
 
     from runners.model.problem_loader import load_problem
 
-    checkpoints = {"checkpoint_1": {"version": 1}, "checkpoint_2": {"version": 1, "include_prior_tests": False},
-                   "checkpoint_3": {"version": 1}}
+    checkpoints = {
+        "checkpoint_1": {"version": 1},
+        "checkpoint_2": {"version": 1, "include_prior_tests": False},
+        "checkpoint_3": {"version": 1},
+    }
     tests = {f"test_checkpoint_{i}.py": "def test_x(): pass\n" for i in (1, 2, 3)}
     problem = load_problem(make_problem(tmp_path, tests, checkpoints=checkpoints))
     runner = runner_class("pytest")(problem=problem, checkpoint="checkpoint_3")
     assert runner.test_files_up_to(problem.checkpoint("checkpoint_2")) == {"test_checkpoint_2.py"}
     assert runner.test_files_up_to(problem.checkpoint("checkpoint_3")) == {
-        "test_checkpoint_1.py", "test_checkpoint_2.py", "test_checkpoint_3.py"}
+        "test_checkpoint_1.py",
+        "test_checkpoint_2.py",
+        "test_checkpoint_3.py",
+    }

@@ -35,7 +35,9 @@ def test_a_backend_is_imported_only_when_used():
         resolve_sandbox("none")
         print("runners.sandbox.docker.backend" in sys.modules, "docker" in sys.modules)
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ["False", "False"]
 
 

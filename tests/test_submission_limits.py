@@ -22,16 +22,25 @@ from runners.model.limits import ResourceLimits
 REPO = Path(__file__).resolve().parents[1]
 GiB = 1 << 30
 MAIN = "import sys\nprint(' '.join(sys.argv[1:]))\n"
-TESTS = {"test_checkpoint_1.py": """
+TESTS = {
+    "test_checkpoint_1.py": """
     import subprocess
     def test_echo(entrypoint_argv):
         assert subprocess.run(entrypoint_argv + ["a"], capture_output=True, text=True).stdout == "a\\n"
-"""}
+"""
+}
 
 
 def cli(*args: str, tmpdir: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "runners", *args], capture_output=True, text=True, cwd=REPO, check=False,
-                          env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmpdir)}, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "runners", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+        env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmpdir)},
+        timeout=300,
+    )
 
 
 def sparse(path: Path, size: int, data_at: int | None = None) -> None:
@@ -54,8 +63,19 @@ def test_a_64_gib_sparse_file_is_refused_at_once_and_nothing_is_copied(tmp_path,
     sub = make_submission(tmp_path, {"main.py": MAIN, "src/tiny.py": "x = 1\n"})
     sparse(sub / "big.bin", 64 * GiB)
     started = time.monotonic()
-    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(sub), "--sandbox", "none",
-              "--output", str(tmp_path / "o"), tmpdir=scratch)
+    out = cli(
+        "run",
+        str(problem),
+        "-c",
+        "checkpoint_1",
+        "-s",
+        str(sub),
+        "--sandbox",
+        "none",
+        "--output",
+        str(tmp_path / "o"),
+        tmpdir=scratch,
+    )
     assert out.returncode == 2, out.stdout + out.stderr
     assert time.monotonic() - started < 60
     message = " ".join(out.stderr.split())
@@ -67,18 +87,54 @@ def test_a_64_gib_sparse_file_is_refused_at_once_and_nothing_is_copied(tmp_path,
     assert list(scratch.iterdir()) == []  # no workspace was even made
 
 
-@pytest.mark.parametrize(("limits", "build", "words"), [
-    (ResourceLimits(submission_files=50), lambda root: [(root / "many" / f"f{i}").write_text("x") for i in range(60)],
-     ["files, directories and links 51 or more", "over the limit of 50", "--max-submission-files",
-      "entries in many/"]),
-    (ResourceLimits(submission_depth=10), lambda root: (root / Path(*["d"] * 12)).mkdir(parents=True),
-     ["directory depth 11 or more", "over the limit of 10", "--max-submission-depth", "deepest: d/d/d"]),
-    (ResourceLimits(submission_mb=1), lambda root: (root / "many" / "blob.bin").write_bytes(b"z" * (2 << 20)),
-     ["apparent size", "2.0 MiB or more", "over the limit of 1 MiB", "many/blob.bin: 2.0 MiB (2.0 MiB on disk)"]),
-    (ResourceLimits(submission_disk_mb=1), lambda root: (root / "many" / "blob.bin").write_bytes(b"z" * (2 << 20)),
-     ["size allocated on disk", "over the limit of 1 MiB", "--max-submission-disk-mb", "many/blob.bin"]),
-])
-def test_each_limit_names_itself_the_value_the_option_and_the_largest_entries(tmp_path, limits, build, words):
+@pytest.mark.parametrize(
+    ("limits", "build", "words"),
+    [
+        (
+            ResourceLimits(submission_files=50),
+            lambda root: [(root / "many" / f"f{i}").write_text("x") for i in range(60)],
+            [
+                "files, directories and links 51 or more",
+                "over the limit of 50",
+                "--max-submission-files",
+                "entries in many/",
+            ],
+        ),
+        (
+            ResourceLimits(submission_depth=10),
+            lambda root: (root / Path(*["d"] * 12)).mkdir(parents=True),
+            [
+                "directory depth 11 or more",
+                "over the limit of 10",
+                "--max-submission-depth",
+                "deepest: d/d/d",
+            ],
+        ),
+        (
+            ResourceLimits(submission_mb=1),
+            lambda root: (root / "many" / "blob.bin").write_bytes(b"z" * (2 << 20)),
+            [
+                "apparent size",
+                "2.0 MiB or more",
+                "over the limit of 1 MiB",
+                "many/blob.bin: 2.0 MiB (2.0 MiB on disk)",
+            ],
+        ),
+        (
+            ResourceLimits(submission_disk_mb=1),
+            lambda root: (root / "many" / "blob.bin").write_bytes(b"z" * (2 << 20)),
+            [
+                "size allocated on disk",
+                "over the limit of 1 MiB",
+                "--max-submission-disk-mb",
+                "many/blob.bin",
+            ],
+        ),
+    ],
+)
+def test_each_limit_names_itself_the_value_the_option_and_the_largest_entries(
+    tmp_path, limits, build, words
+):
     root = tmp_path / "sub"
     (root / "many").mkdir(parents=True)
     build(root)
@@ -152,11 +208,35 @@ def test_the_copy_stops_when_the_wall_clock_runs_out(tmp_path):
 def test_the_limits_come_from_the_cli_and_the_problem(tmp_path, scratch):
     problem = make_problem(tmp_path, TESTS, limits={"submission_files": 3})
     sub = make_submission(tmp_path, {"main.py": MAIN, "a.txt": "a", "b.txt": "b", "c.txt": "c"})
-    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(sub), "--sandbox", "none",
-              "--output", str(tmp_path / "o"), tmpdir=scratch)
+    out = cli(
+        "run",
+        str(problem),
+        "-c",
+        "checkpoint_1",
+        "-s",
+        str(sub),
+        "--sandbox",
+        "none",
+        "--output",
+        str(tmp_path / "o"),
+        tmpdir=scratch,
+    )
     assert out.returncode == 2 and "submission_files" in out.stderr, out.stderr
-    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(sub), "--sandbox", "none",
-              "--output", str(tmp_path / "o2"), "--max-submission-files", "10", tmpdir=scratch)
+    out = cli(
+        "run",
+        str(problem),
+        "-c",
+        "checkpoint_1",
+        "-s",
+        str(sub),
+        "--sandbox",
+        "none",
+        "--output",
+        str(tmp_path / "o2"),
+        "--max-submission-files",
+        "10",
+        tmpdir=scratch,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
 
 
@@ -164,17 +244,45 @@ def test_a_solution_kept_inside_the_problem_runs_but_not_one_holding_the_tests(t
     problem = tmp_path / "inventory_cli"
     shutil.copytree(REPO / "problems" / "inventory_cli", problem)
     solution = problem / "solutions" / "checkpoint_1"
-    shutil.copytree(REPO / "examples" / "submissions" / "alpha" / "inventory_cli" / "checkpoint_1", solution)
-    out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(solution), "--sandbox", "none",
-              "--output", str(tmp_path / "o"), tmpdir=scratch)
+    shutil.copytree(
+        REPO / "examples" / "submissions" / "alpha" / "inventory_cli" / "checkpoint_1", solution
+    )
+    out = cli(
+        "run",
+        str(problem),
+        "-c",
+        "checkpoint_1",
+        "-s",
+        str(solution),
+        "--sandbox",
+        "none",
+        "--output",
+        str(tmp_path / "o"),
+        tmpdir=scratch,
+    )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert "policy all-cases: MET" in out.stdout
-    for submission, words in [(problem, "contains the problem directory"),
-                              (tmp_path, "contains the problem directory"),
-                              (problem / "tests", "contains the tests"),
-                              (problem / "tests" / "data", "sits inside the tests")]:
+    for submission, words in [
+        (problem, "contains the problem directory"),
+        (tmp_path, "contains the problem directory"),
+        (problem / "tests", "contains the tests"),
+        (problem / "tests" / "data", "sits inside the tests"),
+    ]:
         submission.mkdir(exist_ok=True)
-        out = cli("run", str(problem), "-c", "checkpoint_1", "-s", str(submission), "--sandbox", "none",
-                  "--output", str(tmp_path / "o2"), tmpdir=scratch)
-        assert out.returncode == 2 and words in " ".join(out.stderr.split()), (submission, out.stderr)
-
+        out = cli(
+            "run",
+            str(problem),
+            "-c",
+            "checkpoint_1",
+            "-s",
+            str(submission),
+            "--sandbox",
+            "none",
+            "--output",
+            str(tmp_path / "o2"),
+            tmpdir=scratch,
+        )
+        assert out.returncode == 2 and words in " ".join(out.stderr.split()), (
+            submission,
+            out.stderr,
+        )

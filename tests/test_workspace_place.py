@@ -16,8 +16,9 @@ from runners.engine.protocol import execute
 from runners.engine.workspace_place import ENV_VAR, MEMORY_DIR, fits_in_memory, workspace_base
 from runners.frameworks.pytest_runner import PytestRunner
 
-needs_tmpfs = pytest.mark.skipif(not fits_in_memory(MEMORY_DIR, 0) and not os.environ.get("CI"),
-                                 reason="no usable /dev/shm here")
+needs_tmpfs = pytest.mark.skipif(
+    not fits_in_memory(MEMORY_DIR, 0) and not os.environ.get("CI"), reason="no usable /dev/shm here"
+)
 
 
 class BoundedFake(FakeSandbox):
@@ -38,7 +39,9 @@ def _submission_source(tmp_path: Path, sandbox: FakeSandbox, keep: bool = False)
 @needs_tmpfs
 def test_a_bounded_sandbox_gets_its_workspace_in_memory_and_it_is_removed(tmp_path, monkeypatch):
     monkeypatch.delenv(ENV_VAR, raising=False)
-    source = _submission_source(tmp_path, BoundedFake(pytest_run([Case("tests/test_checkpoint_1.py::test_a")])))
+    source = _submission_source(
+        tmp_path, BoundedFake(pytest_run([Case("tests/test_checkpoint_1.py::test_a")]))
+    )
     assert source.is_relative_to(MEMORY_DIR)
     assert not source.parent.exists()  # nothing left in memory after the run
 

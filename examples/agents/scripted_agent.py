@@ -42,8 +42,11 @@ def checkpoint_number(name: str) -> int:
 
 
 def previous_checkpoint(problem_dir: Path, checkpoint: str) -> str | None:
-    earlier = [d.name for d in problem_dir.iterdir()
-               if d.is_dir() and checkpoint_number(d.name) < checkpoint_number(checkpoint)]
+    earlier = [
+        d.name
+        for d in problem_dir.iterdir()
+        if d.is_dir() and checkpoint_number(d.name) < checkpoint_number(checkpoint)
+    ]
     return max(earlier, key=checkpoint_number) if earlier else None
 
 
@@ -67,10 +70,24 @@ def main(argv: list[str]) -> int:
     def finish(message: str, ok: bool, read: int = 0, written: int = 0, cached: int = 0) -> int:
         print(message, file=sys.stderr)
         if args.format == "claude-json":
-            print(json.dumps({"type": "result", "subtype": "success" if ok else "error_during_execution",
-                              "is_error": not ok, "result": message, "num_turns": 1, "total_cost_usd": 0.0,
-                              "usage": {"input_tokens": read, "cache_creation_input_tokens": 0,
-                                        "cache_read_input_tokens": cached, "output_tokens": written}}))
+            print(
+                json.dumps(
+                    {
+                        "type": "result",
+                        "subtype": "success" if ok else "error_during_execution",
+                        "is_error": not ok,
+                        "result": message,
+                        "num_turns": 1,
+                        "total_cost_usd": 0.0,
+                        "usage": {
+                            "input_tokens": read,
+                            "cache_creation_input_tokens": 0,
+                            "cache_read_input_tokens": cached,
+                            "output_tokens": written,
+                        },
+                    }
+                )
+            )
         else:
             print(message)
         return 0 if ok else 1
@@ -78,7 +95,9 @@ def main(argv: list[str]) -> int:
     try:
         spec = args.prompt.read_text(encoding="utf-8")
     except OSError as exc:
-        return finish(f"I was given no specification to read ({exc.strerror}: {args.prompt}).", False)
+        return finish(
+            f"I was given no specification to read ({exc.strerror}: {args.prompt}).", False
+        )
     if not spec.strip():
         return finish(f"The specification {args.prompt} is empty: nothing to implement.", False)
     read = len(spec.split())
@@ -86,16 +105,25 @@ def main(argv: list[str]) -> int:
     problem_dir = args.knowledge / args.problem
     target = problem_dir / args.checkpoint
     if not target.is_dir():
-        return finish(f"I do not know how to implement {args.problem} {args.checkpoint}.", False, read)
+        return finish(
+            f"I do not know how to implement {args.problem} {args.checkpoint}.", False, read
+        )
     wanted = files_of(target)
     before = previous_checkpoint(problem_dir, args.checkpoint)
     mine = files_of(problem_dir / before) if before else {}
     workspace = args.workspace
-    missing = [rel for rel, data in mine.items()
-               if not (workspace / rel).is_file() or (workspace / rel).read_bytes() != data]
+    missing = [
+        rel
+        for rel, data in mine.items()
+        if not (workspace / rel).is_file() or (workspace / rel).read_bytes() != data
+    ]
     if missing:
-        return finish(f"My work from {before} is not in my workspace as I left it "
-                      f"({', '.join(missing[:5])}); I will not start over.", False, read)
+        return finish(
+            f"My work from {before} is not in my workspace as I left it "
+            f"({', '.join(missing[:5])}); I will not start over.",
+            False,
+            read,
+        )
     changed = [rel for rel, data in wanted.items() if mine.get(rel) != data]
     dropped = [rel for rel in mine if rel not in wanted]
     written = 0
@@ -110,9 +138,11 @@ def main(argv: list[str]) -> int:
         (workspace / rel).unlink()
     kept = len(wanted) - len(changed)
     digest = hashlib.sha256(b"".join(wanted[rel] for rel in sorted(wanted))).hexdigest()[:8]
-    summary = (f"Implemented {title_of(spec) or args.checkpoint}: wrote {len(changed)} file(s) "
-               f"({', '.join(changed) or 'none'}), kept {kept} from {before or 'nothing'}, removed {len(dropped)}; "
-               f"tree {digest}.")
+    summary = (
+        f"Implemented {title_of(spec) or args.checkpoint}: wrote {len(changed)} file(s) "
+        f"({', '.join(changed) or 'none'}), kept {kept} from {before or 'nothing'}, removed {len(dropped)}; "
+        f"tree {digest}."
+    )
     cached = sum(len(data.decode("utf-8", "replace").split()) for data in mine.values())
     return finish(summary, True, read, written, cached)
 

@@ -33,15 +33,26 @@ from runners.util.suggest import did_you_mean
 def _select(names: list[str], wanted: tuple[str, ...], option: str) -> set[str]:
     unknown = sorted(set(wanted) - set(names))
     if unknown:
-        raise UserInputError(f"option {option}: unknown {', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
-                             f"(known: {', '.join(sorted(names)) or 'none'})")
+        raise UserInputError(
+            f"option {option}: unknown {', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
+            f"(known: {', '.join(sorted(names)) or 'none'})"
+        )
     return set(wanted or names)
 
 
-def run_agents(agents_file: Path, problems_root: Path, output: Path, environment: EnvironmentSpec, *,
-               jobs: int = 1, agents: tuple[str, ...] = (), problems: tuple[str, ...] = (),
-               overwrite: bool = False, console: Console | None = None,
-               progress: bool = True) -> tuple[Path, list[StepRecord]]:
+def run_agents(
+    agents_file: Path,
+    problems_root: Path,
+    output: Path,
+    environment: EnvironmentSpec,
+    *,
+    jobs: int = 1,
+    agents: tuple[str, ...] = (),
+    problems: tuple[str, ...] = (),
+    overwrite: bool = False,
+    console: Console | None = None,
+    progress: bool = True,
+) -> tuple[Path, list[StepRecord]]:
     """Run the agent steps; returns the submissions root to grade and every step's record."""
     console = console or make_console()
     specs = load_agents_file(agents_file)
@@ -50,7 +61,9 @@ def run_agents(agents_file: Path, problems_root: Path, output: Path, environment
     root = Path(problems_root).resolve()
     if not root.is_dir():
         raise UserInputError(f"option --problems: {root} is not a directory")
-    dirs = sorted(p for p in root.iterdir() if (p / CONFIG_FILE).is_file() and not p.name.startswith("."))
+    dirs = sorted(
+        p for p in root.iterdir() if (p / CONFIG_FILE).is_file() and not p.name.startswith(".")
+    )
     keep = _select([d.name for d in dirs], problems, "--problem")
     loaded = [load_problem(d) for d in dirs if d.name in keep]
     layout = RunLayout(Path(output).resolve())
@@ -58,8 +71,10 @@ def run_agents(agents_file: Path, problems_root: Path, output: Path, environment
     for spec, problem in chains:
         guard(spec, problem, layout, environment, f"{agents_file}: agent {spec.name!r}")
         if overwrite:
-            for path in (layout.chain_dir(spec.name, problem.path.name),
-                         layout.submissions / spec.name / problem.path.name):
+            for path in (
+                layout.chain_dir(spec.name, problem.path.name),
+                layout.submissions / spec.name / problem.path.name,
+            ):
                 shutil.rmtree(path, ignore_errors=True)
     by_name = {spec.name: agent_sandbox(spec, environment) for spec in specs}
     sandboxes = {each.name: by_name[spec.name] for spec in specs for each in repeats_of(spec)}
@@ -69,31 +84,53 @@ def run_agents(agents_file: Path, problems_root: Path, output: Path, environment
         for note in unset_notes(spec):
             console.print(note)
     repeats = sum(spec.repeat for spec in specs)
-    console.print(Text.assemble((f"{len(chains)} agent chains", "bold"),
-                                f" ({len(specs)} agents × {len(loaded)} problems"
-                                + (f", {repeats} runs with the repeats" if repeats > len(specs) else "")
-                                + f"), {jobs} at a time"))
-    with for_cli(lambda: make_console(stderr=True), progress, total=len(chains), title="agent chains") as reporter:
+    console.print(
+        Text.assemble(
+            (f"{len(chains)} agent chains", "bold"),
+            f" ({len(specs)} agents × {len(loaded)} problems"
+            + (f", {repeats} runs with the repeats" if repeats > len(specs) else "")
+            + f"), {jobs} at a time",
+        )
+    )
+    with for_cli(
+        lambda: make_console(stderr=True), progress, total=len(chains), title="agent chains"
+    ) as reporter:
 
         def announce(record: StepRecord) -> None:
             with lock:
-                what = f"failed: {record.failure}" if record.failed else f"done in {record.duration:.1f} s"
-                above(reporter, Text(f"{record.agent} · {record.problem} · {record.checkpoint}: {what}",
-                                     style="red" if record.failed else "dim"), console)
+                what = (
+                    f"failed: {record.failure}"
+                    if record.failed
+                    else f"done in {record.duration:.1f} s"
+                )
+                above(
+                    reporter,
+                    Text(
+                        f"{record.agent} · {record.problem} · {record.checkpoint}: {what}",
+                        style="red" if record.failed else "dim",
+                    ),
+                    console,
+                )
 
         def chain(item: tuple[AgentSpec, ProblemConfig]) -> list[StepRecord]:
             spec, problem = item
             last = problem.ordered_checkpoints()[-1]
             # The subject is the chain; its stages name the checkpoint of each step.
             with running(Subject(problem.path.name, "", spec.name), reporter):
-                return ensure_steps(spec, problem, last, layout, environment, sandboxes[spec.name],
-                                    on_step=announce)
+                return ensure_steps(
+                    spec, problem, last, layout, environment, sandboxes[spec.name], on_step=announce
+                )
 
         with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
             records = [record for found in pool.map(chain, chains) for record in found]
     console.print(fit(console, steps_table(records)))
     failed = [r for r in records if r.failed]
     if failed:
-        console.print(Text(f"{len(failed)} agent step(s) failed; their snapshots are graded all the same "
-                           f"(see {layout.root / 'agent-steps'}; --overwrite runs their chains again)", style="yellow"))
+        console.print(
+            Text(
+                f"{len(failed)} agent step(s) failed; their snapshots are graded all the same "
+                f"(see {layout.root / 'agent-steps'}; --overwrite runs their chains again)",
+                style="yellow",
+            )
+        )
     return layout.submissions, records

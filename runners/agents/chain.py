@@ -55,31 +55,44 @@ def chain_lock(path: Path, deadline: float | None) -> Iterator[None]:
                     waited = True
                     progress.stage(f"{progress.WAITING} for the same agent's earlier checkpoints")
                 if deadline is not None and time.monotonic() > deadline:
-                    raise LockTimeout(f"another caller kept {path} (a step of the same agent and problem) "
-                                      "past this one's deadline") from None
+                    raise LockTimeout(
+                        f"another caller kept {path} (a step of the same agent and problem) "
+                        "past this one's deadline"
+                    ) from None
                 time.sleep(POLL_S)
         yield
     finally:
         os.close(fd)  # releases the lock
 
 
-def step_done(layout: RunLayout, spec: AgentSpec, problem: str, checkpoint: str) -> StepRecord | None:
+def step_done(
+    layout: RunLayout, spec: AgentSpec, problem: str, checkpoint: str
+) -> StepRecord | None:
     """The record of a finished step whose snapshot is in place, run with the agent's current
     settings and not failed by the harness; else None (the step is to run again)."""
     record = StepRecord.load(layout.step_dir(spec.name, problem, checkpoint))
     if record is None or not layout.snapshot(spec.name, problem, checkpoint).is_dir():
         return None
-    return None if record.infrastructure or record.not_started or record.agent_key != spec.key else record
+    return (
+        None
+        if record.infrastructure or record.not_started or record.agent_key != spec.key
+        else record
+    )
 
 
-def current_steps(layout: RunLayout, spec: AgentSpec, problem: str,
-                  checkpoints: list[CheckpointConfig]) -> list[StepRecord | None]:
+def current_steps(
+    layout: RunLayout, spec: AgentSpec, problem: str, checkpoints: list[CheckpointConfig]
+) -> list[StepRecord | None]:
     """`step_done` of each checkpoint in order, None from the first step not done on: a step that
     ran before its predecessor's last run started from an older snapshot than the one kept."""
     found: list[StepRecord | None] = []
     previous: StepRecord | None = None
     for checkpoint in checkpoints:
-        record = None if found and previous is None else step_done(layout, spec, problem, checkpoint.name)
+        record = (
+            None
+            if found and previous is None
+            else step_done(layout, spec, problem, checkpoint.name)
+        )
         if record is not None and previous is not None and record.started_at <= previous.started_at:
             record = None
         found.append(record)
@@ -87,9 +100,16 @@ def current_steps(layout: RunLayout, spec: AgentSpec, problem: str,
     return found
 
 
-def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfig, layout: RunLayout,
-                 environment: EnvironmentSpec, sandbox: Sandbox, deadline: float | None = None,
-                 on_step: Callable[[StepRecord], None] | None = None) -> list[StepRecord]:
+def ensure_steps(
+    spec: AgentSpec,
+    problem: ProblemConfig,
+    up_to: CheckpointConfig,
+    layout: RunLayout,
+    environment: EnvironmentSpec,
+    sandbox: Sandbox,
+    deadline: float | None = None,
+    on_step: Callable[[StepRecord], None] | None = None,
+) -> list[StepRecord]:
     """The records of every step up to `up_to`, running those not done yet (in order); they stop
     at a step whose agent never started (`StepRecord.not_started`), the last one then."""
     name = problem.path.name
@@ -104,11 +124,23 @@ def ensure_steps(spec: AgentSpec, problem: ProblemConfig, up_to: CheckpointConfi
     with chain_lock(layout.chain_dir(spec.name, name) / LOCK_FILE, deadline):
         start, started_from = _starter(problem)
         spent = Spent()  # by the earlier steps of the run: its budget
-        for number, (checkpoint, record) in enumerate(zip(wanted, current_steps(layout, spec, name, wanted)), start=1):
+        for number, (checkpoint, record) in enumerate(
+            zip(wanted, current_steps(layout, spec, name, wanted)), start=1
+        ):
             if record is None:
                 progress.stage(f"{progress.AGENT_STEP} ({checkpoint.name})")
-                record = run_step(spec, problem, checkpoint, number, start, started_from, layout,
-                                  environment, sandbox, spent=replace(spent))
+                record = run_step(
+                    spec,
+                    problem,
+                    checkpoint,
+                    number,
+                    start,
+                    started_from,
+                    layout,
+                    environment,
+                    sandbox,
+                    spent=replace(spent),
+                )
                 if on_step is not None:
                     on_step(record)
             records.append(record)

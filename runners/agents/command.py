@@ -23,8 +23,17 @@ import re
 import shlex
 from string import Formatter
 
-FIELDS = ("prompt_file", "prompt", "workspace", "home", "checkpoint", "checkpoint_number", "problem",
-          "python", "mounts")
+FIELDS = (
+    "prompt_file",
+    "prompt",
+    "workspace",
+    "home",
+    "checkpoint",
+    "checkpoint_number",
+    "problem",
+    "python",
+    "mounts",
+)
 _FIELD = re.compile(r"^(?P<name>[a-z_]+)(?:\[(?P<key>[A-Za-z0-9_.-]+)\])?$")
 #: Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); keep clear of it.
 MAX_ARGUMENT = 100_000
@@ -47,7 +56,9 @@ def split_command(command: str | list[str]) -> list[str]:
     return argv
 
 
-def fields_used(argv: list[str], mounts: set[str] | frozenset[str] | None = frozenset()) -> set[str]:
+def fields_used(
+    argv: list[str], mounts: set[str] | frozenset[str] | None = frozenset()
+) -> set[str]:
     """The placeholders `argv` uses (`mounts` as one name); TemplateError for an unknown one
     (and for a mount not in `mounts`, unless it is None)."""
     used: set[str] = set()
@@ -58,17 +69,24 @@ def fields_used(argv: list[str], mounts: set[str] | frozenset[str] | None = froz
 
                 match = closest(name, FIELDS)
                 hint = f" (did you mean {{{match}}}?)" if match else ""
-                raise TemplateError(f"unknown placeholder {{{name}}}{hint} (known: "
-                                    f"{', '.join('{' + f + '}' for f in FIELDS if f != 'mounts')}, "
-                                    "{mounts[NAME]}; write {{ and }} for literal braces)")
+                raise TemplateError(
+                    f"unknown placeholder {{{name}}}{hint} (known: "
+                    f"{', '.join('{' + f + '}' for f in FIELDS if f != 'mounts')}, "
+                    "{mounts[NAME]}; write {{ and }} for literal braces)"
+                )
             if (name == "mounts") != (key is not None):
-                raise TemplateError("a mount is written {mounts[NAME]}, with NAME a key of `mounts`"
-                                    if name == "mounts" else f"{{{name}}} takes no [key]")
+                raise TemplateError(
+                    "a mount is written {mounts[NAME]}, with NAME a key of `mounts`"
+                    if name == "mounts"
+                    else f"{{{name}}} takes no [key]"
+                )
             if key is not None and mounts is not None and key not in mounts:
                 from runners.util.suggest import did_you_mean
 
-                raise TemplateError(f"{{mounts[{key}]}}: no mount named {key!r}{did_you_mean(key, mounts)} (mounts: "
-                                    f"{', '.join(sorted(mounts)) or 'none'})")
+                raise TemplateError(
+                    f"{{mounts[{key}]}}: no mount named {key!r}{did_you_mean(key, mounts)} (mounts: "
+                    f"{', '.join(sorted(mounts)) or 'none'})"
+                )
             used.add(name)
     return used
 
@@ -88,8 +106,10 @@ def expand(argv: list[str], values: dict[str, str], mounts: dict[str, str]) -> l
             parts.append(mounts[key] if name == "mounts" else values[name])
         expanded = "".join(parts)
         if len(expanded.encode()) > MAX_ARGUMENT:
-            raise TemplateError(f"an argument would be {len(expanded.encode())} bytes, over the "
-                                f"{MAX_ARGUMENT} the kernel allows; pass {{prompt_file}} instead of {{prompt}}")
+            raise TemplateError(
+                f"an argument would be {len(expanded.encode())} bytes, over the "
+                f"{MAX_ARGUMENT} the kernel allows; pass {{prompt_file}} instead of {{prompt}}"
+            )
         out.append(expanded)
     return out
 
@@ -99,7 +119,9 @@ def _fields(argument: str) -> list[tuple[str, str | None]]:
     try:
         parsed = list(Formatter().parse(argument))
     except ValueError as exc:
-        raise TemplateError(f"argument {argument!r}: {exc} (write {{{{ and }}}} for literal braces)") from None
+        raise TemplateError(
+            f"argument {argument!r}: {exc} (write {{{{ and }}}} for literal braces)"
+        ) from None
     for _literal, field, spec, conversion in parsed:
         if field is None:
             continue
@@ -107,8 +129,10 @@ def _fields(argument: str) -> list[tuple[str, str | None]]:
             raise TemplateError(f"placeholder {{{field}}} takes no format or conversion")
         match = _FIELD.match(field)
         if match is None:
-            raise TemplateError(f"placeholder {{{field}}} is not a placeholder name "
-                                "(write {{ and }} for literal braces)")
+            raise TemplateError(
+                f"placeholder {{{field}}} is not a placeholder name "
+                "(write {{ and }} for literal braces)"
+            )
         found.append((match["name"], match["key"]))
     return found
 

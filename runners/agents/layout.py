@@ -56,13 +56,20 @@ class StepRecord(BaseModel):
     checkpoint: str
     number: int = Field(description="the checkpoint's position, from 1")
     command: list[str] = Field(description="the command template, before placeholders are filled")
-    agent_key: str = Field("", description="a hash of the agent's settings: a step run with other settings is "
-                                           "run again when the run is resumed")
+    agent_key: str = Field(
+        "",
+        description="a hash of the agent's settings: a step run with other settings is "
+        "run again when the run is resumed",
+    )
     repeat: int = Field(1, description="which repeat of the agent (from 1)")
     sandbox: str
     network: bool = False
-    network_mode: str = Field("none", description="none, host (the whole network) or allow-list (the proxy)")
-    started_from: str = Field(description="`starter`, `empty`, or the checkpoint whose workspace it continued")
+    network_mode: str = Field(
+        "none", description="none, host (the whole network) or allow-list (the proxy)"
+    )
+    started_from: str = Field(
+        description="`starter`, `empty`, or the checkpoint whose workspace it continued"
+    )
     started_at: float = 0.0
     duration: float = Field(0.0, description="the agent's wall time, seconds")
     exit_code: int | None = None
@@ -70,18 +77,25 @@ class StepRecord(BaseModel):
     oom_killed: bool = False
     failure: str | None = Field(None, description="why the step failed (None: it did not)")
     infrastructure: bool = Field(False, description="the failure is the harness's, not the agent's")
-    not_started: bool = Field(False, description="the agent never ran: its program could not be started, or "
-                                                 "it failed before doing anything (no change, no model use); an "
-                                                 "error of the agent's configuration, never graded")
+    not_started: bool = Field(
+        False,
+        description="the agent never ran: its program could not be started, or "
+        "it failed before doing anything (no change, no model use); an "
+        "error of the agent's configuration, never graded",
+    )
     report: AgentReport = Field(default_factory=AgentReport)
     excerpt: str = ""
     output_truncated: bool = False
     notes: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     files: int = Field(0, description="files and directories in the snapshot")
-    egress: EgressRecord | None = Field(None, description="allow-list: what the proxy let through, refused, counted")
+    egress: EgressRecord | None = Field(
+        None, description="allow-list: what the proxy let through, refused, counted"
+    )
     budget_stop: str | None = Field(None, description="the cap that stopped (or skipped) the step")
-    token_check: TokenCheck | None = Field(None, description="the proxy's token count against the agent's")
+    token_check: TokenCheck | None = Field(
+        None, description="the proxy's token count against the agent's"
+    )
 
     @property
     def tokens(self) -> int | None:
@@ -94,11 +108,18 @@ class StepRecord(BaseModel):
     @property
     def token_mismatch(self) -> bool:
         return self.token_check is not None and self.token_check.matches is False
-    preset: str | None = Field(None, description="the preset the agent was (runners.agents.presets)")
+
+    preset: str | None = Field(
+        None, description="the preset the agent was (runners.agents.presets)"
+    )
     model: str | None = Field(None, description="the model it asked for (a preset's `model`)")
-    transcript: list[str] = Field(default_factory=list, description="the session logs the CLI wrote, kept "
-                                                                    "beside step.json (paths relative to it)")
-    model_server: Served | None = Field(None, description="a dry run: what the scripted model server served")
+    transcript: list[str] = Field(
+        default_factory=list,
+        description="the session logs the CLI wrote, kept beside step.json (paths relative to it)",
+    )
+    model_server: Served | None = Field(
+        None, description="a dry run: what the scripted model server served"
+    )
 
     @property
     def failed(self) -> bool:

@@ -85,24 +85,38 @@ def resolve(options: Any, context: Any) -> AgentCell:
     options, context = _mapping(options), _mapping(context)
     config = AgentProviderConfig.parse(options.get("config"))
     base = Path(config.base_path).expanduser().resolve() if config.base_path else Path.cwd()
-    spec = parse_agent(config.agent, "provider config `agent`").resolved(base, "provider config `agent`")
+    spec = parse_agent(config.agent, "provider config `agent`").resolved(
+        base, "provider config `agent`"
+    )
     problems = _directory(base, "problems", config.problems)
-    vars_, metadata = _mapping(context.get("vars")), _mapping(_mapping(context.get("test")).get("metadata"))
+    vars_, metadata = (
+        _mapping(context.get("vars")),
+        _mapping(_mapping(context.get("test")).get("metadata")),
+    )
     refuse_config_error(metadata)
-    name, checkpoint = _cell_name(vars_, metadata, "problem"), _cell_name(vars_, metadata, "checkpoint")
+    name, checkpoint = (
+        _cell_name(vars_, metadata, "problem"),
+        _cell_name(vars_, metadata, "checkpoint"),
+    )
     if not (problems / name / "config.yaml").is_file():
         known = [p.name for p in problems.iterdir() if (p / "config.yaml").is_file()]
-        raise BadInput(f"test `problem`: unknown problem {name!r}{did_you_mean(name, known)} "
-                       f"({problems / name}/config.yaml not found)")
+        raise BadInput(
+            f"test `problem`: unknown problem {name!r}{did_you_mean(name, known)} "
+            f"({problems / name}/config.yaml not found)"
+        )
     problem = load_problem(problems / name)
     if checkpoint not in problem.checkpoints:
-        raise BadInput(f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r}"
-                       f"{did_you_mean(checkpoint, problem.checkpoints)} (known: {', '.join(problem.checkpoints)})")
+        raise BadInput(
+            f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r}"
+            f"{did_you_mean(checkpoint, problem.checkpoints)} (known: {', '.join(problem.checkpoints)})"
+        )
     environment = EnvironmentSpec(sandbox=config.sandbox)
     if not config.quality:
         environment.quality = False
     if config.wall_timeout is not None:
-        environment.limits = environment.limits.model_copy(update={"wall_timeout": config.wall_timeout})
+        environment.limits = environment.limits.model_copy(
+            update={"wall_timeout": config.wall_timeout}
+        )
     if config.cache_dir:
         environment.cache_dir = _path(base, config.cache_dir)
     if config.python:
@@ -113,24 +127,40 @@ def resolve(options: Any, context: Any) -> AgentCell:
     cap = promptfoo_ms / 1000.0 - TIMEOUT_MARGIN_S
     overall = config.overall_timeout or cap
     if overall > cap or overall <= spec.timeout:
-        raise BadInput(f"provider config `timeout`: promptfoo's per-call limit of {promptfoo_ms:g} ms leaves "
-                       f"{cap:g} s for a row, which must be over the agent's `timeout` ({spec.timeout:g} s "
-                       f"per checkpoint) and at least `overall_timeout`; a row may run several agent steps: "
-                       f"raise `timeout`")
+        raise BadInput(
+            f"provider config `timeout`: promptfoo's per-call limit of {promptfoo_ms:g} ms leaves "
+            f"{cap:g} s for a row, which must be over the agent's `timeout` ({spec.timeout:g} s "
+            f"per checkpoint) and at least `overall_timeout`; a row may run several agent steps: "
+            f"raise `timeout`"
+        )
     layout = RunLayout(_path(base, config.output) / f"{spec.name}-{spec.key}")
-    return AgentCell(spec, _row_repeats(spec, vars_, context), problem, problem.checkpoints[checkpoint], layout,
-                     environment, config.pass_policy, overall, config.progress,
-                     report_page(base, config, vars_, context))
+    return AgentCell(
+        spec,
+        _row_repeats(spec, vars_, context),
+        problem,
+        problem.checkpoints[checkpoint],
+        layout,
+        environment,
+        config.pass_policy,
+        overall,
+        config.progress,
+        report_page(base, config, vars_, context),
+    )
 
 
-def _row_repeats(spec: AgentSpec, vars_: dict[str, Any], context: dict[str, Any]) -> list[AgentSpec]:
+def _row_repeats(
+    spec: AgentSpec, vars_: dict[str, Any], context: dict[str, Any]
+) -> list[AgentSpec]:
     """The agent runs of this row: promptfoo's repetition i holds repeats i*N+1 .. i*N+N of the
     agent's N; the only run of an agent without repeats keeps its own name."""
     index = vars_.get("__repeatIndex", context.get("repeatIndex")) or 0
     index = index if isinstance(index, int) and index > 0 else 0
     numbers = [index * spec.repeat + k for k in range(1, spec.repeat + 1)]
     labelled = spec.repeat > 1 or index > 0
-    return [spec.model_copy(update={"name": f"{spec.name}@r{n}" if labelled else spec.name}) for n in numbers]
+    return [
+        spec.model_copy(update={"name": f"{spec.name}@r{n}" if labelled else spec.name})
+        for n in numbers
+    ]
 
 
 def call(options: Any, context: Any) -> dict[str, Any]:
@@ -143,23 +173,43 @@ def call(options: Any, context: Any) -> dict[str, Any]:
         return {"error": f"{PREFIX}{exc}"}
     except Exception as exc:  # noqa: BLE001 - a bug here must still not become a traceback row
         log_traceback()
-        return {"error": f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"}
+        return {
+            "error": f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+        }
     outcome = _bounded(cell)
     if isinstance(outcome, UserInputError):
         return {"error": f"{PREFIX}{outcome}"}
     if isinstance(outcome, str):
-        record = StepRecord(agent=cell.spec.name, problem=cell.problem.path.name, checkpoint=cell.checkpoint.name,
-                            number=0, command=cell.spec.argv, sandbox=cell.spec.sandbox or cell.environment.sandbox,
-                            started_from="", failure=outcome, infrastructure=True)
+        record = StepRecord(
+            agent=cell.spec.name,
+            problem=cell.problem.path.name,
+            checkpoint=cell.checkpoint.name,
+            number=0,
+            command=cell.spec.argv,
+            sandbox=cell.spec.sandbox or cell.environment.sandbox,
+            started_from="",
+            failure=outcome,
+            infrastructure=True,
+        )
         from runners.agents.solve import SolvedCheckpoint
 
-        outcome = [SolvedCheckpoint(record, failure_result(cell.problem, cell.checkpoint, cell.problem.framework,
-                                                           record.sandbox, outcome))]
+        outcome = [
+            SolvedCheckpoint(
+                record,
+                failure_result(
+                    cell.problem, cell.checkpoint, cell.problem.framework, record.sandbox, outcome
+                ),
+            )
+        ]
     from runners.agents.rows import repeats_response, response
 
     if len(outcome) == 1:
-        return response(outcome[0], cell.spec.name, cell.policy, cell.layout.root, report=cell.report)
-    return repeats_response(outcome, cell.spec.name, cell.policy, cell.layout.root, report=cell.report)
+        return response(
+            outcome[0], cell.spec.name, cell.policy, cell.layout.root, report=cell.report
+        )
+    return repeats_response(
+        outcome, cell.spec.name, cell.policy, cell.layout.root, report=cell.report
+    )
 
 
 def _bounded(cell: AgentCell) -> Any:
@@ -180,14 +230,29 @@ def _bounded(cell: AgentCell) -> Any:
                 sandbox = agent_sandbox(cell.spec, cell.environment)
                 solved = []
                 for run in cell.runs:
-                    record = ensure_steps(run, cell.problem, cell.checkpoint, cell.layout, cell.environment,
-                                          sandbox, deadline=deadline)[-1]
-                    solved.append(SolvedCheckpoint(record, grade_step(cell.problem, cell.checkpoint, record,
-                                                                      cell.layout, cell.environment)))
+                    record = ensure_steps(
+                        run,
+                        cell.problem,
+                        cell.checkpoint,
+                        cell.layout,
+                        cell.environment,
+                        sandbox,
+                        deadline=deadline,
+                    )[-1]
+                    solved.append(
+                        SolvedCheckpoint(
+                            record,
+                            grade_step(
+                                cell.problem, cell.checkpoint, record, cell.layout, cell.environment
+                            ),
+                        )
+                    )
                 box["result"] = solved
                 met = sum(s.verdicts()[cell.policy] for s in solved)
-                ending.text = (f"{'PASS' if met == len(solved) else 'FAIL'} · {solved[0].result.summary}"
-                               + (f" · {met}/{len(solved)} repeats met" if len(solved) > 1 else ""))
+                ending.text = (
+                    f"{'PASS' if met == len(solved) else 'FAIL'} · {solved[0].result.summary}"
+                    + (f" · {met}/{len(solved)} repeats met" if len(solved) > 1 else "")
+                )
         except UserInputError as exc:
             box["result"] = exc
         except InfrastructureError as exc:
@@ -196,11 +261,15 @@ def _bounded(cell: AgentCell) -> Any:
             log_traceback()
             box["result"] = f"harness error {type(exc).__name__}: {exc}"
 
-    worker = threading.Thread(target=work, name=f"agent-{cell.spec.name}-{cell.checkpoint.name}", daemon=True)
+    worker = threading.Thread(
+        target=work, name=f"agent-{cell.spec.name}-{cell.checkpoint.name}", daemon=True
+    )
     worker.start()
     worker.join(cell.overall)
     if worker.is_alive():
-        return (f"the row did not finish within the provider's overall cap of {cell.overall:g} s (its agent "
-                f"steps and the grading; config `overall_timeout`, or promptfoo `timeout` minus "
-                f"{TIMEOUT_MARGIN_S:g} s)")
+        return (
+            f"the row did not finish within the provider's overall cap of {cell.overall:g} s (its agent "
+            f"steps and the grading; config `overall_timeout`, or promptfoo `timeout` minus "
+            f"{TIMEOUT_MARGIN_S:g} s)"
+        )
     return box["result"]

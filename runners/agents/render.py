@@ -24,8 +24,14 @@ SAID_CHARS = 120
 def unset_notes(spec: AgentSpec) -> list[Text]:
     """Said before the agent runs: a `pass_env` name not set here (the agent's own error, such as
     "invalid API key", would otherwise be the only sign)."""
-    return [Text(f"note: agent {spec.name!r}: {name} is not set here, so the agent will not see it", style="yellow")
-            for name in spec.pass_env if name not in os.environ]
+    return [
+        Text(
+            f"note: agent {spec.name!r}: {name} is not set here, so the agent will not see it",
+            style="yellow",
+        )
+        for name in spec.pass_env
+        if name not in os.environ
+    ]
 
 
 def step_status(step: StepRecord) -> Text:
@@ -45,7 +51,9 @@ def usage_cells(step: StepRecord) -> list[Text | str]:
     differ from it) and cost; `refused` (the step's notes say why) where a figure the agent gave
     could not be true, `-` where there is none."""
     report, proxied = step.report, bool(step.egress and step.egress.routed.requests)
-    tokens: Text | str = f"{step.tokens:,}{' !' if step.token_mismatch else ''}" if step.tokens is not None else "-"
+    tokens: Text | str = (
+        f"{step.tokens:,}{' !' if step.token_mismatch else ''}" if step.tokens is not None else "-"
+    )
     cost: Text | str = "-" if report.cost_usd is None else f"${report.cost_usd:.4f}"
     if report.cost_estimated and report.cost_usd is not None:
         cost = f"~{cost}"
@@ -59,11 +67,15 @@ def usage_cells(step: StepRecord) -> list[Text | str]:
 def said(step: StepRecord) -> Text:
     text = step.failure if step.failed else step.excerpt
     text = text or ""
-    return Text(text if len(text) <= SAID_CHARS else text[: SAID_CHARS - 1] + "…",
-                style="red" if step.failed else "")
+    return Text(
+        text if len(text) <= SAID_CHARS else text[: SAID_CHARS - 1] + "…",
+        style="red" if step.failed else "",
+    )
 
 
-def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], policy: PassPolicy) -> Table:
+def solve_table(
+    agent: str, problem: str, solved: Sequence[SolvedCheckpoint], policy: PassPolicy
+) -> Table:
     table = Table(title=f"{agent} on {problem} · per checkpoint", title_justify="left")
     repeats = len({done.step.agent for done in solved}) > 1
     if repeats:
@@ -82,7 +94,12 @@ def solve_table(agent: str, problem: str, solved: Sequence[SolvedCheckpoint], po
     _column(table, "Said", fold=True)
     for done in solved:
         step, result = done.step, done.result
-        cells: list[Text | str] = [step.checkpoint, step_status(step), f"{step.duration:.1f} s", *usage_cells(step)]
+        cells: list[Text | str] = [
+            step.checkpoint,
+            step_status(step),
+            f"{step.duration:.1f} s",
+            *usage_cells(step),
+        ]
         if repeats:
             cells.insert(0, str(step.repeat))
         for group in GROUP_ORDER:
@@ -110,13 +127,22 @@ def steps_table(records: Sequence[StepRecord]) -> Table:
     _column(table, "Cost", justify="right")
     _column(table, "Said", fold=True)
     for step in records:
-        table.add_row(step.agent, step.problem, step.checkpoint, step_status(step), f"{step.duration:.1f} s",
-                      *usage_cells(step), said(step))
+        table.add_row(
+            step.agent,
+            step.problem,
+            step.checkpoint,
+            step_status(step),
+            f"{step.duration:.1f} s",
+            *usage_cells(step),
+            said(step),
+        )
     return _estimated_caption(table, records)
 
 
 def _estimated_caption(table: Table, steps: Sequence[StepRecord]) -> Table:
     if any(step.report.cost_estimated for step in steps):
-        table.caption = "~$: estimated from the tokens and the price table (runners/agents/prices.yaml)"
+        table.caption = (
+            "~$: estimated from the tokens and the price table (runners/agents/prices.yaml)"
+        )
         table.caption_justify = "left"
     return table

@@ -24,18 +24,30 @@ MAX_MULTILINE = 20
 MAX_COST_USD = 10_000.0
 MAX_TOKENS = 10**10
 MAX_TURNS = 10**6
-TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens", "cache_write_tokens", "total_tokens")
+TOKEN_FIELDS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "cache_write_tokens",
+    "total_tokens",
+)
 _BOUNDS: dict[str, tuple[float, str]] = {
-    "cost_usd": (MAX_COST_USD, "cost (USD)"), "turns": (MAX_TURNS, "turns"),
-    **{name: (float(MAX_TOKENS), name.replace("_", " ")) for name in TOKEN_FIELDS}}
-_AIDER = re.compile(r"Tokens: ([\d.]+k?) sent(?:, ([\d.]+k?) cache write)?(?:, ([\d.]+k?) cache hit)?, "
-                    r"([\d.]+k?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?")
+    "cost_usd": (MAX_COST_USD, "cost (USD)"),
+    "turns": (MAX_TURNS, "turns"),
+    **{name: (float(MAX_TOKENS), name.replace("_", " ")) for name in TOKEN_FIELDS},
+}
+_AIDER = re.compile(
+    r"Tokens: ([\d.]+k?) sent(?:, ([\d.]+k?) cache write)?(?:, ([\d.]+k?) cache hit)?, "
+    r"([\d.]+k?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?"
+)
 
 
 class AgentReport(BaseModel):
     """The agent's own account; None where it said nothing."""
 
-    format: str = "text"  # claude-json | codex-jsonl | gemini-json | gemini-stream-json | aider | text
+    format: str = (
+        "text"  # claude-json | codex-jsonl | gemini-json | gemini-stream-json | aider | text
+    )
     final_text: str | None = None
     is_error: bool = False
     error: str | None = None
@@ -48,8 +60,11 @@ class AgentReport(BaseModel):
     cache_write_tokens: int | None = None  # prompt tokens written to it (Claude Code, Aider)
     total_tokens: int | None = None
     turns: int | None = None
-    refused: dict[str, str] = Field(default_factory=dict, description="figures the agent reported that cannot be "
-                                    "true (negative, not finite, beyond any run), dropped: field -> what it said, and why")
+    refused: dict[str, str] = Field(
+        default_factory=dict,
+        description="figures the agent reported that cannot be "
+        "true (negative, not finite, beyond any run), dropped: field -> what it said, and why",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -60,7 +75,11 @@ class AgentReport(BaseModel):
         if not isinstance(data, dict):
             return data
         data, refused = dict(data), dict(data.get("refused") or {})
-        bad = {name: data[name] for name in _BOUNDS if data.get(name) is not None and not _believable(name, data[name])}
+        bad = {
+            name: data[name]
+            for name in _BOUNDS
+            if data.get(name) is not None and not _believable(name, data[name])
+        }
         for name, value in bad.items():
             bound, label = _BOUNDS[name]
             refused[name] = f"{label} {_shown(value)}: not a number from 0 to {bound:,.0f}"
@@ -77,14 +96,26 @@ class AgentReport(BaseModel):
         """Promptfoo's `tokenUsage` (None when the agent reported no tokens). The model's prompt
         cache goes in `completionDetails`, as promptfoo's own Claude Agent SDK provider puts it:
         promptfoo's `cached` means a response replayed from its cache ("N (cached)" in the viewer)."""
-        if self.prompt_tokens is None and self.completion_tokens is None and self.total_tokens is None:
+        if (
+            self.prompt_tokens is None
+            and self.completion_tokens is None
+            and self.total_tokens is None
+        ):
             return None
         prompt, completion = self.prompt_tokens or 0, self.completion_tokens or 0
-        usage: dict[str, Any] = {"prompt": prompt, "completion": completion,
-                                 "total": self.total_tokens if self.total_tokens is not None else prompt + completion}
-        cache = {key: value for key, value in (("cacheReadInputTokens", self.cached_tokens),
-                                               ("cacheCreationInputTokens", self.cache_write_tokens))
-                 if value is not None}
+        usage: dict[str, Any] = {
+            "prompt": prompt,
+            "completion": completion,
+            "total": self.total_tokens if self.total_tokens is not None else prompt + completion,
+        }
+        cache = {
+            key: value
+            for key, value in (
+                ("cacheReadInputTokens", self.cached_tokens),
+                ("cacheCreationInputTokens", self.cache_write_tokens),
+            )
+            if value is not None
+        }
         if cache:
             usage["completionDetails"] = cache
         if self.turns is not None:
@@ -120,7 +151,9 @@ def excerpt(report: AgentReport, stdout: str, stderr: str) -> str:
 
 
 def last_lines(text: str, count: int = 3) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("[... ")]
+    lines = [
+        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("[... ")
+    ]
     return "\n".join(lines[-count:])
 
 
@@ -200,23 +233,34 @@ def _sum(*values: int | None) -> int | None:
 
 
 def _claude(objects: list[dict[str, Any]]) -> AgentReport | None:
-    results = [o for o in objects if o.get("type") == "result" and ("subtype" in o or "is_error" in o)]
+    results = [
+        o for o in objects if o.get("type") == "result" and ("subtype" in o or "is_error" in o)
+    ]
     if not results:
         return None
     last = results[-1]
     usage = _dict(last.get("usage"))
-    fresh, created, read = (_int(usage.get(k)) for k in
-                            ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    fresh, created, read = (
+        _int(usage.get(k))
+        for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
     cost = last.get("total_cost_usd", last.get("cost_usd"))
     subtype = str(last.get("subtype") or "")
     is_error = bool(last.get("is_error")) or (bool(subtype) and subtype != "success")
     errors = [str(e) for e in last.get("errors") or [] if e]
     text = last.get("result") if isinstance(last.get("result"), str) else None
-    return AgentReport(format="claude-json", final_text=text, is_error=is_error,
-                       error=("; ".join(errors) or subtype or "error") if is_error else None,
-                       cost_usd=float(cost) if isinstance(cost, (int, float)) else None,
-                       prompt_tokens=_sum(fresh, created, read), completion_tokens=_int(usage.get("output_tokens")),
-                       cached_tokens=read, cache_write_tokens=created, turns=_int(last.get("num_turns")))
+    return AgentReport(
+        format="claude-json",
+        final_text=text,
+        is_error=is_error,
+        error=("; ".join(errors) or subtype or "error") if is_error else None,
+        cost_usd=float(cost) if isinstance(cost, (int, float)) else None,
+        prompt_tokens=_sum(fresh, created, read),
+        completion_tokens=_int(usage.get("output_tokens")),
+        cached_tokens=read,
+        cache_write_tokens=created,
+        turns=_int(last.get("num_turns")),
+    )
 
 
 def _codex(objects: list[dict[str, Any]]) -> AgentReport | None:
@@ -230,9 +274,14 @@ def _codex(objects: list[dict[str, Any]]) -> AgentReport | None:
             usage = _dict(event.get("usage"))
             report.turns = (report.turns or 0) + 1
             report.prompt_tokens = _sum(report.prompt_tokens, _int(usage.get("input_tokens")))
-            report.cached_tokens = _sum(report.cached_tokens, _int(usage.get("cached_input_tokens")))
-            report.completion_tokens = _sum(report.completion_tokens, _int(usage.get("output_tokens")),
-                                            _int(usage.get("reasoning_output_tokens")))
+            report.cached_tokens = _sum(
+                report.cached_tokens, _int(usage.get("cached_input_tokens"))
+            )
+            report.completion_tokens = _sum(
+                report.completion_tokens,
+                _int(usage.get("output_tokens")),
+                _int(usage.get("reasoning_output_tokens")),
+            )
         elif kind == "item.completed":
             item = _dict(event.get("item"))
             if item.get("type") == "agent_message" and isinstance(item.get("text"), str):
@@ -245,7 +294,11 @@ def _codex(objects: list[dict[str, Any]]) -> AgentReport | None:
 
 
 def _gemini(objects: list[dict[str, Any]]) -> AgentReport | None:
-    whole = [o for o in objects if "response" in o and "stats" in o or ("error" in o and "session_id" in o)]
+    whole = [
+        o
+        for o in objects
+        if "response" in o and "stats" in o or ("error" in o and "session_id" in o)
+    ]
     if whole:
         last = whole[-1]
         error = _dict(last.get("error")) or None
@@ -253,26 +306,44 @@ def _gemini(objects: list[dict[str, Any]]) -> AgentReport | None:
         for model in _dict(_dict(last.get("stats")).get("models")).values():
             model, tokens = _dict(model), _dict(_dict(model).get("tokens"))
             prompt = _sum(prompt, _int(tokens.get("prompt")))
-            completion = _sum(completion, _int(tokens.get("candidates")), _int(tokens.get("thoughts")))
+            completion = _sum(
+                completion, _int(tokens.get("candidates")), _int(tokens.get("thoughts"))
+            )
             cached = _sum(cached, _int(tokens.get("cached")))
             total = _sum(total, _int(tokens.get("total")))
             requests = _sum(requests, _int(_dict(model.get("api")).get("totalRequests")))
         text = last.get("response") if isinstance(last.get("response"), str) else None
-        return AgentReport(format="gemini-json", final_text=text, is_error=error is not None,
-                           error=str(error.get("message") or error.get("type")) if error else None,
-                           prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached,
-                           total_tokens=total, turns=requests)
+        return AgentReport(
+            format="gemini-json",
+            final_text=text,
+            is_error=error is not None,
+            error=str(error.get("message") or error.get("type")) if error else None,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cached_tokens=cached,
+            total_tokens=total,
+            turns=requests,
+        )
     results = [o for o in objects if o.get("type") == "result" and isinstance(o.get("stats"), dict)]
     if not results:
         return None
     stats = _dict(results[-1]["stats"])
-    said = "".join(str(o.get("content") or "") for o in objects
-                   if o.get("type") == "message" and o.get("role") == "assistant")
+    said = "".join(
+        str(o.get("content") or "")
+        for o in objects
+        if o.get("type") == "message" and o.get("role") == "assistant"
+    )
     failed = results[-1].get("status") not in (None, "success")
-    return AgentReport(format="gemini-stream-json", final_text=said or None, is_error=failed,
-                       error=str(results[-1].get("status")) if failed else None,
-                       prompt_tokens=_int(stats.get("input_tokens")), completion_tokens=_int(stats.get("output_tokens")),
-                       cached_tokens=_int(stats.get("cached")), total_tokens=_int(stats.get("total_tokens")))
+    return AgentReport(
+        format="gemini-stream-json",
+        final_text=said or None,
+        is_error=failed,
+        error=str(results[-1].get("status")) if failed else None,
+        prompt_tokens=_int(stats.get("input_tokens")),
+        completion_tokens=_int(stats.get("output_tokens")),
+        cached_tokens=_int(stats.get("cached")),
+        total_tokens=_int(stats.get("total_tokens")),
+    )
 
 
 def _aider(text: str) -> AgentReport | None:
@@ -284,10 +355,16 @@ def _aider(text: str) -> AgentReport | None:
     hits = sum(_k(line[2]) for line in lines if line[2])
     writes = sum(_k(line[1]) for line in lines if line[1])
     costs = [line[5] for line in lines if line[5]]
-    return AgentReport(format="aider", final_text=None, prompt_tokens=sent, completion_tokens=received,
-                       cached_tokens=hits if any(line[2] for line in lines) else None,
-                       cache_write_tokens=writes if any(line[1] for line in lines) else None,
-                       cost_usd=float(costs[-1]) if costs else None, turns=len(lines))
+    return AgentReport(
+        format="aider",
+        final_text=None,
+        prompt_tokens=sent,
+        completion_tokens=received,
+        cached_tokens=hits if any(line[2] for line in lines) else None,
+        cache_write_tokens=writes if any(line[1] for line in lines) else None,
+        cost_usd=float(costs[-1]) if costs else None,
+        turns=len(lines),
+    )
 
 
 def _k(text: str) -> int:

@@ -42,7 +42,10 @@ class SolvedCheckpoint:
 
     def verdicts(self) -> dict[str, bool]:
         """Every policy's verdict, the agent's failure included (what the Promptfoo row carries)."""
-        return {p.value: (p is PassPolicy.ANY or not self.step.failed) and p.check(self.result) for p in PassPolicy}
+        return {
+            p.value: (p is PassPolicy.ANY or not self.step.failed) and p.check(self.result)
+            for p in PassPolicy
+        }
 
 
 def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
@@ -52,13 +55,20 @@ def agent_sandbox(spec: AgentSpec, environment: EnvironmentSpec) -> Sandbox:
     if isinstance(spec.network, NetworkPolicy) and sandbox.isolated:
         require_root(sandbox.name)  # said before any step, not at the first one
     if spec.image and (missing := sandbox.missing_image(spec.image)):
-        raise UserInputError(f"agent {spec.name!r}: its image {spec.image} (`image`, --image) {missing}: build or "
-                             "pull it first (docs/agents.md shows a Dockerfile)")
+        raise UserInputError(
+            f"agent {spec.name!r}: its image {spec.image} (`image`, --image) {missing}: build or "
+            "pull it first (docs/agents.md shows a Dockerfile)"
+        )
     return sandbox
 
 
-def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
-          where: str) -> None:
+def guard(
+    spec: AgentSpec,
+    problem: ProblemConfig,
+    layout: RunLayout,
+    environment: EnvironmentSpec,
+    where: str,
+) -> None:
     """Refuse, before any step runs, an agent whose mounts would show it the problems (or a copy
     of any of their hidden files), the caches or the run's results, and a problem with a
     checkpoint whose specification is missing."""
@@ -66,9 +76,15 @@ def guard(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environmen
         spec_file(problem, checkpoint)
     if spec.dry_run:
         check_script(Path(spec.dry_run), [c.name for c in problem.ordered_checkpoints()], where)
-    refuse_exposure(spec, {"the problem directory (hidden tests, other specifications)": problem.path.parent,
-                           "the harness's cache": environment.cache_dir,
-                           "the run's results (other agents' workspaces)": layout.root}, where)
+    refuse_exposure(
+        spec,
+        {
+            "the problem directory (hidden tests, other specifications)": problem.path.parent,
+            "the harness's cache": environment.cache_dir,
+            "the run's results (other agents' workspaces)": layout.root,
+        },
+        where,
+    )
     # Paths catch the problem itself, contents a copy of it anywhere else.
     handed = {f"mounts.{name}": path for name, path in spec.mounts.items()}
     if spec.home:
@@ -84,34 +100,55 @@ class AgentNotStarted(UserInputError):
     def __init__(self, record: StepRecord) -> None:
         self.record = record
         notes = "".join(f"; note: {note}" for note in record.notes)
-        super().__init__(f"agent {record.agent!r} on {record.problem} {record.checkpoint}: {record.failure}{notes}; "
-                         f"nothing was graded (fix the agent's `command`, its program or its settings: "
-                         f"{' '.join(record.command)})")
+        super().__init__(
+            f"agent {record.agent!r} on {record.problem} {record.checkpoint}: {record.failure}{notes}; "
+            f"nothing was graded (fix the agent's `command`, its program or its settings: "
+            f"{' '.join(record.command)})"
+        )
 
 
-def grade_step(problem: ProblemConfig, checkpoint: CheckpointConfig, record: StepRecord, layout: RunLayout,
-               environment: EnvironmentSpec) -> ExecutionResult:
+def grade_step(
+    problem: ProblemConfig,
+    checkpoint: CheckpointConfig,
+    record: StepRecord,
+    layout: RunLayout,
+    environment: EnvironmentSpec,
+) -> ExecutionResult:
     """The grade of the snapshot the step left, with the problem's usual runner; an agent that
     never started is no grade (AgentNotStarted)."""
     if record.not_started:
         raise AgentNotStarted(record)
     if record.infrastructure:
-        return failure_result(problem, checkpoint, problem.framework, record.sandbox, record.failure or "unknown")
+        return failure_result(
+            problem, checkpoint, problem.framework, record.sandbox, record.failure or "unknown"
+        )
     snapshot = layout.snapshot(record.agent, record.problem, checkpoint.name)
-    return run_checkpoint(problem, checkpoint, snapshot, environment,
-                          output_dir=layout.grade_dir(record.agent, record.problem, checkpoint.name))
+    return run_checkpoint(
+        problem,
+        checkpoint,
+        snapshot,
+        environment,
+        output_dir=layout.grade_dir(record.agent, record.problem, checkpoint.name),
+    )
 
 
 def repeats_of(spec: AgentSpec) -> list[AgentSpec]:
     """The agent once per repeat, each named for its repeat (`alpha@r2`) when there are several."""
-    return [spec.model_copy(update={"name": repeat_label(spec.name, k, spec.repeat)})
-            for k in range(1, spec.repeat + 1)]
+    return [
+        spec.model_copy(update={"name": repeat_label(spec.name, k, spec.repeat)})
+        for k in range(1, spec.repeat + 1)
+    ]
 
 
-def solve(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environment: EnvironmentSpec,
-          on_step: Callable[[StepRecord], None] | None = None,
-          on_graded: Callable[[SolvedCheckpoint], None] | None = None,
-          reporter: Reporter | None = None) -> list[SolvedCheckpoint]:
+def solve(
+    spec: AgentSpec,
+    problem: ProblemConfig,
+    layout: RunLayout,
+    environment: EnvironmentSpec,
+    on_step: Callable[[StepRecord], None] | None = None,
+    on_graded: Callable[[SolvedCheckpoint], None] | None = None,
+    reporter: Reporter | None = None,
+) -> list[SolvedCheckpoint]:
     """Every checkpoint of `problem`, in order: the agent's step, then its grade (said to
     `reporter` as it goes); once per repeat."""
     guard(spec, problem, layout, environment, f"agent {spec.name!r}")
@@ -119,9 +156,15 @@ def solve(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environmen
     solved = []
     for each in repeats_of(spec):
         for checkpoint in problem.ordered_checkpoints():
-            with running(Subject(problem.path.name, checkpoint.name, each.name), reporter) as ending:
-                record = ensure_steps(each, problem, checkpoint, layout, environment, sandbox, on_step=on_step)[-1]
-                done = SolvedCheckpoint(record, grade_step(problem, checkpoint, record, layout, environment))
+            with running(
+                Subject(problem.path.name, checkpoint.name, each.name), reporter
+            ) as ending:
+                record = ensure_steps(
+                    each, problem, checkpoint, layout, environment, sandbox, on_step=on_step
+                )[-1]
+                done = SolvedCheckpoint(
+                    record, grade_step(problem, checkpoint, record, layout, environment)
+                )
                 ending.text = done.result.summary
             solved.append(done)
             if on_graded is not None:
@@ -129,8 +172,19 @@ def solve(spec: AgentSpec, problem: ProblemConfig, layout: RunLayout, environmen
     return solved
 
 
-def solved_repeats(solved: list[SolvedCheckpoint], problem: ProblemConfig, policy: PassPolicy) -> list[RepeatStats]:
+def solved_repeats(
+    solved: list[SolvedCheckpoint], problem: ProblemConfig, policy: PassPolicy
+) -> list[RepeatStats]:
     """pass@k and the spread of each checkpoint over the repeats (empty without repeats)."""
     orders = {c.name: i for i, c in enumerate(problem.ordered_checkpoints(), start=1)}
-    return group_repeats((d.step.agent, d.step.problem, d.step.checkpoint, orders.get(d.step.checkpoint, 0),
-                          d.result, d.passed(policy)) for d in solved)
+    return group_repeats(
+        (
+            d.step.agent,
+            d.step.problem,
+            d.step.checkpoint,
+            orders.get(d.step.checkpoint, 0),
+            d.result,
+            d.passed(policy),
+        )
+        for d in solved
+    )

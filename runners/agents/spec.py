@@ -50,28 +50,45 @@ class AgentSpec(BaseModel):
     pass_env: list[str] = Field(default_factory=list, description="host variables passed by name")
     env: dict[str, str] = Field(default_factory=dict, description="variables with literal values")
     timeout: float = Field(DEFAULT_TIMEOUT, gt=0, description="seconds per checkpoint")
-    network: bool | NetworkPolicy = Field(False, description="false: no network; true: the host's; "
-                                          "{allow: [host:port], routes: {VAR: URL}}: only those, through "
-                                          "the harness's proxy (runners.egress)")
-    home: str | None = Field(None, description="a host directory copied into the agent's home first")
+    network: bool | NetworkPolicy = Field(
+        False,
+        description="false: no network; true: the host's; "
+        "{allow: [host:port], routes: {VAR: URL}}: only those, through "
+        "the harness's proxy (runners.egress)",
+    )
+    home: str | None = Field(
+        None, description="a host directory copied into the agent's home first"
+    )
     image: str | None = Field(None, description="docker: the image the agent runs in")
     sandbox: str | None = Field(None, description="the agent's sandbox (default: the grader's)")
-    limits: ResourceLimits | None = Field(None, description="memory, processes, output... of a step")
+    limits: ResourceLimits | None = Field(
+        None, description="memory, processes, output... of a step"
+    )
     repeat: int = Field(1, ge=1, le=100, description="independent runs of each problem (pass@k)")
-    budget: AgentBudget | None = Field(None, description="caps on tokens, cost and time, per step and per run")
+    budget: AgentBudget | None = Field(
+        None, description="caps on tokens, cost and time, per step and per run"
+    )
     # A ready-made CLI (runners.agents.presets) fills `command`, `env`, `pass_env` and `network`.
-    preset: str | None = Field(None, description="claude-code, codex, gemini-cli, aider, mini-swe-agent")
+    preset: str | None = Field(
+        None, description="claude-code, codex, gemini-cli, aider, mini-swe-agent"
+    )
     model: str | None = Field(None, description="preset: the model it asks for")
     key_env: str | None = Field(None, description="preset: the variable holding its API key")
     args: list[str] = Field(default_factory=list, description="preset: flags added to its command")
     base_url: str | None = Field(None, description="preset: the model API's base URL (a gateway)")
-    dry_run: str | None = Field(None, description="a script the scripted model server follows instead of a model")
+    dry_run: str | None = Field(
+        None, description="a script the scripted model server follows instead of a model"
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _fill_preset(cls, data: Any) -> Any:
-        if isinstance(data, dict) and (data.get("preset") is not None or any(
-                data.get(k) not in (None, [], "") for k in ("model", "key_env", "args", "base_url"))):
+        if isinstance(data, dict) and (
+            data.get("preset") is not None
+            or any(
+                data.get(k) not in (None, [], "") for k in ("model", "key_env", "args", "base_url")
+            )
+        ):
             from runners.agents.presets.expand import expand_preset
 
             return expand_preset(data)
@@ -81,7 +98,9 @@ class AgentSpec(BaseModel):
     @classmethod
     def _safe_name(cls, value: str) -> str:
         if not _NAME.match(value):
-            raise ValueError("may only contain letters, digits, '_', '.' and '-' (it names a directory)")
+            raise ValueError(
+                "may only contain letters, digits, '_', '.' and '-' (it names a directory)"
+            )
         return value
 
     @field_validator("pass_env", "env")
@@ -104,13 +123,18 @@ class AgentSpec(BaseModel):
                 said = []
                 for item in exc.errors(include_url=False):
                     where = ".".join(map(str, item["loc"]))
-                    what = ("unknown key (allowed: allow, routes)" if item["type"] == "extra_forbidden"
-                            else item["msg"].removeprefix("Value error, "))
+                    what = (
+                        "unknown key (allowed: allow, routes)"
+                        if item["type"] == "extra_forbidden"
+                        else item["msg"].removeprefix("Value error, ")
+                    )
                     said.append(f"`{where}`: {what}" if where else what)
                 raise ValueError("; ".join(said)) from None
         if not isinstance(value, (bool, NetworkPolicy)):
-            raise ValueError("expected true, false, or an allow-list {allow: [host:port, ...], "
-                             "routes: {VARIABLE: base URL}}")
+            raise ValueError(
+                "expected true, false, or an allow-list {allow: [host:port, ...], "
+                "routes: {VARIABLE: base URL}}"
+            )
         return value
 
     @field_validator("mounts")
@@ -148,8 +172,10 @@ class AgentSpec(BaseModel):
         if isinstance(self.network, NetworkPolicy):
             clash = sorted(set(self.network.routes) & (set(self.env) | set(self.pass_env)))
             if clash:
-                raise ValueError(f"field `network.routes`: {', '.join(clash)} also in `env`/`pass_env`: "
-                                 "a route sets the variable itself (to the proxy's front)")
+                raise ValueError(
+                    f"field `network.routes`: {', '.join(clash)} also in `env`/`pass_env`: "
+                    "a route sets the variable itself (to the proxy's front)"
+                )
         return self
 
     @property
@@ -175,22 +201,32 @@ class AgentSpec(BaseModel):
     def resolved(self, base: Path, where: str) -> AgentSpec:
         """Mounts and home as absolute paths (relative ones taken from `base`), each an existing
         directory; UserInputError naming `where` and the field otherwise."""
-        mounts = {name: str(_existing(base, text, f"{where}: field `mounts.{name}`"))
-                  for name, text in self.mounts.items()}
+        mounts = {
+            name: str(_existing(base, text, f"{where}: field `mounts.{name}`"))
+            for name, text in self.mounts.items()
+        }
         for name, path in mounts.items():
             # At the same path inside: it may not cover, or sit inside, the step's own directories
             # (below /tmp is fine: it is mounted over the private /tmp).
-            if any(Path(t).is_relative_to(path) or (t != "/tmp" and Path(path).is_relative_to(t))
-                   for t in RESERVED_TARGETS):
-                raise UserInputError(f"{where}: field `mounts.{name}`: {path} would cover the sandbox's "
-                                     f"own directories ({', '.join(RESERVED_TARGETS)}); mount something else")
+            if any(
+                Path(t).is_relative_to(path) or (t != "/tmp" and Path(path).is_relative_to(t))
+                for t in RESERVED_TARGETS
+            ):
+                raise UserInputError(
+                    f"{where}: field `mounts.{name}`: {path} would cover the sandbox's "
+                    f"own directories ({', '.join(RESERVED_TARGETS)}); mount something else"
+                )
         home = str(_existing(base, self.home, f"{where}: field `home`")) if self.home else None
         dry_run = None
         if self.dry_run:
             dry_run = (base / Path(self.dry_run).expanduser()).resolve()
             if not dry_run.is_file():
-                raise UserInputError(f"{where}: field `dry_run`: {dry_run} is not a file (a model server script)")
-        return self.model_copy(update={"mounts": mounts, "home": home, "dry_run": str(dry_run) if dry_run else None})
+                raise UserInputError(
+                    f"{where}: field `dry_run`: {dry_run} is not a file (a model server script)"
+                )
+        return self.model_copy(
+            update={"mounts": mounts, "home": home, "dry_run": str(dry_run) if dry_run else None}
+        )
 
 
 def refuse_exposure(spec: AgentSpec, guarded: dict[str, Path], where: str) -> None:
@@ -206,8 +242,10 @@ def refuse_exposure(spec: AgentSpec, guarded: dict[str, Path], where: str) -> No
             guard = guard.resolve()
             if guard.is_relative_to(path) or path.is_relative_to(guard):
                 relation = "holds" if guard.is_relative_to(path) else "sits inside"
-                raise UserInputError(f"{where}: field `{field}`: {path} {relation} {what} {guard}, "
-                                     "which the agent must never see; give it a directory of its own")
+                raise UserInputError(
+                    f"{where}: field `{field}`: {path} {relation} {what} {guard}, "
+                    "which the agent must never see; give it a directory of its own"
+                )
 
 
 def _existing(base: Path, text: str, where: str) -> Path:
@@ -225,8 +263,11 @@ def parse_agent(data: Any, where: str) -> AgentSpec:
     if isinstance(data, str):
         data = {"command": data}
     if not isinstance(data, dict):
-        raise ConfigError(where, f"expected a mapping (command, pass_env, ...) or a command string, "
-                                 f"got {type(data).__name__}")
+        raise ConfigError(
+            where,
+            f"expected a mapping (command, pass_env, ...) or a command string, "
+            f"got {type(data).__name__}",
+        )
     try:
         return AgentSpec.model_validate(data)
     except ValidationError as exc:
@@ -245,10 +286,16 @@ def parse_agent_options(data: dict[str, Any], options: dict[str, str]) -> AgentS
         for item in exc.errors(include_url=False):
             message = item["msg"].removeprefix("Value error, ")
             # A whole-model check (the preset's) names its fields itself: "field `x`: ...; field `y`: ..."
-            parts = ([re.match(r"field `(\w+)`: (.*)", part, re.DOTALL) for part in message.split("; ")]
-                     if not item["loc"] else [])
-            for field, text in ([(m[1], m[2]) for m in parts if m] if parts and all(parts)
-                                else [(str(item["loc"][0]) if item["loc"] else "", message)]):
+            parts = (
+                [re.match(r"field `(\w+)`: (.*)", part, re.DOTALL) for part in message.split("; ")]
+                if not item["loc"]
+                else []
+            )
+            for field, text in (
+                [(m[1], m[2]) for m in parts if m]
+                if parts and all(parts)
+                else [(str(item["loc"][0]) if item["loc"] else "", message)]
+            ):
                 lines.append(f"option {options.get(field, '--' + field.replace('_', '-'))}: {text}")
         raise UserInputError("\n".join(lines)) from None
 
@@ -265,8 +312,11 @@ def load_agents_file(path: Path) -> list[AgentSpec]:
         named = ", ".join(f"{key}{did_you_mean(str(key), ['agents'])}" for key in unknown)
         raise ConfigError(path, f"unknown top-level key(s) {named} (expected `agents:`)")
     if not isinstance(agents, dict) or not agents:
-        raise ConfigError(path, "field `agents`: expected a mapping of agent name to its command "
-                                "(or to {command: ..., pass_env: [...], ...})")
+        raise ConfigError(
+            path,
+            "field `agents`: expected a mapping of agent name to its command "
+            "(or to {command: ..., pass_env: [...], ...})",
+        )
     specs = []
     for name, entry in agents.items():
         entry = {"command": entry} if isinstance(entry, str) else entry

@@ -63,8 +63,12 @@ class AgentPaths:
     @classmethod
     def of(cls, workspace: Workspace, remap: bool) -> AgentPaths:
         if not remap:
-            return cls(str(workspace.submission), str(workspace.root / "prompt"), str(workspace.home),
-                       str(workspace.tmp))
+            return cls(
+                str(workspace.submission),
+                str(workspace.root / "prompt"),
+                str(workspace.home),
+                str(workspace.tmp),
+            )
         return cls("/workspace", "/agent/prompt", "/agent/home", "/tmp")
 
 
@@ -73,14 +77,18 @@ def spec_file(problem: ProblemConfig, checkpoint: CheckpointConfig) -> Path:
     checkpoint directory's own specification first (`checkpoint_N/spec.md`, beside its cases)."""
     candidates = [problem.path / f"{checkpoint.name}.md"]
     if isinstance(checkpoint, CaseCheckpointConfig):
-        candidates.insert(0, problem.path / (checkpoint.path or checkpoint.name) / checkpoint.specification)
+        candidates.insert(
+            0, problem.path / (checkpoint.path or checkpoint.name) / checkpoint.specification
+        )
     for path in candidates:
         if path.is_file():
             return path
     names = " or ".join(str(path.relative_to(problem.path)) for path in candidates)
-    raise ConfigError(problem.path / "config.yaml",
-                      f"checkpoint `{checkpoint.name}`: its specification {names} is missing "
-                      f"(the agent step gives it to the agent)")
+    raise ConfigError(
+        problem.path / "config.yaml",
+        f"checkpoint `{checkpoint.name}`: its specification {names} is missing "
+        f"(the agent step gives it to the agent)",
+    )
 
 
 def step_limits(spec: AgentSpec, environment: EnvironmentSpec) -> ResourceLimits:
@@ -89,9 +97,18 @@ def step_limits(spec: AgentSpec, environment: EnvironmentSpec) -> ResourceLimits
     return limits.model_copy(update={"wall_timeout": spec.timeout})
 
 
-def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConfig, number: int,
-             start: Path | None, started_from: str, layout: RunLayout, environment: EnvironmentSpec,
-             sandbox: Sandbox, spent: Spent | None = None) -> StepRecord:
+def run_step(
+    spec: AgentSpec,
+    problem: ProblemConfig,
+    checkpoint: CheckpointConfig,
+    number: int,
+    start: Path | None,
+    started_from: str,
+    layout: RunLayout,
+    environment: EnvironmentSpec,
+    sandbox: Sandbox,
+    spent: Spent | None = None,
+) -> StepRecord:
     """Run the step, keep its snapshot and transcript in `layout`, and return its record.
     `start` is the directory the workspace is copied from (None: an empty workspace); `spent` is
     what the run's earlier steps spent (for the run's budget)."""
@@ -99,11 +116,22 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     limits = step_limits(spec, environment)
     prompt = spec_file(problem, checkpoint)
     preset = get_preset(spec.preset) if spec.preset else None
-    record = StepRecord(agent=spec.name, problem=problem.path.name, checkpoint=checkpoint.name, number=number,
-                        command=spec.argv, agent_key=spec.key, repeat=split_label(spec.name)[1],
-                        sandbox=sandbox.name, network=spec.network is not False,
-                        network_mode=network_mode(spec.network), started_from=started_from, started_at=time.time(),
-                        preset=spec.preset, model=spec.model)
+    record = StepRecord(
+        agent=spec.name,
+        problem=problem.path.name,
+        checkpoint=checkpoint.name,
+        number=number,
+        command=spec.argv,
+        agent_key=spec.key,
+        repeat=split_label(spec.name)[1],
+        sandbox=sandbox.name,
+        network=spec.network is not False,
+        network_mode=network_mode(spec.network),
+        started_from=started_from,
+        started_at=time.time(),
+        preset=spec.preset,
+        model=spec.model,
+    )
     if not sandbox.isolated:
         record.flags.append("unsandboxed")
     skipped = exhausted(spec.budget, spent)
@@ -138,12 +166,29 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
         paths = AgentPaths.of(workspace, sandbox.remaps_paths)
         if spec.dry_run:
             inside = "/agent/model" if sandbox.remaps_paths else str(workspace.root / "model")
-            route = start_route(preset, Path(spec.dry_run), checkpoint.name, workspace.root / "model", inside,
-                                paths.workspace)
+            route = start_route(
+                preset,
+                Path(spec.dry_run),
+                checkpoint.name,
+                workspace.root / "model",
+                inside,
+                paths.workspace,
+            )
         elif preset is not None and spec.base_url:
             route = gateway_route(preset, spec.base_url)
-        request = _request(spec, problem, checkpoint, number, workspace, sandbox, environment, limits, record,
-                           installed, route)
+        request = _request(
+            spec,
+            problem,
+            checkpoint,
+            number,
+            workspace,
+            sandbox,
+            environment,
+            limits,
+            record,
+            installed,
+            route,
+        )
         request = _watched(request, spec, sandbox, proxy, watch, seconds, record)
         before = _contents(workspace.submission)
         outcome = sandbox.run(request)
@@ -151,13 +196,34 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
             record.egress = proxy.close()
         record.duration = round(outcome.duration, 3)
         transcripts = keep_transcripts(preset, workspace.home, step_dir, record)
-        report = (preset.report(outcome.stdout, outcome.stderr, transcripts, spec.model) if preset is not None
-                  else read_report(outcome.stdout, outcome.stderr))
-        _judge(record, outcome, spec, limits, request, report, route.program(request.argv), seconds, clock, watch)
-        if record.failed and not record.not_started and not outcome.timed_out and _did_nothing(record) \
-                and _contents(workspace.submission) == before:
+        report = (
+            preset.report(outcome.stdout, outcome.stderr, transcripts, spec.model)
+            if preset is not None
+            else read_report(outcome.stdout, outcome.stderr)
+        )
+        _judge(
+            record,
+            outcome,
+            spec,
+            limits,
+            request,
+            report,
+            route.program(request.argv),
+            seconds,
+            clock,
+            watch,
+        )
+        if (
+            record.failed
+            and not record.not_started
+            and not outcome.timed_out
+            and _did_nothing(record)
+            and _contents(workspace.submission) == before
+        ):
             record.not_started = True
-            record.failure = f"the agent failed before doing anything (it changed nothing): {record.failure}"
+            record.failure = (
+                f"the agent failed before doing anything (it changed nothing): {record.failure}"
+            )
         _keep_snapshot(record, workspace.submission, start, layout, limits)
     except InfrastructureError as exc:
         record.failure, record.infrastructure = f"infrastructure failure: {exc}", True
@@ -168,7 +234,9 @@ def run_step(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
         if route.server is not None:
             record.model_server = route.server.stop()
             step_dir.mkdir(parents=True, exist_ok=True)
-            (step_dir / "model-server.json").write_text(json.dumps(route.server.model.log, indent=1), encoding="utf-8")
+            (step_dir / "model-server.json").write_text(
+                json.dumps(route.server.model.log, indent=1), encoding="utf-8"
+            )
         workspace.cleanup()
     _account(record, spec)
     return _save(record, layout, outcome)
@@ -207,15 +275,24 @@ def _proxy(spec: AgentSpec, watch: BudgetWatch) -> EgressProxy | None:
     return proxy
 
 
-def _watched(request: SandboxRequest, spec: AgentSpec, sandbox: Sandbox, proxy: EgressProxy | None,
-             watch: BudgetWatch, seconds: float, record: StepRecord) -> SandboxRequest:
+def _watched(
+    request: SandboxRequest,
+    spec: AgentSpec,
+    sandbox: Sandbox,
+    proxy: EgressProxy | None,
+    watch: BudgetWatch,
+    seconds: float,
+    record: StepRecord,
+) -> SandboxRequest:
     """The request with the allow-list's proxy, and the budget's clock, stop and output reader."""
     update: dict[str, object] = {"timeout": seconds}
     if proxy is not None:
         if not sandbox.isolated:
             proxy.attach(None)  # on the host's loopback: it still counts the routes' traffic
-            record.notes.append("network: `none` cannot enforce the allow-list (the agent had the host's "
-                                "network); the proxy's routes still counted the model traffic")
+            record.notes.append(
+                "network: `none` cannot enforce the allow-list (the agent had the host's "
+                "network); the proxy's routes still counted the model traffic"
+            )
         else:
             update["egress"] = proxy
         update["env"] = {**request.env, **proxy.env()}
@@ -237,22 +314,38 @@ def _account(record: StepRecord, spec: AgentSpec) -> None:
         return
     tokens, cost = record.tokens, record.report.cost_usd
     if caps.tokens is not None and tokens is not None and tokens > caps.tokens:
-        record.notes.append(f"budget: the step used {tokens:,} tokens, over its cap of {caps.tokens:,} "
-                            "(known only when it ended)")
+        record.notes.append(
+            f"budget: the step used {tokens:,} tokens, over its cap of {caps.tokens:,} "
+            "(known only when it ended)"
+        )
     if caps.cost_usd is not None and cost is not None and cost > caps.cost_usd:
-        record.notes.append(f"budget: the step cost ${cost:.4f}, over its cap of ${caps.cost_usd:g} "
-                            "(known only when it ended)")
+        record.notes.append(
+            f"budget: the step cost ${cost:.4f}, over its cap of ${caps.cost_usd:g} "
+            "(known only when it ended)"
+        )
 
 
-def _request(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConfig, number: int,
-             workspace: Workspace, sandbox: Sandbox, environment: EnvironmentSpec, limits: ResourceLimits,
-             record: StepRecord, installed: Installed | None = None, route: ModelRoute | None = None) -> SandboxRequest:
+def _request(
+    spec: AgentSpec,
+    problem: ProblemConfig,
+    checkpoint: CheckpointConfig,
+    number: int,
+    workspace: Workspace,
+    sandbox: Sandbox,
+    environment: EnvironmentSpec,
+    limits: ResourceLimits,
+    record: StepRecord,
+    installed: Installed | None = None,
+    route: ModelRoute | None = None,
+) -> SandboxRequest:
     paths = AgentPaths.of(workspace, sandbox.remaps_paths)
     prompt_file = f"{paths.prompt_dir}/{checkpoint.name}.md"
-    mounts = [Mount(source=workspace.submission, target=paths.workspace, writable=True),
-              Mount(source=workspace.root / "prompt", target=paths.prompt_dir),
-              Mount(source=workspace.home, target=paths.home, writable=True),
-              *(Mount(source=Path(path), target=path) for path in spec.mounts.values())]
+    mounts = [
+        Mount(source=workspace.submission, target=paths.workspace, writable=True),
+        Mount(source=workspace.root / "prompt", target=paths.prompt_dir),
+        Mount(source=workspace.home, target=paths.home, writable=True),
+        *(Mount(source=Path(path), target=path) for path in spec.mounts.values()),
+    ]
     route = route or ModelRoute()
     image = spec.image or (installed.image if installed else None)
     if installed is not None:
@@ -263,10 +356,18 @@ def _request(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
     if spec.uses("python") or route.server is not None:
         python, extra = _python(image, sandbox, environment)
         mounts += extra
-    values = {"prompt_file": prompt_file, "prompt": (workspace.root / "prompt" / f"{checkpoint.name}.md")
-              .read_text(encoding="utf-8", errors="replace"), "workspace": paths.workspace, "home": paths.home,
-              "checkpoint": checkpoint.name, "checkpoint_number": str(number), "problem": problem.path.name,
-              "python": python}
+    values = {
+        "prompt_file": prompt_file,
+        "prompt": (workspace.root / "prompt" / f"{checkpoint.name}.md").read_text(
+            encoding="utf-8", errors="replace"
+        ),
+        "workspace": paths.workspace,
+        "home": paths.home,
+        "checkpoint": checkpoint.name,
+        "checkpoint_number": str(number),
+        "problem": problem.path.name,
+        "python": python,
+    }
     try:
         argv = route.wrap(expand(spec.argv, values, spec.mounts) + route.args, python)
     except ValueError as exc:
@@ -277,19 +378,39 @@ def _request(spec: AgentSpec, problem: ProblemConfig, checkpoint: CheckpointConf
         record.notes.append(f"not set on the host, so not passed: {', '.join(missing)}")
     if spec.network is True and not sandbox.isolated:
         record.notes.append("network: `none` cannot take it away, so the agent always had it")
-    env = {**base_env(), "HOME": paths.home, "TMPDIR": paths.tmp, "RUNNERS_PROBLEM": problem.path.name,
-           "RUNNERS_CHECKPOINT": checkpoint.name, "RUNNERS_CHECKPOINT_NUMBER": str(number), "RUNNERS_REPEAT": str(record.repeat),
-           "RUNNERS_PROMPT_FILE": prompt_file, "RUNNERS_WORKSPACE": paths.workspace, **passed, **spec.env,
-           **route.env}
+    env = {
+        **base_env(),
+        "HOME": paths.home,
+        "TMPDIR": paths.tmp,
+        "RUNNERS_PROBLEM": problem.path.name,
+        "RUNNERS_CHECKPOINT": checkpoint.name,
+        "RUNNERS_CHECKPOINT_NUMBER": str(number),
+        "RUNNERS_REPEAT": str(record.repeat),
+        "RUNNERS_PROMPT_FILE": prompt_file,
+        "RUNNERS_WORKSPACE": paths.workspace,
+        **passed,
+        **spec.env,
+        **route.env,
+    }
     if installed is not None:
         env["PATH"] = ":".join([*installed.path, env["PATH"]])
-    return SandboxRequest(argv=argv, cwd=paths.workspace, env=env, mounts=mounts, network=spec.network is True,
-                          limits=limits, timeout=spec.timeout, image=image,
-                          run_id=f"agent-{spec.name}-{problem.path.name}-{checkpoint.name}-{uuid.uuid4().hex[:8]}",
-                          purpose="agent")
+    return SandboxRequest(
+        argv=argv,
+        cwd=paths.workspace,
+        env=env,
+        mounts=mounts,
+        network=spec.network is True,
+        limits=limits,
+        timeout=spec.timeout,
+        image=image,
+        run_id=f"agent-{spec.name}-{problem.path.name}-{checkpoint.name}-{uuid.uuid4().hex[:8]}",
+        purpose="agent",
+    )
 
 
-def _python(image: str | None, sandbox: Sandbox, environment: EnvironmentSpec) -> tuple[str, list[Mount]]:
+def _python(
+    image: str | None, sandbox: Sandbox, environment: EnvironmentSpec
+) -> tuple[str, list[Mount]]:
     """`{python}` (and the dry run's bridge): the image's python3 in an agent image; else the
     interpreter the backend's toolchains use (the harness's own on the host, the image's in
     docker), with what it needs mounted."""
@@ -305,10 +426,12 @@ def _python(image: str | None, sandbox: Sandbox, environment: EnvironmentSpec) -
 
 # What each backend's launcher says when the agent's program cannot be run (none's reaper,
 # bubblewrap, the `timeout` that starts it in a docker container).
-_NOT_STARTED = (re.compile(r"^reaper: cannot run (?P<program>.+?): (?:\[Errno \d+\] )?(?P<why>.+)$"),
-                re.compile(r"^runners-bridge: cannot run (?P<program>.+?): (?P<why>.+)$"),
-                re.compile(r"^bwrap: execvp (?P<program>.+?): (?P<why>.+)$"),
-                re.compile(r"^timeout: failed to run command [‘'](?P<program>.+?)[’']: (?P<why>.+)$"))
+_NOT_STARTED = (
+    re.compile(r"^reaper: cannot run (?P<program>.+?): (?:\[Errno \d+\] )?(?P<why>.+)$"),
+    re.compile(r"^runners-bridge: cannot run (?P<program>.+?): (?P<why>.+)$"),
+    re.compile(r"^bwrap: execvp (?P<program>.+?): (?P<why>.+)$"),
+    re.compile(r"^timeout: failed to run command [‘'](?P<program>.+?)[’']: (?P<why>.+)$"),
+)
 
 
 def _not_started(outcome: SandboxResult, request: SandboxRequest, program: str) -> str | None:
@@ -322,15 +445,26 @@ def _not_started(outcome: SandboxResult, request: SandboxRequest, program: str) 
         if found and found["program"] in (program, request.argv[0]):
             program, why = found["program"], found["why"]
             if why.startswith("No such file or directory"):
-                return (f"its program {program!r} was not found where it runs (its PATH: {request.env.get('PATH')}; "
-                        "install it there, mount it, or give its absolute path)")
+                return (
+                    f"its program {program!r} was not found where it runs (its PATH: {request.env.get('PATH')}; "
+                    "install it there, mount it, or give its absolute path)"
+                )
             return f"its program {program!r}: {why}"
     return None
 
 
-def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: ResourceLimits,
-           request: SandboxRequest, report: AgentReport, program: str, seconds: float, clock: str | None,
-           watch: BudgetWatch) -> None:
+def _judge(
+    record: StepRecord,
+    outcome: SandboxResult,
+    spec: AgentSpec,
+    limits: ResourceLimits,
+    request: SandboxRequest,
+    report: AgentReport,
+    program: str,
+    seconds: float,
+    clock: str | None,
+    watch: BudgetWatch,
+) -> None:
     record.report = report
     record.exit_code = outcome.exit_code
     record.timed_out, record.oom_killed = outcome.timed_out, outcome.oom_killed
@@ -344,11 +478,15 @@ def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: 
         record.failure = f"budget: {watch.reason}; every process it started was killed"
     elif outcome.timed_out and clock is not None:
         record.budget_stop = f"{clock} ran out"
-        record.failure = (f"budget: the agent did not finish within {seconds:g} s ({clock}); every process "
-                          "it started was killed")
+        record.failure = (
+            f"budget: the agent did not finish within {seconds:g} s ({clock}); every process "
+            "it started was killed"
+        )
     elif outcome.timed_out:
-        record.failure = (f"timed out: the agent did not finish within its limit of {spec.timeout:g} s; "
-                          "every process it started was killed")
+        record.failure = (
+            f"timed out: the agent did not finish within its limit of {spec.timeout:g} s; "
+            "every process it started was killed"
+        )
     elif outcome.oom_killed:
         record.failure = f"killed for exceeding the memory limit of {limits.memory_mb} MB"
     elif outcome.exit_code is None or unstarted is not None:
@@ -356,7 +494,9 @@ def _judge(record: StepRecord, outcome: SandboxResult, spec: AgentSpec, limits: 
         record.not_started = True
     elif outcome.exit_code != 0:
         said = report.error or _last_line(outcome.stderr) or _last_line(outcome.stdout)
-        record.failure = f"the agent exited with code {outcome.exit_code}" + (f": {said}" if said else "")
+        record.failure = f"the agent exited with code {outcome.exit_code}" + (
+            f": {said}" if said else ""
+        )
     elif report.is_error:
         record.failure = f"the agent reported an error: {report.error}"
 
@@ -365,8 +505,12 @@ def _did_nothing(record: StepRecord) -> bool:
     """Whether a failed step shows no sign of work: no model use reported (tokens, cost, turns).
     With an unchanged workspace, it never got going (a wrong option, a missing key)."""
     report = record.report
-    return record.exit_code not in (0, None) and report.token_usage() is None and report.cost_usd is None \
+    return (
+        record.exit_code not in (0, None)
+        and report.token_usage() is None
+        and report.cost_usd is None
         and not report.turns
+    )
 
 
 def _contents(root: Path) -> list[tuple[str, int, int]]:
@@ -378,12 +522,19 @@ def _contents(root: Path) -> list[tuple[str, int, int]]:
                 info = os.lstat(os.path.join(dirpath, name))
             except OSError:
                 continue
-            found.append((os.path.relpath(os.path.join(dirpath, name), root), info.st_size, info.st_mtime_ns))
+            found.append(
+                (os.path.relpath(os.path.join(dirpath, name), root), info.st_size, info.st_mtime_ns)
+            )
     return sorted(found)
 
 
-def _keep_snapshot(record: StepRecord, left: Path | None, start: Path | None, layout: RunLayout,
-                   limits: ResourceLimits) -> None:
+def _keep_snapshot(
+    record: StepRecord,
+    left: Path | None,
+    start: Path | None,
+    layout: RunLayout,
+    limits: ResourceLimits,
+) -> None:
     """What the agent left becomes the snapshot; when it cannot be kept (over a submission limit,
     or no step ran), the snapshot is what the step started from, and the record says so. An
     agent that never started leaves none: nothing of it is graded, and the step runs again."""
@@ -398,7 +549,9 @@ def _keep_snapshot(record: StepRecord, left: Path | None, start: Path | None, la
     if left is not None and not _real_directory(left):
         # Only possible without isolation (`none`): the agent removed its working directory, or put
         # a link or a file in its place. It left nothing; a link is never followed into the host.
-        record.notes.append("the agent removed its workspace directory (or replaced it): it left nothing")
+        record.notes.append(
+            "the agent removed its workspace directory (or replaced it): it left nothing"
+        )
         left = source = None
     if left is not None:
         _make_readable(left)
@@ -458,5 +611,7 @@ def _first_line(text: str) -> str:
 
 
 def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("[... ")]
+    lines = [
+        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("[... ")
+    ]
     return lines[-1][:300] if lines else ""

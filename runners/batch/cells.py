@@ -31,8 +31,19 @@ from runners.util.suggest import did_you_mean
 
 #: Never part of a problem's identity: caches and installed toolchains (prepared from the
 #: problem's package.json / test_dependencies, which *are* hashed).
-PROBLEM_IGNORE = (".git", ".hg", ".svn", "__pycache__", "*.pyc", "node_modules", ".pytest_cache",
-                  ".mypy_cache", ".ruff_cache", ".venv", "venv")
+PROBLEM_IGNORE = (
+    ".git",
+    ".hg",
+    ".svn",
+    "__pycache__",
+    "*.pyc",
+    "node_modules",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".venv",
+    "venv",
+)
 HASH_VERSION = 1
 HASH_CONTENT_MAX = 8 << 30  # bytes: bigger files are hashed by metadata (far over any sane limit)
 
@@ -54,12 +65,22 @@ class Cell:
         return f"{self.agent}/{self.problem}/{self.checkpoint}"
 
     @classmethod
-    def of(cls, problem_dir: Path | str, checkpoint: str, submission_dir: Path | str,
-           agent: str = "agent") -> Cell:
+    def of(
+        cls,
+        problem_dir: Path | str,
+        checkpoint: str,
+        submission_dir: Path | str,
+        agent: str = "agent",
+    ) -> Cell:
         """A cell outside any batch tree (e.g. one Promptfoo row)."""
         problem_dir = Path(problem_dir).resolve()
-        return cls(agent=agent, problem=problem_dir.name, checkpoint=checkpoint,
-                   problem_dir=problem_dir, submission_dir=Path(submission_dir).resolve())
+        return cls(
+            agent=agent,
+            problem=problem_dir.name,
+            checkpoint=checkpoint,
+            problem_dir=problem_dir,
+            submission_dir=Path(submission_dir).resolve(),
+        )
 
     def sort_key(self) -> tuple[str, str, int, str]:
         return (self.agent, self.problem, self.order, self.checkpoint)
@@ -70,7 +91,7 @@ class Discovery:
     """What a submissions tree holds, checked against a problems directory."""
 
     cells: list[Cell]
-    problems: dict[str, ProblemConfig]          # problem dir name -> config (those with cells)
+    problems: dict[str, ProblemConfig]  # problem dir name -> config (those with cells)
     agents: list[str]
     notes: list[str] = field(default_factory=list)  # unknown problems/checkpoints, skipped entries
     missing: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # no submission dir
@@ -80,8 +101,13 @@ def _visible_dirs(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-def discover(problems_root: Path, submissions_root: Path, *, agents: Sequence[str] = (),
-             problems: Sequence[str] = ()) -> Discovery:
+def discover(
+    problems_root: Path,
+    submissions_root: Path,
+    *,
+    agents: Sequence[str] = (),
+    problems: Sequence[str] = (),
+) -> Discovery:
     """Every `<agent>/<problem>/<checkpoint>/` under `submissions_root` whose problem is in
     `problems_root`. Unknown problems and checkpoints are noted, not fatal; an invalid problem
     config that has submissions raises `ConfigError` (bad input). `agents`/`problems` filter."""
@@ -95,12 +121,16 @@ def discover(problems_root: Path, submissions_root: Path, *, agents: Sequence[st
     if not known:
         raise UserInputError(f"option --problems: {problems_root} has no <problem>/{CONFIG_FILE}")
     agent_dirs = _visible_dirs(submissions_root)
-    for flag, wanted, names in (("--agent", agents, {a.name for a in agent_dirs}),
-                                ("--problem", problems, set(known))):
+    for flag, wanted, names in (
+        ("--agent", agents, {a.name for a in agent_dirs}),
+        ("--problem", problems, set(known)),
+    ):
         unknown = sorted(set(wanted) - names)
         if unknown:
-            raise UserInputError(f"option {flag}: unknown {', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
-                                 f"(known: {', '.join(sorted(names)) or 'none'})")
+            raise UserInputError(
+                f"option {flag}: unknown {', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
+                f"(known: {', '.join(sorted(names)) or 'none'})"
+            )
     if agents:
         agent_dirs = [a for a in agent_dirs if a.name in agents]
 
@@ -125,29 +155,48 @@ def discover(problems_root: Path, submissions_root: Path, *, agents: Sequence[st
             for checkpoint_dir in _visible_dirs(problem_sub):
                 checkpoint = config.checkpoints.get(checkpoint_dir.name)
                 if checkpoint is None:
-                    notes.append(f"{agent_dir.name}/{name}/{checkpoint_dir.name}: problem {name!r} "
-                                 f"has no checkpoint {checkpoint_dir.name!r}"
-                                 f"{did_you_mean(checkpoint_dir.name, config.checkpoints)} "
-                                 f"(known: {', '.join(config.checkpoints)}); skipped")
+                    notes.append(
+                        f"{agent_dir.name}/{name}/{checkpoint_dir.name}: problem {name!r} "
+                        f"has no checkpoint {checkpoint_dir.name!r}"
+                        f"{did_you_mean(checkpoint_dir.name, config.checkpoints)} "
+                        f"(known: {', '.join(config.checkpoints)}); skipped"
+                    )
                     continue
                 found = True
-                cells.append(Cell(agent=agent_dir.name, problem=name, checkpoint=checkpoint.name,
-                                  problem_dir=config.path, submission_dir=checkpoint_dir.resolve(),
-                                  order=checkpoint.order or 0))
+                cells.append(
+                    Cell(
+                        agent=agent_dir.name,
+                        problem=name,
+                        checkpoint=checkpoint.name,
+                        problem_dir=config.path,
+                        submission_dir=checkpoint_dir.resolve(),
+                        order=checkpoint.order or 0,
+                    )
+                )
             if found:
                 if agent_dir.name not in seen_agents:
                     seen_agents.append(agent_dir.name)
-                have = {c.checkpoint for c in cells if c.agent == agent_dir.name and c.problem == name}
+                have = {
+                    c.checkpoint for c in cells if c.agent == agent_dir.name and c.problem == name
+                }
                 absent = [cp.name for cp in config.ordered_checkpoints() if cp.name not in have]
                 if absent:
                     missing[(agent_dir.name, name)] = absent
     for name, who in sorted(unknown_problems.items()):
-        notes.insert(0, f"unknown problem {name!r}{did_you_mean(name, known)} (no "
-                        f"{problems_root / name / CONFIG_FILE}); skipped for {', '.join(who)}")
+        notes.insert(
+            0,
+            f"unknown problem {name!r}{did_you_mean(name, known)} (no "
+            f"{problems_root / name / CONFIG_FILE}); skipped for {', '.join(who)}",
+        )
     cells.sort(key=Cell.sort_key)
     used = {c.problem for c in cells}
-    return Discovery(cells=cells, problems={k: v for k, v in loaded.items() if k in used},
-                     agents=seen_agents, notes=notes, missing=missing)
+    return Discovery(
+        cells=cells,
+        problems={k: v for k, v in loaded.items() if k in used},
+        agents=seen_agents,
+        notes=notes,
+        missing=missing,
+    )
 
 
 # ---- walking, hashing, packing ------------------------------------------------------------------
@@ -277,16 +326,19 @@ def unpack_tree(data: bytes, target: Path) -> Path:
     return target
 
 
-def content_hashes(cells: Sequence[Cell],
-                   on_each: Callable[[Cell], None] | None = None) -> dict[str, dict[str, str]]:
+def content_hashes(
+    cells: Sequence[Cell], on_each: Callable[[Cell], None] | None = None
+) -> dict[str, dict[str, str]]:
     """{cell id: {"problem": hash, "submission": hash}}; each problem is hashed once."""
     problems: dict[Path, str] = {}
     hashes: dict[str, dict[str, str]] = {}
     for cell in cells:
         if cell.problem_dir not in problems:
             problems[cell.problem_dir] = problem_hash(cell.problem_dir)
-        hashes[cell.id] = {"problem": problems[cell.problem_dir],
-                           "submission": submission_hash(cell.submission_dir)}
+        hashes[cell.id] = {
+            "problem": problems[cell.problem_dir],
+            "submission": submission_hash(cell.submission_dir),
+        }
         if on_each:
             on_each(cell)
     return hashes

@@ -61,7 +61,9 @@ def ray_resources(problem: ProblemConfig) -> dict[str, float]:
     """A cell's Ray resources from the problem's `limits`: cpus -> num_cpus (default 1),
     memory_mb -> memory (bytes; nothing reserved when unset)."""
     limits = problem.limits
-    resources: dict[str, float] = {"num_cpus": float(limits.cpus) if limits and limits.cpus else 1.0}
+    resources: dict[str, float] = {
+        "num_cpus": float(limits.cpus) if limits and limits.cpus else 1.0
+    }
     if limits and limits.memory_mb:
         resources["memory"] = float(limits.memory_mb * MiB)
     return resources
@@ -76,25 +78,42 @@ def execute_cell(job: CellJob) -> CellOutcome:
         from runners.api import run_checkpoint
 
         environment = EnvironmentSpec.model_validate(job.environment)
-        result = run_checkpoint(job.cell.problem_dir, job.cell.checkpoint, job.cell.submission_dir,
-                                environment, output_dir=job.output_dir)
-        return CellOutcome(job.cell.id, result=result.model_dump_json(), worker=worker,
-                           seconds=time.monotonic() - started)
+        result = run_checkpoint(
+            job.cell.problem_dir,
+            job.cell.checkpoint,
+            job.cell.submission_dir,
+            environment,
+            output_dir=job.output_dir,
+        )
+        return CellOutcome(
+            job.cell.id,
+            result=result.model_dump_json(),
+            worker=worker,
+            seconds=time.monotonic() - started,
+        )
     except Exception as exc:  # noqa: BLE001 - any crash is this cell's outcome, never the batch's
         kind = BAD_INPUT if isinstance(exc, UserInputError) else type(exc).__name__
-        return CellOutcome(job.cell.id, crash=f"{kind}: {exc}", traceback=traceback.format_exc(),
-                           worker=worker, seconds=time.monotonic() - started)
+        return CellOutcome(
+            job.cell.id,
+            crash=f"{kind}: {exc}",
+            traceback=traceback.format_exc(),
+            worker=worker,
+            seconds=time.monotonic() - started,
+        )
 
 
-def failure_result(cell: Cell, reason: str, *, problem: ProblemConfig | None = None,
-                   sandbox: str = "none") -> ExecutionResult:
+def failure_result(
+    cell: Cell, reason: str, *, problem: ProblemConfig | None = None, sandbox: str = "none"
+) -> ExecutionResult:
     """The result recorded for a cell the harness could not run."""
     try:
         problem = problem or load_problem(cell.problem_dir)
     except Exception:  # noqa: BLE001 - the config itself may be what failed: name the cell instead
         return failure_result_of(cell.problem, cell.checkpoint, "unknown", sandbox, reason)
     checkpoint = problem.checkpoints.get(cell.checkpoint)
-    return failure_result_of(problem, checkpoint or cell.checkpoint, problem.framework, sandbox, reason)
+    return failure_result_of(
+        problem, checkpoint or cell.checkpoint, problem.framework, sandbox, reason
+    )
 
 
 class Cancel:
@@ -119,6 +138,8 @@ class Executor(Protocol):
 
     def start(self) -> None: ...
 
-    def run(self, jobs: Sequence[CellJob], on_start: OnStart, on_done: OnDone, cancel: Cancel) -> None: ...
+    def run(
+        self, jobs: Sequence[CellJob], on_start: OnStart, on_done: OnDone, cancel: Cancel
+    ) -> None: ...
 
     def close(self) -> None: ...

@@ -60,7 +60,9 @@ def _worker_main(conn: Any, tmp_root: str) -> None:  # pragma: no cover - runs i
             if job is None:
                 break
             cell = job.cell
-            with progress.running(progress.Subject(cell.problem, cell.checkpoint, cell.agent), _StageSender(conn)):
+            with progress.running(
+                progress.Subject(cell.problem, cell.checkpoint, cell.agent), _StageSender(conn)
+            ):
                 outcome = execute_cell(job)
             conn.send(outcome)
     except (KeyboardInterrupt, EOFError, BrokenPipeError):
@@ -136,8 +138,14 @@ class LocalExecutor:
 
     name = "local"
 
-    def __init__(self, jobs: int = 1, *, grace: float = DEFAULT_GRACE, start_method: str = "spawn",
-                 sandbox: str = "auto") -> None:
+    def __init__(
+        self,
+        jobs: int = 1,
+        *,
+        grace: float = DEFAULT_GRACE,
+        start_method: str = "spawn",
+        sandbox: str = "auto",
+    ) -> None:
         self.jobs = max(1, jobs)
         self.grace = grace
         self.sandbox = sandbox
@@ -162,12 +170,18 @@ class LocalExecutor:
         parent, child = self._ctx.Pipe(duplex=True)
         # typeshed's BaseContext lacks `Process`; every context get_context returns has it.
         process = self._ctx.Process(  # type: ignore[attr-defined]
-            target=_worker_main, args=(child, str(self._tmp_root)), name="runners-batch-worker", daemon=True)
+            target=_worker_main,
+            args=(child, str(self._tmp_root)),
+            name="runners-batch-worker",
+            daemon=True,
+        )
         process.start()
         child.close()
         return _Worker(process=process, conn=parent)
 
-    def run(self, jobs: Sequence[CellJob], on_start: OnStart, on_done: OnDone, cancel: Cancel) -> None:
+    def run(
+        self, jobs: Sequence[CellJob], on_start: OnStart, on_done: OnDone, cancel: Cancel
+    ) -> None:
         if self._tmp_root is None:
             self.start()
         pending: deque[CellJob] = deque(jobs)
@@ -217,7 +231,10 @@ class LocalExecutor:
         try:
             outcome = self._answer(worker, job)
         except Exception as exc:  # noqa: BLE001 - a broken answer: the worker is counted dead
-            outcome, dead = self._death(worker, job, f"lost its answer ({type(exc).__name__})"), True
+            outcome, dead = (
+                self._death(worker, job, f"lost its answer ({type(exc).__name__})"),
+                True,
+            )
         if outcome is None and not worker.process.is_alive():
             worker.process.join(timeout=1)
             outcome, dead = self._death(worker, job, None), True
@@ -256,8 +273,9 @@ class LocalExecutor:
             reason += f": {detail}"
         self._kill_tree(worker)
         _sweep_sandboxes(self.sandbox)
-        return CellOutcome(job.cell.id, crash=reason, worker="",
-                           seconds=time.monotonic() - worker.started)
+        return CellOutcome(
+            job.cell.id, crash=reason, worker="", seconds=time.monotonic() - worker.started
+        )
 
     def _reap(self, worker: _Worker) -> None:
         try:
@@ -291,7 +309,9 @@ class LocalExecutor:
         while any(w.process.is_alive() for w in workers):
             if cancel.forced or time.monotonic() >= deadline:
                 break
-            mp_wait([w.process.sentinel for w in workers if w.process.is_alive()], timeout=POLL_SECONDS)
+            mp_wait(
+                [w.process.sentinel for w in workers if w.process.is_alive()], timeout=POLL_SECONDS
+            )
         for worker in workers:
             if worker.process.is_alive():
                 self._kill_tree(worker)

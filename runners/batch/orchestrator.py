@@ -55,7 +55,12 @@ from runners.outputs.render import fit, make_console
 from runners.sandbox.registry import check_sandbox_name
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PROBLEM, EXIT_INTERRUPTED = (
-    exitcodes.MET, exitcodes.BAD_INPUT, exitcodes.INFRA, exitcodes.PROBLEM, exitcodes.INTERRUPTED)
+    exitcodes.MET,
+    exitcodes.BAD_INPUT,
+    exitcodes.INFRA,
+    exitcodes.PROBLEM,
+    exitcodes.INTERRUPTED,
+)
 DEFAULT_OUTPUT = Path("runs") / "batch"
 
 
@@ -120,7 +125,9 @@ class BatchOutcome:
     results: dict[str, ExecutionResult] = field(default_factory=dict)
     records: dict[str, CellRecord] = field(default_factory=dict)
     matrix: Matrix | None = None
-    agent_errors: dict[str, str] = field(default_factory=dict)  # cell id -> why its agent never started
+    agent_errors: dict[str, str] = field(
+        default_factory=dict
+    )  # cell id -> why its agent never started
     interrupted: bool = False
     seconds: float = 0.0
     output: Path | None = None
@@ -173,8 +180,13 @@ class _Signals:
         first = not self.cancel.requested
         self.cancel.request()
         if first:
-            self.console.print(Text("interrupted: cancelling the running cells (finished cells are "
-                                    "kept; press Ctrl-C again to kill them at once)", style="bold yellow"))
+            self.console.print(
+                Text(
+                    "interrupted: cancelling the running cells (finished cells are "
+                    "kept; press Ctrl-C again to kill them at once)",
+                    style="bold yellow",
+                )
+            )
         else:
             self.console.print(Text("killing the running cells", style="bold red"))
 
@@ -189,23 +201,32 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
     started_at = datetime.now(UTC)
     environment = options.environment()
     executor = make_executor(options)
-    found = discover(options.problems, options.submissions, agents=options.agents,
-                     problems=options.only_problems)
+    found = discover(
+        options.problems, options.submissions, agents=options.agents, problems=options.only_problems
+    )
     for note in found.notes:
         console.print(Text(f"note: {note}", style="yellow"))
     if not found.cells:
         raise UserInputError(
             f"option --submissions: no <agent>/<problem>/<checkpoint>/ directories under "
-            f"{Path(options.submissions).resolve()} match a problem in {Path(options.problems).resolve()}")
+            f"{Path(options.submissions).resolve()} match a problem in {Path(options.problems).resolve()}"
+        )
     store = BatchStore(options.output)
     settings = options.settings()
     with console.status(f"hashing {len(found.cells)} cells..."):
         hashes = content_hashes(found.cells)
-    outcome = BatchOutcome(cells=found.cells, output=store.root, agent_errors=dict(options.agent_errors))
+    outcome = BatchOutcome(
+        cells=found.cells, output=store.root, agent_errors=dict(options.agent_errors)
+    )
     to_run: list[tuple[Cell, str]] = []
     for cell in found.cells:
-        why = store.plan(cell, hashes[cell.id], settings, overwrite=options.overwrite,
-                         retry_failed=options.retry_failed)
+        why = store.plan(
+            cell,
+            hashes[cell.id],
+            settings,
+            overwrite=options.overwrite,
+            retry_failed=options.retry_failed,
+        )
         if why is None:
             outcome.kept.append(cell.id)
         else:
@@ -213,9 +234,18 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
     _print_plan(console, found, to_run, outcome.kept)
     payload = environment_payload(environment)
     # Dispatch round-robin over agents: checkpoint by checkpoint, so every agent's row fills in.
-    to_run.sort(key=lambda item: (item[0].problem, item[0].order, item[0].checkpoint, item[0].agent))
-    jobs = [CellJob(cell=cell, output_dir=store.cell_dir(cell), environment=payload,
-                    resources=ray_resources(found.problems[cell.problem])) for cell, _ in to_run]
+    to_run.sort(
+        key=lambda item: (item[0].problem, item[0].order, item[0].checkpoint, item[0].agent)
+    )
+    jobs = [
+        CellJob(
+            cell=cell,
+            output_dir=store.cell_dir(cell),
+            environment=payload,
+            resources=ray_resources(found.problems[cell.problem]),
+        )
+        for cell, _ in to_run
+    ]
     by_id = {c.id: c for c in found.cells}
     running: set[str] = set()
     cancel = Cancel()
@@ -229,11 +259,27 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                 executor.start()
             if isinstance(executor, RayExecutor):
                 info = executor.cluster()
-                console.print(Text(f"ray: {info.get('nodes')} node(s), resources "
-                                   f"{_short_resources(info.get('resources', {}))}", style="dim"))
-            with BatchProgress(console, found.cells, kept_cells, options.policy, options.agent_failures,
-                               show=options.progress) as progress, _Signals(cancel, console):
-                if isinstance(executor, LocalExecutor):  # Ray's tasks say only when they start and end
+                console.print(
+                    Text(
+                        f"ray: {info.get('nodes')} node(s), resources "
+                        f"{_short_resources(info.get('resources', {}))}",
+                        style="dim",
+                    )
+                )
+            with (
+                BatchProgress(
+                    console,
+                    found.cells,
+                    kept_cells,
+                    options.policy,
+                    options.agent_failures,
+                    show=options.progress,
+                ) as progress,
+                _Signals(cancel, console),
+            ):
+                if isinstance(
+                    executor, LocalExecutor
+                ):  # Ray's tasks say only when they start and end
                     executor.on_stage = lambda job, stage: progress.staged(job.cell, stage)
 
                 def on_start(job: CellJob) -> None:
@@ -243,8 +289,9 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
                 def on_done(job: CellJob, done: CellOutcome) -> None:
                     cell = job.cell
                     running.discard(cell.id)
-                    record, result = _record(cell, done, hashes[cell.id], settings, options,
-                                             found, executor.name)
+                    record, result = _record(
+                        cell, done, hashes[cell.id], settings, options, found, executor.name
+                    )
                     store.finish(cell, record, result)
                     outcome.ran.append(cell.id)
                     progress.finished(cell, result, done.seconds, record.status == "crashed")
@@ -265,12 +312,26 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
             finished.append((cell, record, result))
             outcome.results[cell.id], outcome.records[cell.id] = result, record
     store.write_tables(finished, options.policy, options.agent_failures)
-    stats = group_repeats((cell.agent, cell.problem, cell.checkpoint, cell.order, result,
-                           options.policy.check(result) and cell.id not in options.agent_failures)
-                          for cell, _, result in finished)
+    stats = group_repeats(
+        (
+            cell.agent,
+            cell.problem,
+            cell.checkpoint,
+            cell.order,
+            result,
+            options.policy.check(result) and cell.id not in options.agent_failures,
+        )
+        for cell, _, result in finished
+    )
     store.write_repeats(repeat_rows(stats))
-    matrix = build_matrix(found.cells, outcome.results, found.problems, options.policy, found.missing,
-                          options.agent_failures)
+    matrix = build_matrix(
+        found.cells,
+        outcome.results,
+        found.problems,
+        options.policy,
+        found.missing,
+        options.agent_failures,
+    )
     outcome.matrix = matrix
     outcome.seconds = time.monotonic() - began
     console.print(fit(console, matrix_table(matrix)))  # full names, even on a narrow terminal
@@ -282,26 +343,49 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
     meta = _meta(options, outcome, started_at, executor.name)
     notes = list(found.notes)
     if outcome.cancelled:
-        notes.append(f"interrupted: {len(outcome.cancelled)} cell(s) not run: "
-                     f"{', '.join(outcome.cancelled[:20])}{' ...' if len(outcome.cancelled) > 20 else ''}")
+        notes.append(
+            f"interrupted: {len(outcome.cancelled)} cell(s) not run: "
+            f"{', '.join(outcome.cancelled[:20])}{' ...' if len(outcome.cancelled) > 20 else ''}"
+        )
     for cid in outcome.infra:
         notes.append(f"{cid}: infrastructure failure: {outcome.results[cid].infrastructure_reason}")
     for cid in outcome.problem_errors:
-        notes.append(f"{cid}: problem error (no grade): {outcome.results[cid].problem_error_reason}")
+        notes.append(
+            f"{cid}: problem error (no grade): {outcome.results[cid].problem_error_reason}"
+        )
     for cid, why in outcome.agent_errors.items():
         notes.append(f"{cid}: the agent never started (no grade): {why}")
-    store.write_summary(matrix_markdown(matrix, meta=meta, notes=notes) + quality_markdown(matrix)
-                        + ("\n" + repeats_markdown(stats) if stats else ""))
-    store.write_batch_info({**meta, "cells": [c.id for c in found.cells], "ran": outcome.ran,
-                            "kept": outcome.kept, "cancelled": outcome.cancelled,
-                            "infrastructure_failures": outcome.infra, "problem_errors": outcome.problem_errors,
-                            "agents_not_started": sorted(outcome.agent_errors), "notes": notes})
+    store.write_summary(
+        matrix_markdown(matrix, meta=meta, notes=notes)
+        + quality_markdown(matrix)
+        + ("\n" + repeats_markdown(stats) if stats else "")
+    )
+    store.write_batch_info(
+        {
+            **meta,
+            "cells": [c.id for c in found.cells],
+            "ran": outcome.ran,
+            "kept": outcome.kept,
+            "cancelled": outcome.cancelled,
+            "infrastructure_failures": outcome.infra,
+            "problem_errors": outcome.problem_errors,
+            "agents_not_started": sorted(outcome.agent_errors),
+            "notes": notes,
+        }
+    )
     _print_footer(console, outcome)
     return outcome
 
 
-def _record(cell: Cell, done: CellOutcome, hashes: dict[str, str], settings: dict[str, Any],
-            options: BatchOptions, found: Discovery, executor: str) -> tuple[CellRecord, ExecutionResult]:
+def _record(
+    cell: Cell,
+    done: CellOutcome,
+    hashes: dict[str, str],
+    settings: dict[str, Any],
+    options: BatchOptions,
+    found: Discovery,
+    executor: str,
+) -> tuple[CellRecord, ExecutionResult]:
     result: ExecutionResult | None = None
     status: CellStatus
     crash = done.crash
@@ -312,20 +396,38 @@ def _record(cell: Cell, done: CellOutcome, hashes: dict[str, str], settings: dic
             crash = f"unreadable result from the worker: {exc}"
     if result is None:
         # Bad input (a submission over its limits, a checkpoint without tests) is said as such.
-        why = crash if crash and crash.startswith(BAD_INPUT) else f"harness crash: {crash or 'no result'}"
-        result = failure_result(cell, why,
-                                problem=found.problems.get(cell.problem), sandbox=options.sandbox)
+        why = (
+            crash
+            if crash and crash.startswith(BAD_INPUT)
+            else f"harness crash: {crash or 'no result'}"
+        )
+        result = failure_result(
+            cell, why, problem=found.problems.get(cell.problem), sandbox=options.sandbox
+        )
         if done.traceback:
             result.errors.append(done.traceback)
         status = "crashed"
     else:
-        status = "infra" if result.infrastructure_failure else ("problem" if result.problem_error else "ok")
-    record = CellRecord(agent=cell.agent, problem=cell.problem, checkpoint=cell.checkpoint,
-                        status=status, problem_hash=hashes["problem"],
-                        submission_hash=hashes["submission"], settings=settings,
-                        reason=crash if status == "crashed" else (result.infrastructure_reason
-                                                                  or result.problem_error_reason),
-                        executor=executor, worker=done.worker, seconds=round(done.seconds, 3))
+        status = (
+            "infra"
+            if result.infrastructure_failure
+            else ("problem" if result.problem_error else "ok")
+        )
+    record = CellRecord(
+        agent=cell.agent,
+        problem=cell.problem,
+        checkpoint=cell.checkpoint,
+        status=status,
+        problem_hash=hashes["problem"],
+        submission_hash=hashes["submission"],
+        settings=settings,
+        reason=crash
+        if status == "crashed"
+        else (result.infrastructure_reason or result.problem_error_reason),
+        executor=executor,
+        worker=done.worker,
+        seconds=round(done.seconds, 3),
+    )
     return record, result
 
 
@@ -343,20 +445,30 @@ def _short_resources(resources: dict[str, float]) -> str:
     return ", ".join(f"{k} {v}" for k, v in keep.items()) or "none"
 
 
-def _print_plan(console: Console, found: Discovery, to_run: list[tuple[Cell, str]], kept: list[str]) -> None:
+def _print_plan(
+    console: Console, found: Discovery, to_run: list[tuple[Cell, str]], kept: list[str]
+) -> None:
     reasons: dict[str, int] = {}
     for _, why in to_run:
         key = why.split(":")[0]
         reasons[key] = reasons.get(key, 0) + 1
     why = ", ".join(f"{n} {r}" for r, n in reasons.items())
-    console.print(Text.assemble(
-        (f"{len(found.cells)} cells", "bold"),
-        f" ({len(found.agents)} agents × {len(found.problems)} problems): ",
-        (f"{len(to_run)} to run", "bold cyan"), f" ({why})" if why else "",
-        ", ", (f"{len(kept)} kept", "dim"), " (finished and current)"))
+    console.print(
+        Text.assemble(
+            (f"{len(found.cells)} cells", "bold"),
+            f" ({len(found.agents)} agents × {len(found.problems)} problems): ",
+            (f"{len(to_run)} to run", "bold cyan"),
+            f" ({why})" if why else "",
+            ", ",
+            (f"{len(kept)} kept", "dim"),
+            " (finished and current)",
+        )
+    )
 
 
-def _meta(options: BatchOptions, outcome: BatchOutcome, started_at: datetime, executor: str) -> dict[str, Any]:
+def _meta(
+    options: BatchOptions, outcome: BatchOutcome, started_at: datetime, executor: str
+) -> dict[str, Any]:
     return {
         "started": started_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
         "seconds": round(outcome.seconds, 1),
@@ -367,25 +479,42 @@ def _meta(options: BatchOptions, outcome: BatchOutcome, started_at: datetime, ex
         "sandbox": options.sandbox,
         "pass policy": options.policy.value,
         "cells": f"{len(outcome.cells)} ({len(outcome.ran)} ran, {len(outcome.kept)} kept, "
-                 f"{len(outcome.cancelled)} not run, {len(outcome.infra)} infrastructure failures, "
-                 f"{len(outcome.problem_errors)} problem errors)",
+        f"{len(outcome.cancelled)} not run, {len(outcome.infra)} infrastructure failures, "
+        f"{len(outcome.problem_errors)} problem errors)",
         "status": "interrupted" if outcome.interrupted else "complete",
     }
 
 
 def _print_footer(console: Console, outcome: BatchOutcome) -> None:
-    state = ("interrupted", "bold yellow") if outcome.interrupted else (
-        ("agents not started", "bold red") if outcome.agent_errors else
-        ("problem errors", "bold yellow") if outcome.problem_errors else
-        ("infrastructure failures", "bold magenta") if outcome.infra else ("done", "bold green"))
+    state = (
+        ("interrupted", "bold yellow")
+        if outcome.interrupted
+        else (
+            ("agents not started", "bold red")
+            if outcome.agent_errors
+            else ("problem errors", "bold yellow")
+            if outcome.problem_errors
+            else ("infrastructure failures", "bold magenta")
+            if outcome.infra
+            else ("done", "bold green")
+        )
+    )
     for cid, why in outcome.agent_errors.items():
         console.print(Text(f"error: {cid}: the agent never started: {why}", style="red"))
     for cid in outcome.problem_errors:
         reason = (outcome.results[cid].problem_error_reason or "unknown").splitlines()[0]
         console.print(Text(f"problem error: {cid}: {reason}", style="yellow"))
-    console.print(Text.assemble(
-        state, f"  {len(outcome.ran)} ran · {len(outcome.kept)} kept · "
-               f"{len(outcome.cancelled)} not run · {len(outcome.infra)} infra · "
-               f"{len(outcome.problem_errors)} problem errors · {outcome.seconds:.1f} s"))
-    console.print(Text(f"results: {outcome.output}  (summary.md, results.jsonl, results.parquet, "
-                       f"cells/)", style="dim"))
+    console.print(
+        Text.assemble(
+            state,
+            f"  {len(outcome.ran)} ran · {len(outcome.kept)} kept · "
+            f"{len(outcome.cancelled)} not run · {len(outcome.infra)} infra · "
+            f"{len(outcome.problem_errors)} problem errors · {outcome.seconds:.1f} s",
+        )
+    )
+    console.print(
+        Text(
+            f"results: {outcome.output}  (summary.md, results.jsonl, results.parquet, cells/)",
+            style="dim",
+        )
+    )

@@ -24,8 +24,14 @@ from runners.outputs.render import make_console
 from runners.util.progress import Reporter, Subject, above, for_cli
 
 STATES = ("met", "not met", "infra", "problem", "running", "kept")
-_STYLES = {"met": "green", "not met": "red", "infra": "magenta", "problem": "yellow", "running": "cyan",
-           "kept": "dim"}
+_STYLES = {
+    "met": "green",
+    "not met": "red",
+    "infra": "magenta",
+    "problem": "yellow",
+    "running": "cyan",
+    "kept": "dim",
+}
 
 
 def _counts_text(counts: Counter[str]) -> Text:
@@ -35,9 +41,15 @@ def _counts_text(counts: Counter[str]) -> Text:
 class BatchProgress:
     """Use as a context manager around the executor's run. `show` False: nothing on stderr."""
 
-    def __init__(self, console: Console, cells: Sequence[Cell], kept: Sequence[Cell],
-                 policy: PassPolicy, agent_failures: Mapping[str, str] | None = None,
-                 show: bool = True) -> None:
+    def __init__(
+        self,
+        console: Console,
+        cells: Sequence[Cell],
+        kept: Sequence[Cell],
+        policy: PassPolicy,
+        agent_failures: Mapping[str, str] | None = None,
+        show: bool = True,
+    ) -> None:
         self.console = console
         self.policy = policy
         self.agent_failures = agent_failures or {}
@@ -45,7 +57,9 @@ class BatchProgress:
         self.agents = [*dict.fromkeys(c.agent for c in cells), "all"]
         self.totals = {a: sum(1 for c in cells if a == "all" or c.agent == a) for a in self.agents}
         self.counts: dict[str, Counter[str]] = {
-            a: Counter({"kept": sum(1 for c in kept if a == "all" or c.agent == a)}) for a in self.agents}
+            a: Counter({"kept": sum(1 for c in kept if a == "all" or c.agent == a)})
+            for a in self.agents
+        }
         self.keys: dict[str, int] = {}
         self._next_key = itertools.count(1)
         self.reporter: Reporter | None = None
@@ -53,7 +67,8 @@ class BatchProgress:
 
     def __enter__(self) -> Self:
         self.reporter = self._stack.enter_context(
-            for_cli(lambda: make_console(stderr=True), self.show, header=self._bars))
+            for_cli(lambda: make_console(stderr=True), self.show, header=self._bars)
+        )
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -65,8 +80,14 @@ class BatchProgress:
         for agent in self.agents:
             counts, total = self.counts[agent], self.totals[agent]
             done = sum(counts[s] for s in ("met", "not met", "infra", "kept"))
-            rows.append([Text(agent.ljust(width), style="bold"), ProgressBar(total=total, completed=done, width=30),
-                         Text(f"{done}/{total}"), _counts_text(counts)])
+            rows.append(
+                [
+                    Text(agent.ljust(width), style="bold"),
+                    ProgressBar(total=total, completed=done, width=30),
+                    Text(f"{done}/{total}"),
+                    _counts_text(counts),
+                ]
+            )
         return rows
 
     def _bump(self, cell: Cell, state: str, delta: int) -> None:
@@ -97,15 +118,28 @@ class BatchProgress:
         elif result.problem_error:
             state = "problem"
         else:
-            state = "met" if self.policy.check(result) and cell.id not in self.agent_failures else "not met"
+            state = (
+                "met"
+                if self.policy.check(result) and cell.id not in self.agent_failures
+                else "not met"
+            )
         self._bump(cell, state, 1)
-        mark = {"met": Text("✔", style="green"), "not met": Text("✘", style="red"),
-                "infra": Text("!", style="magenta"), "problem": Text("?", style="yellow")}[state]
+        mark = {
+            "met": Text("✔", style="green"),
+            "not met": Text("✘", style="red"),
+            "infra": Text("!", style="magenta"),
+            "problem": Text("?", style="yellow"),
+        }[state]
         detail = result.summary if not crashed else f"CRASHED: {result.infrastructure_reason}"
         if cell.id in self.agent_failures:
             detail += f" (agent step failed: {self.agent_failures[cell.id]})"
-        line = Text.assemble(mark, " ", (cell.id, "bold"), f"  {detail.splitlines()[0][:200]}",
-                             (f"  {seconds:.1f} s", "dim"))
+        line = Text.assemble(
+            mark,
+            " ",
+            (cell.id, "bold"),
+            f"  {detail.splitlines()[0][:200]}",
+            (f"  {seconds:.1f} s", "dim"),
+        )
         above(self.reporter, line, self.console)
 
     def cancelled(self, cell: Cell) -> None:

@@ -57,7 +57,8 @@ def _import_ray() -> Any:
     except ImportError:
         raise UserInputError(
             "Ray is not installed (needed by --executor ray and run_cell_remote); install the "
-            "extra: `uv sync --extra ray` (or `pip install 'runners[ray]'`)") from None
+            "extra: `uv sync --extra ray` (or `pip install 'runners[ray]'`)"
+        ) from None
     return ray
 
 
@@ -85,26 +86,48 @@ def connect_ray(address: str | None = None) -> tuple[Any, bool]:
             # their paths must fit in 107 bytes: a long $TMPDIR would make ray.init fail.
             options["_temp_dir"] = "/tmp/ray"
         try:
-            ray.init(address=target, include_dashboard=False, log_to_driver=False,
-                     logging_level=logging.WARNING, namespace="runners", **options)
+            ray.init(
+                address=target,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+                namespace="runners",
+                **options,
+            )
         except Exception as exc:  # noqa: BLE001 - ConnectionError, RuntimeError, ValueError...
-            where = "start a local Ray" if target == "local" else f"connect to the Ray cluster at {target}"
-            raise InfrastructureError(f"cannot {where}: {type(exc).__name__}: {_first_line(str(exc))}") from None
+            where = (
+                "start a local Ray"
+                if target == "local"
+                else f"connect to the Ray cluster at {target}"
+            )
+            raise InfrastructureError(
+                f"cannot {where}: {type(exc).__name__}: {_first_line(str(exc))}"
+            ) from None
         _problem_refs.clear()  # objects put in an earlier Ray session are gone with it
         return ray, True
 
 
-def _ray_cell_task(problem_tar: bytes, submission_tar: bytes, spec: dict[str, Any]) -> tuple[CellOutcome, bytes | None]:
+def _ray_cell_task(
+    problem_tar: bytes, submission_tar: bytes, spec: dict[str, Any]
+) -> tuple[CellOutcome, bytes | None]:
     """Runs on a Ray worker: unpack the shipped problem and submission into a private temporary
     directory, run the cell, and send back the outcome and a tar of its artifacts."""
     root = Path(tempfile.mkdtemp(prefix="runners-ray-"))
     try:
         problem_dir = unpack_tree(problem_tar, root / "problems" / spec["problem"])
-        submission_dir = unpack_tree(submission_tar, root / "submissions" / spec["agent"] /
-                                     spec["problem"] / spec["checkpoint"])
+        submission_dir = unpack_tree(
+            submission_tar,
+            root / "submissions" / spec["agent"] / spec["problem"] / spec["checkpoint"],
+        )
         out = root / "out"
-        cell = Cell(agent=spec["agent"], problem=spec["problem"], checkpoint=spec["checkpoint"],
-                    problem_dir=problem_dir, submission_dir=submission_dir, order=spec["order"])
+        cell = Cell(
+            agent=spec["agent"],
+            problem=spec["problem"],
+            checkpoint=spec["checkpoint"],
+            problem_dir=problem_dir,
+            submission_dir=submission_dir,
+            order=spec["order"],
+        )
         outcome = execute_cell(CellJob(cell=cell, output_dir=out, environment=spec["environment"]))
         try:
             import ray
@@ -134,13 +157,24 @@ def _submit(ray: Any, job: CellJob, problem_ref: Any) -> Any:
     """Send one cell. A submission over its limits raises `SubmissionTooLarge` here, before it is
     packed (a 64 GiB sparse file would otherwise be read into a tar in memory)."""
     cell = job.cell
-    limits = EnvironmentSpec.model_validate(job.environment).limits_for(load_problem(cell.problem_dir).limits)
+    limits = EnvironmentSpec.model_validate(job.environment).limits_for(
+        load_problem(cell.problem_dir).limits
+    )
     inventory(cell.submission_dir, limits, SUBMISSION_IGNORE)
-    spec = {"agent": cell.agent, "problem": cell.problem, "checkpoint": cell.checkpoint,
-            "order": cell.order, "environment": job.environment}
+    spec = {
+        "agent": cell.agent,
+        "problem": cell.problem,
+        "checkpoint": cell.checkpoint,
+        "order": cell.order,
+        "environment": job.environment,
+    }
     options: dict[str, Any] = {"name": f"runners:{cell.id}"}
     options.update(job.resources or {"num_cpus": 1.0})
-    return _remote(ray).options(**options).remote(problem_ref, pack_submission(cell.submission_dir), spec)
+    return (
+        _remote(ray)
+        .options(**options)
+        .remote(problem_ref, pack_submission(cell.submission_dir), spec)
+    )
 
 
 def _land(ray: Any, job: CellJob, ref: Any, output_dir: Path | None) -> CellOutcome:
@@ -148,8 +182,11 @@ def _land(ray: Any, job: CellJob, ref: Any, output_dir: Path | None) -> CellOutc
     try:
         outcome, artifacts = ray.get(ref)
     except Exception as exc:  # noqa: BLE001 - any failure of the task is this cell's outcome
-        return CellOutcome(job.cell.id, crash=f"the Ray task failed: {type(exc).__name__}: "
-                                             f"{_first_line(str(exc))}", worker="ray")
+        return CellOutcome(
+            job.cell.id,
+            crash=f"the Ray task failed: {type(exc).__name__}: {_first_line(str(exc))}",
+            worker="ray",
+        )
     if outcome.result is not None and output_dir is not None:
         rmtree_forcibly(output_dir)
         output_dir.mkdir(parents=True)
@@ -178,8 +215,13 @@ class RayExecutor:
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, *, max_in_flight: int | None = None,
-                 grace: float = DEFAULT_GRACE) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        max_in_flight: int | None = None,
+        grace: float = DEFAULT_GRACE,
+    ) -> None:
         self.address = address
         self.max_in_flight = max_in_flight
         self.grace = grace
@@ -198,10 +240,14 @@ class RayExecutor:
         ray = self._ray
         if ray is None:
             return {}
-        return {"nodes": len([n for n in ray.nodes() if n.get("Alive")]),
-                "resources": ray.cluster_resources()}
+        return {
+            "nodes": len([n for n in ray.nodes() if n.get("Alive")]),
+            "resources": ray.cluster_resources(),
+        }
 
-    def run(self, jobs: Sequence[CellJob], on_start: OnStart, on_done: OnDone, cancel: Cancel) -> None:
+    def run(
+        self, jobs: Sequence[CellJob], on_start: OnStart, on_done: OnDone, cancel: Cancel
+    ) -> None:
         if self._ray is None:
             self.start()
         ray = self._ray
@@ -219,10 +265,18 @@ class RayExecutor:
                     try:
                         inflight[_submit(ray, job, problems[job.cell.problem_dir])] = job
                     except UserInputError as exc:
-                        on_done(job, CellOutcome(job.cell.id, crash=f"{BAD_INPUT}: {exc}", worker="ray"))
+                        on_done(
+                            job, CellOutcome(job.cell.id, crash=f"{BAD_INPUT}: {exc}", worker="ray")
+                        )
                     except Exception as exc:  # noqa: BLE001 - any failure to submit is this cell's outcome
-                        on_done(job, CellOutcome(job.cell.id, crash=f"cannot submit the Ray task: "
-                                                 f"{type(exc).__name__}: {exc}", worker="ray"))
+                        on_done(
+                            job,
+                            CellOutcome(
+                                job.cell.id,
+                                crash=f"cannot submit the Ray task: {type(exc).__name__}: {exc}",
+                                worker="ray",
+                            ),
+                        )
                 if not inflight:
                     continue
                 ready, _ = ray.wait(list(inflight), num_returns=1, timeout=POLL_SECONDS)
@@ -275,11 +329,14 @@ def _cancel_ref(ray: Any, ref: Any, grace: float) -> None:
         pass
 
 
-
-def run_cell_remote(cell: Cell, address: str | None = None, *,
-                    environment: EnvironmentSpec | None = None,
-                    output_dir: Path | str | None = None,
-                    timeout: float | None = None) -> ExecutionResult:
+def run_cell_remote(
+    cell: Cell,
+    address: str | None = None,
+    *,
+    environment: EnvironmentSpec | None = None,
+    output_dir: Path | str | None = None,
+    timeout: float | None = None,
+) -> ExecutionResult:
     """Run one cell as a Ray task (on the cluster at `address`, see `connect_ray`) and return its
     result; the connection is kept for later calls in this process.
 
@@ -299,8 +356,12 @@ def run_cell_remote(cell: Cell, address: str | None = None, *,
     if key not in _problem_refs:
         _problem_refs[key] = ray.put(pack_problem(cell.problem_dir))
     output = Path(output_dir).resolve() if output_dir is not None else None
-    job = CellJob(cell=cell, output_dir=output or Path("."), environment=environment_payload(environment),
-                  resources=ray_resources(problem))
+    job = CellJob(
+        cell=cell,
+        output_dir=output or Path("."),
+        environment=environment_payload(environment),
+        resources=ray_resources(problem),
+    )
     ref = _submit(ray, job, _problem_refs[key])
 
     def failed(reason: str) -> ExecutionResult:
@@ -309,7 +370,9 @@ def run_cell_remote(cell: Cell, address: str | None = None, *,
     try:
         ray.wait([ref], num_returns=1, timeout=timeout)
     except Exception as exc:  # noqa: BLE001 - the cell's outcome says what failed
-        return failed(f"waiting for the Ray task failed: {type(exc).__name__}: {_first_line(str(exc))}")
+        return failed(
+            f"waiting for the Ray task failed: {type(exc).__name__}: {_first_line(str(exc))}"
+        )
     finished, _ = ray.wait([ref], num_returns=1, timeout=0)
     if not finished:
         _cancel_ref(ray, ref, CANCEL_GRACE)

@@ -106,10 +106,14 @@ class Matrix:
         return sum(e.problem_errors for e in self.entries.values())
 
 
-def build_matrix(cells: Sequence[Cell], results: Mapping[str, ExecutionResult],
-                 problems: Mapping[str, ProblemConfig], policy: PassPolicy,
-                 missing: Mapping[tuple[str, str], list[str]] | None = None,
-                 agent_failures: Mapping[str, str] | None = None) -> Matrix:
+def build_matrix(
+    cells: Sequence[Cell],
+    results: Mapping[str, ExecutionResult],
+    problems: Mapping[str, ProblemConfig],
+    policy: PassPolicy,
+    missing: Mapping[tuple[str, str], list[str]] | None = None,
+    agent_failures: Mapping[str, str] | None = None,
+) -> Matrix:
     """`results` maps cell id -> result for the cells that have one; `agent_failures` cell id ->
     why its agent step failed (such a checkpoint is not solved, its pass rates still count)."""
     agents: list[str] = []
@@ -124,9 +128,12 @@ def build_matrix(cells: Sequence[Cell], results: Mapping[str, ExecutionResult],
         entry = entries.get(key)
         if entry is None:
             config = problems.get(cell.problem)
-            entry = entries[key] = Entry(agent=cell.agent, problem=cell.problem,
-                                         checkpoints=len(config.checkpoints) if config else 0,
-                                         missing=list((missing or {}).get(key, [])))
+            entry = entries[key] = Entry(
+                agent=cell.agent,
+                problem=cell.problem,
+                checkpoints=len(config.checkpoints) if config else 0,
+                missing=list((missing or {}).get(key, [])),
+            )
         result = results.get(cell.id)
         if result is None:
             entry.not_run.append(cell.checkpoint)
@@ -182,8 +189,10 @@ def _notes(entry: Entry) -> list[str]:
 
 def matrix_table(matrix: Matrix) -> Table:
     """Agents (rows) x problems (columns): strict · isolated · core solve rates."""
-    table = Table(title="Solve rates: strict · isolated · core (share of each problem's checkpoints)",
-                  title_justify="left")
+    table = Table(
+        title="Solve rates: strict · isolated · core (share of each problem's checkpoints)",
+        title_justify="left",
+    )
     table.add_column("Agent", style="bold")
     for problem in matrix.problems:
         table.add_column(problem, justify="center")
@@ -208,9 +217,14 @@ def matrix_table(matrix: Matrix) -> Table:
 def detail_table(matrix: Matrix) -> Table:
     """One row per agent and problem: checkpoints solved (strict, isolated, core, policy) out of
     the problem's checkpoints, then the share of tests passed per group."""
-    table = Table(title=f"Checkpoints solved, and % of tests passed per group "
-                        f"(policy {matrix.policy.value})", title_justify="left", box=box.SIMPLE_HEAD,
-                  padding=(0, 1), collapse_padding=True, pad_edge=False)
+    table = Table(
+        title=f"Checkpoints solved, and % of tests passed per group (policy {matrix.policy.value})",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        collapse_padding=True,
+        pad_edge=False,
+    )
     table.add_column("Agent", no_wrap=True, style="bold")
     table.add_column("Problem", no_wrap=True)
     for name in ("Strict", "Isol.", "Core", "Policy"):
@@ -234,28 +248,41 @@ def detail_table(matrix: Matrix) -> Table:
 def entry_notes(matrix: Matrix) -> list[str]:
     """`agent/problem: infra, problem-error, missing, not-run and agent-failed checkpoints`, for the
     rows that have any."""
-    return [f"{entry.agent}/{entry.problem}: {'; '.join(notes)}"
-            for agent in matrix.agents for problem in matrix.problems
-            if (entry := matrix.entry(agent, problem)) and (notes := _notes(entry))]
+    return [
+        f"{entry.agent}/{entry.problem}: {'; '.join(notes)}"
+        for agent in matrix.agents
+        for problem in matrix.problems
+        if (entry := matrix.entry(agent, problem)) and (notes := _notes(entry))
+    ]
 
 
 def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def matrix_markdown(matrix: Matrix, *, title: str = "Batch results",
-                    meta: Mapping[str, object] | None = None, notes: Sequence[str] = ()) -> str:
+def matrix_markdown(
+    matrix: Matrix,
+    *,
+    title: str = "Batch results",
+    meta: Mapping[str, object] | None = None,
+    notes: Sequence[str] = (),
+) -> str:
     lines = [f"# {title}", ""]
     for key, value in (meta or {}).items():
         lines.append(f"- **{key}**: {_md_escape(str(value))}")
     if meta:
         lines.append("")
-    lines += ["## Solve rates", "",
-              ("Strict · isolated · core: the share of each problem's checkpoints solved (strict: every "
-              "test passed; isolated: every non-Regression test; core: every Core test). A checkpoint "
-              "without a submission, not run, failed by the infrastructure or whose problem failed to load "
-              "(a problem error: no grade) counts as not solved."),
-              ""]
+    lines += [
+        "## Solve rates",
+        "",
+        (
+            "Strict · isolated · core: the share of each problem's checkpoints solved (strict: every "
+            "test passed; isolated: every non-Regression test; core: every Core test). A checkpoint "
+            "without a submission, not run, failed by the infrastructure or whose problem failed to load "
+            "(a problem error: no grade) counts as not solved."
+        ),
+        "",
+    ]
     header = ["Agent", *matrix.problems, "All problems"]
     lines.append("| " + " | ".join(map(_md_escape, header)) + " |")
     lines.append("|" + "---|" + ":---:|" * (len(header) - 1))
@@ -274,8 +301,18 @@ def matrix_markdown(matrix: Matrix, *, title: str = "Batch results",
             cells.append(f"**{text}**" if problem is None else text)
         lines.append("| " + " | ".join(map(_md_escape, cells)) + " |")
     lines += ["", f"## Per agent and problem (policy `{matrix.policy.value}`)", ""]
-    header = ["Agent", "Problem", "Ran", "Strict", "Isolated", "Core solved", "Policy",
-              *(g.value for g in GROUP_ORDER), "All tests", "Notes"]
+    header = [
+        "Agent",
+        "Problem",
+        "Ran",
+        "Strict",
+        "Isolated",
+        "Core solved",
+        "Policy",
+        *(g.value for g in GROUP_ORDER),
+        "All tests",
+        "Notes",
+    ]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|---|---|" + "---:|" * (len(header) - 3) + "---|")
     for agent in matrix.agents:
@@ -284,10 +321,14 @@ def matrix_markdown(matrix: Matrix, *, title: str = "Batch results",
             if entry is None:
                 continue
             n = entry.checkpoints
-            cells = [agent, problem, f"{entry.ran}/{n}",
-                     *(f"{v}/{n}" for v in (entry.strict, entry.isolated, entry.core, entry.policy_met)),
-                     *(_ratio(*entry.group_rate(g)) for g in [*GROUP_ORDER, None]),
-                     "; ".join(_notes(entry))]
+            cells = [
+                agent,
+                problem,
+                f"{entry.ran}/{n}",
+                *(f"{v}/{n}" for v in (entry.strict, entry.isolated, entry.core, entry.policy_met)),
+                *(_ratio(*entry.group_rate(g)) for g in [*GROUP_ORDER, None]),
+                "; ".join(_notes(entry)),
+            ]
             lines.append("| " + " | ".join(map(_md_escape, cells)) + " |")
     if notes:
         lines += ["", "## Notes", ""]

@@ -112,8 +112,15 @@ class BatchStore:
         except (OSError, ValueError):
             return None
 
-    def plan(self, cell: Cell, hashes: dict[str, str], settings: dict[str, Any], *,
-             overwrite: bool = False, retry_failed: bool = False) -> str | None:
+    def plan(
+        self,
+        cell: Cell,
+        hashes: dict[str, str],
+        settings: dict[str, Any],
+        *,
+        overwrite: bool = False,
+        retry_failed: bool = False,
+    ) -> str | None:
         """None to keep the finished cell, else why it runs."""
         record = self.record(cell)
         if record is None:
@@ -129,10 +136,14 @@ class BatchStore:
         if record.submission_hash != hashes["submission"]:
             return "submission changed"
         if record.settings != settings:
-            changed = sorted(k for k in {*record.settings, *settings}
-                             if record.settings.get(k) != settings.get(k))
+            changed = sorted(
+                k
+                for k in {*record.settings, *settings}
+                if record.settings.get(k) != settings.get(k)
+            )
             return "settings changed: " + ", ".join(
-                f"{k} {record.settings.get(k)!r} -> {settings.get(k)!r}" for k in changed)
+                f"{k} {record.settings.get(k)!r} -> {settings.get(k)!r}" for k in changed
+            )
         if self.result(cell) is None:
             return "result.json missing or unreadable"
         return None
@@ -166,19 +177,25 @@ class BatchStore:
         _atomic_write(path, markdown)
         return path
 
-    def write_tables(self, finished: Sequence[tuple[Cell, CellRecord, ExecutionResult]],
-                     policy: PassPolicy, agent_failures: Mapping[str, str] | None = None) -> tuple[Path, Path]:
+    def write_tables(
+        self,
+        finished: Sequence[tuple[Cell, CellRecord, ExecutionResult]],
+        policy: PassPolicy,
+        agent_failures: Mapping[str, str] | None = None,
+    ) -> tuple[Path, Path]:
         """results.jsonl and results.parquet from the cells' results (the whole batch, resumed
         cells included), one row per test; a cell without tests gets one row with null test fields."""
         failures = agent_failures or {}
-        rows = [row for item in finished
-                for row in table_rows(*item, policy=policy, agent_failure=failures.get(item[0].id))]
+        rows = [
+            row
+            for item in finished
+            for row in table_rows(*item, policy=policy, agent_failure=failures.get(item[0].id))
+        ]
         jsonl = self.root / JSONL_FILE
         _atomic_write(jsonl, "".join(json.dumps(r, default=_json_default) + "\n" for r in rows))
         parquet = self.root / PARQUET_FILE
         write_parquet(rows, parquet)
         return jsonl, parquet
-
 
     def write_repeats(self, rows: Sequence[dict[str, Any]]) -> tuple[Path, Path] | None:
         """repeats.jsonl and repeats.parquet: pass@k and the spread per agent, problem and
@@ -256,8 +273,14 @@ COLUMNS: dict[str, str] = {
 }
 
 
-def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
-              policy: PassPolicy, agent_failure: str | None = None) -> list[dict[str, Any]]:
+def table_rows(
+    cell: Cell,
+    record: CellRecord,
+    result: ExecutionResult,
+    *,
+    policy: PassPolicy,
+    agent_failure: str | None = None,
+) -> list[dict[str, Any]]:
     agent_name, repeat = split_label(cell.agent)
     base = {
         "agent": cell.agent,
@@ -289,10 +312,22 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
         "schema_version": result.schema_version,
         **quality_columns(result.quality),
     }
-    empty: dict[str, Any] = {"test_id": None, "test_name": None, "test_checkpoint": None, "group": None,
-             "status": None, "raw_status": None, "duration_ms": None, "message": None,
-             "file_path": None, "markers": [], "collection_error": None, "passed": None, "score": None,
-             "diff": None}
+    empty: dict[str, Any] = {
+        "test_id": None,
+        "test_name": None,
+        "test_checkpoint": None,
+        "group": None,
+        "status": None,
+        "raw_status": None,
+        "duration_ms": None,
+        "message": None,
+        "file_path": None,
+        "markers": [],
+        "collection_error": None,
+        "passed": None,
+        "score": None,
+        "diff": None,
+    }
     if not result.tests:
         return [_ordered({**base, **empty})]
     rows = []
@@ -300,23 +335,27 @@ def table_rows(cell: Cell, record: CellRecord, result: ExecutionResult, *,
         message = test.failure_message
         if message and len(message) > MESSAGE_CHARS:
             message = message[: MESSAGE_CHARS - 1] + "…"
-        rows.append(_ordered({
-            **base,
-            "test_id": test.id,
-            "test_name": test.name,
-            "test_checkpoint": test.checkpoint,
-            "group": test.group_type.value,
-            "status": test.status,
-            "raw_status": test.raw_status,
-            "duration_ms": test.duration_ms,
-            "message": message,
-            "file_path": test.file_path,
-            "markers": list(test.markers),
-            "collection_error": test.collection_error,
-            "passed": test.passed,
-            "score": test.score,
-            "diff": test.diff[:MESSAGE_CHARS] if test.diff else None,
-        }))
+        rows.append(
+            _ordered(
+                {
+                    **base,
+                    "test_id": test.id,
+                    "test_name": test.name,
+                    "test_checkpoint": test.checkpoint,
+                    "group": test.group_type.value,
+                    "status": test.status,
+                    "raw_status": test.raw_status,
+                    "duration_ms": test.duration_ms,
+                    "message": message,
+                    "file_path": test.file_path,
+                    "markers": list(test.markers),
+                    "collection_error": test.collection_error,
+                    "passed": test.passed,
+                    "score": test.score,
+                    "diff": test.diff[:MESSAGE_CHARS] if test.diff else None,
+                }
+            )
+        )
     return rows
 
 

@@ -42,7 +42,9 @@ class _Strict(BaseModel):
 
 
 class CLIInput(_Strict):
-    args: list[str] | str = Field(default_factory=list, description="A list, or one string split like a shell.")
+    args: list[str] | str = Field(
+        default_factory=list, description="A list, or one string split like a shell."
+    )
     stdin: str | None = None
     files: dict[str, Any] = Field(default_factory=dict, description="Workspace path -> content.")
     env: dict[str, str] = Field(default_factory=dict)
@@ -54,8 +56,10 @@ class CLIInput(_Strict):
     @classmethod
     def _env_text(cls, value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
-                    for k, v in value.items()}
+            return {
+                k: v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+                for k, v in value.items()
+            }
         return value
 
 
@@ -86,8 +90,16 @@ class CaseDocument(_Strict):
 INPUTS: dict[str, type[_Strict]] = {"cli": CLIInput, "api": APIInput, "browser": BrowserInput}
 
 
-def build_case(doc: Any, *, adapter: str, case_id: str, group: Any, checkpoint: str,
-               defaults: dict[str, Any] | None = None, file: Path | str | None = None) -> tuple[BaseCase, CaseResult]:
+def build_case(
+    doc: Any,
+    *,
+    adapter: str,
+    case_id: str,
+    group: Any,
+    checkpoint: str,
+    defaults: dict[str, Any] | None = None,
+    file: Path | str | None = None,
+) -> tuple[BaseCase, CaseResult]:
     """(case, expected) from a parsed case document; CaseFileError naming file and case."""
     try:
         document = CaseDocument.model_validate(doc)
@@ -99,13 +111,24 @@ def build_case(doc: Any, *, adapter: str, case_id: str, group: Any, checkpoint: 
         raise CaseFileError(file, case_id, _describe(exc, "case.")) from None
     try:
         case_cls, result_cls = CASE_TYPES[adapter]
-        common = {"id": document.id or case_id, "group": group.name, "group_type": group.type,
-                  "checkpoint": checkpoint, "original_group": group.original_group,
-                  "original_checkpoint": group.original_checkpoint}
+        common = {
+            "id": document.id or case_id,
+            "group": group.name,
+            "group_type": group.type,
+            "checkpoint": checkpoint,
+            "original_group": group.original_group,
+            "original_checkpoint": group.original_checkpoint,
+        }
         fields = _case_fields(adapter, given)
-        expected = _expected(result_cls, document, {k: common[k] for k in ("id", "group", "group_type")})
-        if "tracked_files" in fields:  # a file the case expects is read back without being listed again
-            fields["tracked_files"] = list(dict.fromkeys([*fields["tracked_files"], *expected.files]))
+        expected = _expected(
+            result_cls, document, {k: common[k] for k in ("id", "group", "group_type")}
+        )
+        if (
+            "tracked_files" in fields
+        ):  # a file the case expects is read back without being listed again
+            fields["tracked_files"] = list(
+                dict.fromkeys([*fields["tracked_files"], *expected.files])
+            )
         case = case_cls.model_validate({**common, **fields})
     except ValidationError as exc:
         raise CaseFileError(file, case_id, _describe(exc)) from None
@@ -117,13 +140,27 @@ def build_case(doc: Any, *, adapter: str, case_id: str, group: Any, checkpoint: 
 def _case_fields(adapter: str, given: Any) -> dict[str, Any]:
     if isinstance(given, CLIInput):
         args = shlex.split(given.args) if isinstance(given.args, str) else list(given.args)
-        return {"arguments": args, "stdin": given.stdin, "env": given.env, "timeout_s": given.timeout,
-                "input_files": [input_file(p, c) for p, c in given.files.items()],
-                "tracked_files": given.tracked_files, "reset": given.reset, "shell_split": False}
+        return {
+            "arguments": args,
+            "stdin": given.stdin,
+            "env": given.env,
+            "timeout_s": given.timeout,
+            "input_files": [input_file(p, c) for p, c in given.files.items()],
+            "tracked_files": given.tracked_files,
+            "reset": given.reset,
+            "shell_split": False,
+        }
     if isinstance(given, APIInput):
-        return {"method": given.method.upper(), "path": given.path, "query": given.query,
-                "headers": given.headers, "body": given.body, "timeout_s": given.timeout,
-                "retries": given.retries, "tracked_files": given.tracked_files}
+        return {
+            "method": given.method.upper(),
+            "path": given.path,
+            "query": given.query,
+            "headers": given.headers,
+            "body": given.body,
+            "timeout_s": given.timeout,
+            "retries": given.retries,
+            "tracked_files": given.tracked_files,
+        }
     assert isinstance(given, BrowserInput)
     return {"steps": given.steps, "timeout_s": given.timeout}
 
@@ -139,17 +176,30 @@ def input_file(path: str, content: Any) -> InputFile:
         return InputFile(path=Path(path), content=content, file_type=kind, compression=compression)
     if kind is FileType.TEXT:
         kind = FileType.JSON
-    return InputFile(path=Path(path), content=content, file_type=kind, compression=compression or Compression.NONE)
+    return InputFile(
+        path=Path(path),
+        content=content,
+        file_type=kind,
+        compression=compression or Compression.NONE,
+    )
 
 
-def _expected(result_cls: type[CaseResult], document: CaseDocument, common: dict[str, Any]) -> CaseResult:
-    allowed = [n for n in result_cls.model_fields if n not in RESULT_FIELDS and n not in ("elapsed", "resource_path")]
+def _expected(
+    result_cls: type[CaseResult], document: CaseDocument, common: dict[str, Any]
+) -> CaseResult:
+    allowed = [
+        n
+        for n in result_cls.model_fields
+        if n not in RESULT_FIELDS and n not in ("elapsed", "resource_path")
+    ]
     matchers: dict[str, Any] = {}
     plain: dict[str, Any] = {}
     for name, value in document.expected.items():
         if name not in allowed:
-            raise ValueError(f"expected.{name}: not an attribute of a {result_cls.__name__} "
-                             f"(allowed: {', '.join(allowed)})")
+            raise ValueError(
+                f"expected.{name}: not an attribute of a {result_cls.__name__} "
+                f"(allowed: {', '.join(allowed)})"
+            )
         if name == "files":
             if not isinstance(value, dict):
                 raise ValueError("expected.files: a mapping of workspace path -> expected content")
@@ -209,7 +259,9 @@ class HeadersCheck:
 def _describe(exc: ValidationError, prefix: str = "") -> str:
     parts = []
     for item in exc.errors(include_url=False):
-        loc = prefix + ".".join(str(p) for p in item["loc"] if p not in ("Exact", "Json", "Regex", "Schema", "Contains"))
+        loc = prefix + ".".join(
+            str(p) for p in item["loc"] if p not in ("Exact", "Json", "Regex", "Schema", "Contains")
+        )
         msg = item["msg"].removeprefix("Value error, ")
         if item["type"] == "extra_forbidden":
             msg = "unknown key"

@@ -9,9 +9,17 @@ import json
 import re
 from typing import Any
 
-KINDS = ("values_changed", "type_changes", "dictionary_item_added", "dictionary_item_removed",
-         "iterable_item_added", "iterable_item_removed", "set_item_added", "set_item_removed",
-         "repetition_change")
+KINDS = (
+    "values_changed",
+    "type_changes",
+    "dictionary_item_added",
+    "dictionary_item_removed",
+    "iterable_item_added",
+    "iterable_item_removed",
+    "set_item_added",
+    "set_item_removed",
+    "repetition_change",
+)
 MAX_LINES = 60
 _KEY = re.compile(r"\['([A-Za-z_][A-Za-z0-9_-]*)'\]")
 
@@ -36,13 +44,23 @@ def _describe(kind: str, where: str, detail: Any) -> list[str]:
     if kind == "values_changed":
         if isinstance(detail.get("diff"), str):  # two multi-line texts: their unified diff
             return [f"{where}:", *(f"  {line}" for line in detail["diff"].splitlines()[2:])]
-        return [f"{at}expected {_value(detail.get('old_value'))}, got {_value(detail.get('new_value'))}"]
+        return [
+            f"{at}expected {_value(detail.get('old_value'))}, got {_value(detail.get('new_value'))}"
+        ]
     if kind == "type_changes":
-        return [(f"{at}expected {_value(detail.get('old_value'))} ({detail.get('old_type')}), "
-                f"got {_value(detail.get('new_value'))} ({detail.get('new_type')})")]
+        return [
+            (
+                f"{at}expected {_value(detail.get('old_value'))} ({detail.get('old_type')}), "
+                f"got {_value(detail.get('new_value'))} ({detail.get('new_type')})"
+            )
+        ]
     if kind == "repetition_change":
-        return [(f"{at}{_value(detail.get('value'))} expected {detail.get('old_repeat')} time(s), "
-                f"got {detail.get('new_repeat')}")]
+        return [
+            (
+                f"{at}{_value(detail.get('value'))} expected {detail.get('old_repeat')} time(s), "
+                f"got {detail.get('new_repeat')}"
+            )
+        ]
     missing = kind.endswith("_removed")
     shown = "" if detail is None else f" {_value(detail)}"
     return [f"{at}{'missing' if missing else 'unexpected'}{shown}"]

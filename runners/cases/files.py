@@ -58,19 +58,47 @@ class InputFileWriteError(Exception):
     pass
 
 
-_BASE = {".txt": FileType.TEXT, ".md": FileType.TEXT, ".py": FileType.TEXT, ".js": FileType.TEXT,
-         ".html": FileType.TEXT, ".css": FileType.TEXT, ".xml": FileType.TEXT, ".json": FileType.JSON,
-         ".jsonl": FileType.JSONL, ".ndjson": FileType.JSONL, ".csv": FileType.CSV, ".tsv": FileType.TSV}
+_BASE = {
+    ".txt": FileType.TEXT,
+    ".md": FileType.TEXT,
+    ".py": FileType.TEXT,
+    ".js": FileType.TEXT,
+    ".html": FileType.TEXT,
+    ".css": FileType.TEXT,
+    ".xml": FileType.TEXT,
+    ".json": FileType.JSON,
+    ".jsonl": FileType.JSONL,
+    ".ndjson": FileType.JSONL,
+    ".csv": FileType.CSV,
+    ".tsv": FileType.TSV,
+}
 _COMPRESSED = {".gz": Compression.GZIP, ".bz2": Compression.BZIP2}
-SUFFIXES: dict[str, FileSignature] = {suffix: FileSignature(kind, Compression.NONE) for suffix, kind in _BASE.items()}
-SUFFIXES.update({f"{suffix}{extra}": FileSignature(kind, comp) for suffix, kind in _BASE.items()
-                 for extra, comp in _COMPRESSED.items()})
-SUFFIXES.update({".yaml": FileSignature(FileType.YAML, Compression.NONE),
-                 ".yml": FileSignature(FileType.YAML, Compression.NONE),
-                 ".parquet": FileSignature(FileType.PARQUET, Compression.NONE)})
-SUFFIXES.update({s: FileSignature(FileType.SQLITE, Compression.NONE) for s in (".sqlite", ".sqlite3", ".db")})
-SUFFIXES.update({s: FileSignature(FileType.BINARY, Compression.NONE)
-                 for s in (".bin", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2")})
+SUFFIXES: dict[str, FileSignature] = {
+    suffix: FileSignature(kind, Compression.NONE) for suffix, kind in _BASE.items()
+}
+SUFFIXES.update(
+    {
+        f"{suffix}{extra}": FileSignature(kind, comp)
+        for suffix, kind in _BASE.items()
+        for extra, comp in _COMPRESSED.items()
+    }
+)
+SUFFIXES.update(
+    {
+        ".yaml": FileSignature(FileType.YAML, Compression.NONE),
+        ".yml": FileSignature(FileType.YAML, Compression.NONE),
+        ".parquet": FileSignature(FileType.PARQUET, Compression.NONE),
+    }
+)
+SUFFIXES.update(
+    {s: FileSignature(FileType.SQLITE, Compression.NONE) for s in (".sqlite", ".sqlite3", ".db")}
+)
+SUFFIXES.update(
+    {
+        s: FileSignature(FileType.BINARY, Compression.NONE)
+        for s in (".bin", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2")
+    }
+)
 
 
 def detect_file_signature(path: Path | str) -> FileSignature:
@@ -92,16 +120,25 @@ class InputFile(BaseModel):
     compression: Compression = Compression.NONE
 
     @staticmethod
-    def resolve_suffix(path: Path | str, file_type: FileType | str | None = None,
-                       compression: Compression | str | None = None) -> tuple[FileType, Compression]:
+    def resolve_suffix(
+        path: Path | str,
+        file_type: FileType | str | None = None,
+        compression: Compression | str | None = None,
+    ) -> tuple[FileType, Compression]:
         found = detect_file_signature(path)
         kind = FileType(file_type) if file_type is not None else found.file_type
         comp = Compression(compression) if compression is not None else found.compression
         return kind, comp
 
     @classmethod
-    def from_path(cls, path: Path | str, content: Any = None, file_type: FileType | str | None = None,
-                  compression: Compression | str | None = None, relative_to: Path | str | None = None) -> InputFile:
+    def from_path(
+        cls,
+        path: Path | str,
+        content: Any = None,
+        file_type: FileType | str | None = None,
+        compression: Compression | str | None = None,
+        relative_to: Path | str | None = None,
+    ) -> InputFile:
         path = Path(path)
         kind, comp = cls.resolve_suffix(path, file_type, compression)
         if content is None:
@@ -111,7 +148,9 @@ class InputFile(BaseModel):
             if relative_to is not None and not path.is_absolute():
                 source: Path | None = Path(relative_to) / path
             else:
-                source = path if path.exists() else (Path(relative_to) / path if relative_to else None)
+                source = (
+                    path if path.exists() else (Path(relative_to) / path if relative_to else None)
+                )
             if source is None or not source.exists():
                 raise ValueError(f"input file {path} not found (relative to {relative_to})")
             content = read_content(source, kind, comp)
@@ -119,8 +158,14 @@ class InputFile(BaseModel):
         return cls(path=stored, content=content, file_type=kind, compression=comp)
 
     @classmethod
-    def from_absolute(cls, path: Path | str, save_path: Path | str, content: Any = None,
-                      file_type: FileType | str | None = None, compression: Compression | str | None = None) -> InputFile:
+    def from_absolute(
+        cls,
+        path: Path | str,
+        save_path: Path | str,
+        content: Any = None,
+        file_type: FileType | str | None = None,
+        compression: Compression | str | None = None,
+    ) -> InputFile:
         kind, comp = cls.resolve_suffix(path, file_type, compression)
         if content is None:
             content = read_content(Path(path), kind, comp)
@@ -158,7 +203,9 @@ def read_content(path: Path, kind: FileType, compression: Compression = Compress
         if kind is FileType.JSONL:
             return [json.loads(line) for line in text.splitlines() if line.strip()]
         if kind in (FileType.CSV, FileType.TSV):
-            return list(csv.DictReader(io.StringIO(text), delimiter="\t" if kind is FileType.TSV else ","))
+            return list(
+                csv.DictReader(io.StringIO(text), delimiter="\t" if kind is FileType.TSV else ",")
+            )
         if kind is FileType.YAML:
             return bounded_yaml.load(text)
         return text
@@ -181,7 +228,11 @@ def render_content(file: InputFile) -> bytes:
     if kind is FileType.BINARY:
         return base64.b64decode(str(content))
     if kind is FileType.JSON:
-        return (content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)).encode()
+        return (
+            content
+            if isinstance(content, str)
+            else json.dumps(content, indent=2, ensure_ascii=False)
+        ).encode()
     if kind is FileType.JSONL:
         rows = content if isinstance(content, list) else [content]
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode()
@@ -202,10 +253,14 @@ def _parquet(path: object, content: Any) -> bytes:
     import pyarrow.parquet as pq
 
     if not isinstance(content, list):
-        raise InputFileWriteError(f"{path}: parquet content must be a list of rows, got {type(content).__name__}")
+        raise InputFileWriteError(
+            f"{path}: parquet content must be a list of rows, got {type(content).__name__}"
+        )
     sink = io.BytesIO()
     try:
-        pq.write_table(pa.Table.from_pylist(content), sink, compression="zstd", compression_level=10)
+        pq.write_table(
+            pa.Table.from_pylist(content), sink, compression="zstd", compression_level=10
+        )
     except (pa.ArrowException, TypeError, ValueError) as exc:
         raise InputFileWriteError(f"{path}: cannot be written as parquet: {exc}") from None
     return sink.getvalue()
@@ -220,7 +275,9 @@ def _csv(content: Any, delimiter: str) -> str:
         raise InputFileWriteError(f"CSV content must be rows, got {type(content).__name__}")
     out = io.StringIO()
     if content and isinstance(content[0], dict):
-        writer = csv.DictWriter(out, fieldnames=list(content[0]), delimiter=delimiter, lineterminator="\n")
+        writer = csv.DictWriter(
+            out, fieldnames=list(content[0]), delimiter=delimiter, lineterminator="\n"
+        )
         writer.writeheader()
         writer.writerows(content)
     else:
@@ -233,7 +290,9 @@ def safe_target(root: Path, relative: Path | str) -> Path:
     workspace belongs to the submission, which may have planted links)."""
     rel = PurePosixPath(str(relative))
     if rel.is_absolute() or ".." in rel.parts or not rel.parts:
-        raise InputFileWriteError(f"input file path {str(relative)!r} must be relative to the workspace, without '..'")
+        raise InputFileWriteError(
+            f"input file path {str(relative)!r} must be relative to the workspace, without '..'"
+        )
     current = root
     for part in rel.parts[:-1]:
         current = current / part
@@ -259,7 +318,9 @@ def materialize_input_files(files: list[InputFile], cwd: Path | str) -> None:
             raise InputFileWriteError(f"{file.path}: cannot be written ({exc.strerror})") from None
 
 
-def collect_tracked(root: Path, patterns: list[str], max_bytes: int = 8 * 1024 * 1024) -> dict[str, Any]:
+def collect_tracked(
+    root: Path, patterns: list[str], max_bytes: int = 8 * 1024 * 1024
+) -> dict[str, Any]:
     """Files matching `patterns` (paths or globs, relative to `root`), directories expanded:
     relative POSIX path -> text, or bytes when not UTF-8. Links are never followed."""
     found: dict[str, Any] = {}

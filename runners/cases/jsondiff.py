@@ -56,8 +56,13 @@ def _matches(pattern: tuple[str | int, ...], path: Path) -> bool:
 
 
 class JsonDiff:
-    def __init__(self, ignore: Sequence[str] = (), tolerance: float = 0.0,
-                 unordered: bool | Sequence[str] = False, subset: bool = False) -> None:
+    def __init__(
+        self,
+        ignore: Sequence[str] = (),
+        tolerance: float = 0.0,
+        unordered: bool | Sequence[str] = False,
+        subset: bool = False,
+    ) -> None:
         self.ignore = [parse_path(p) for p in ignore]
         self.subset = subset  # keys the actual object has beyond the expected ones are fine
         self.tolerance = tolerance
@@ -80,12 +85,16 @@ class JsonDiff:
             for key in expected:
                 if key not in actual:
                     if not self._ignored((*path, key)):
-                        lines.append(f"{format_path((*path, key))}: missing (expected {_short(expected[key])})")
+                        lines.append(
+                            f"{format_path((*path, key))}: missing (expected {_short(expected[key])})"
+                        )
                 else:
                     self._walk(expected[key], actual[key], (*path, key), lines)
             for key in () if self.subset else actual:
                 if key not in expected and not self._ignored((*path, key)):
-                    lines.append(f"{format_path((*path, key))}: unexpected (got {_short(actual[key])})")
+                    lines.append(
+                        f"{format_path((*path, key))}: unexpected (got {_short(actual[key])})"
+                    )
         elif isinstance(expected, list) and isinstance(actual, list):
             if self.unordered_all or any(_matches(p, path) for p in self.unordered):
                 self._multiset(expected, actual, path, lines)
@@ -93,20 +102,28 @@ class JsonDiff:
             for index, (e, a) in enumerate(zip(expected, actual)):
                 self._walk(e, a, (*path, index), lines)
             if len(expected) != len(actual):
-                lines.append(f"{format_path(path)}: expected {len(expected)} items, got {len(actual)}")
+                lines.append(
+                    f"{format_path(path)}: expected {len(expected)} items, got {len(actual)}"
+                )
         elif not self._equal(expected, actual):
             lines.append(f"{format_path(path)}: expected {_short(expected)}, got {_short(actual)}")
 
-    def _multiset(self, expected: list[Any], actual: list[Any], path: Path, lines: list[str]) -> None:
+    def _multiset(
+        self, expected: list[Any], actual: list[Any], path: Path, lines: list[str]
+    ) -> None:
         left = list(range(len(actual)))
         for index, item in enumerate(expected):
             hit = next((j for j in left if not self._sub_diff(item, actual[j], (*path, j))), None)
             if hit is None:
-                lines.append(f"{format_path((*path, index))}: no matching item for {_short(item)} (order ignored)")
+                lines.append(
+                    f"{format_path((*path, index))}: no matching item for {_short(item)} (order ignored)"
+                )
             else:
                 left.remove(hit)
         for j in left:
-            lines.append(f"{format_path((*path, j))}: unexpected item {_short(actual[j])} (order ignored)")
+            lines.append(
+                f"{format_path((*path, j))}: unexpected item {_short(actual[j])} (order ignored)"
+            )
 
     def _sub_diff(self, expected: Any, actual: Any, path: Path) -> list[str]:
         found: list[str] = []

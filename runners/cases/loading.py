@@ -80,7 +80,11 @@ def get_group_path(group: GroupConfig, problem: Any, checkpoint: Any) -> Path:
 
 
 def get_actual_checkpoint(group: GroupConfig, problem: Any, checkpoint: Any) -> str:
-    if group.type == GroupType.REGRESSION.value and group.original_group is not None and group.original_checkpoint:
+    if (
+        group.type == GroupType.REGRESSION.value
+        and group.original_group is not None
+        and group.original_checkpoint
+    ):
         return group.original_checkpoint
     return str(checkpoint.name)
 
@@ -94,11 +98,15 @@ def discover_dir_cases(group_config: GroupConfig, dir: Path) -> Iterator[Path]:
             yield path
 
 
-def get_files_from_globs(read_dir: Path, globs: list[str], exclude: list[str] | None = None) -> list[Path]:
+def get_files_from_globs(
+    read_dir: Path, globs: list[str], exclude: list[str] | None = None
+) -> list[Path]:
     read_dir = Path(read_dir)
     found: set[Path] = set()
     for pattern in globs:
-        for match in (read_dir.glob(pattern) if any(c in pattern for c in "*?[") else [read_dir / pattern]):
+        for match in (
+            read_dir.glob(pattern) if any(c in pattern for c in "*?[") else [read_dir / pattern]
+        ):
             if match.is_dir():
                 found.update(p for p in match.rglob("*") if p.is_file())
             elif match.is_file():
@@ -106,12 +114,16 @@ def get_files_from_globs(read_dir: Path, globs: list[str], exclude: list[str] | 
     excluded: set[Path] = set()
     for pattern in exclude or []:
         literal = not any(c in pattern for c in "*?[")
-        for match in (read_dir.glob(pattern) if not literal else [read_dir / pattern]):
+        for match in read_dir.glob(pattern) if not literal else [read_dir / pattern]:
             hits = set(match.rglob("*")) if match.is_dir() else {match}
             if literal:
                 excluded |= hits
             else:
-                excluded |= {h for h in hits if not any(h.match(g) for g in globs if any(c in g for c in "*?["))}
+                excluded |= {
+                    h
+                    for h in hits
+                    if not any(h.match(g) for g in globs if any(c in g for c in "*?["))
+                }
     return sorted(p.relative_to(read_dir) for p in found - excluded)
 
 
@@ -127,14 +139,25 @@ class CaseFileLoader(BaseLoader):
         adapter = self.problem.adapter.type
         checkpoint = str(self.checkpoint.name)
         for case_id, file, doc in self.documents(group):
-            yield build_case(doc, adapter=adapter, case_id=case_id, group=group, checkpoint=checkpoint,
-                             defaults=group.case_defaults, file=file)
+            yield build_case(
+                doc,
+                adapter=adapter,
+                case_id=case_id,
+                group=group,
+                checkpoint=checkpoint,
+                defaults=group.case_defaults,
+                file=file,
+            )
 
     def checkpoint_dir(self, group: GroupConfig) -> Path:
         name = group.original_checkpoint if group.original_group is not None else None
         if name:
             source = self.problem.checkpoints.get(name)
-            return Path(source.path) if source is not None else Path(self.checkpoint.path).parent / name
+            return (
+                Path(source.path)
+                if source is not None
+                else Path(self.checkpoint.path).parent / name
+            )
         return Path(self.checkpoint.path)
 
     def documents(self, group: GroupConfig) -> Iterator[tuple[str, Path, Any]]:
@@ -148,25 +171,45 @@ class CaseFileLoader(BaseLoader):
             for path in sorted(folder.iterdir()):
                 if path.is_file() and path.suffix in SUFFIXES:
                     if path.stem in found:
-                        raise CaseFileError(path, path.stem, f"two case files with the id {path.stem!r} "
-                                            f"({found[path.stem].name} and {path.name})")
+                        raise CaseFileError(
+                            path,
+                            path.stem,
+                            f"two case files with the id {path.stem!r} "
+                            f"({found[path.stem].name} and {path.name})",
+                        )
                     found[path.stem] = path
         else:
-            single_file = next((base / f"{real}{s}" for s in SUFFIXES if (base / f"{real}{s}").is_file()), None)
+            single_file = next(
+                (base / f"{real}{s}" for s in SUFFIXES if (base / f"{real}{s}").is_file()), None
+            )
             if single_file is None:
-                raise CaseFileError(folder, None, f"group {group.name!r}: no folder {real}/ of case files and no "
-                                    f"file {real}.yaml in {base}")
+                raise CaseFileError(
+                    folder,
+                    None,
+                    f"group {group.name!r}: no folder {real}/ of case files and no "
+                    f"file {real}.yaml in {base}",
+                )
             data = read_document(single_file, None)
-            if not isinstance(data, dict) or not isinstance(data.get("cases"), dict) or set(data) - {"cases"}:
-                raise CaseFileError(single_file, None, "a group file holds one key, `cases`: a mapping of case id "
-                                    "to a case document")
+            if (
+                not isinstance(data, dict)
+                or not isinstance(data.get("cases"), dict)
+                or set(data) - {"cases"}
+            ):
+                raise CaseFileError(
+                    single_file,
+                    None,
+                    "a group file holds one key, `cases`: a mapping of case id to a case document",
+                )
             single = data["cases"]
             found = {str(k): single_file for k in single}
         order = list(group.case_order) or sorted(found)
         missing = [case_id for case_id in order if case_id not in found]
         if missing:
-            raise CaseFileError(single_file or folder, missing[0], f"listed in case_order of group {group.name!r} "
-                                "but there is no such case file")
+            raise CaseFileError(
+                single_file or folder,
+                missing[0],
+                f"listed in case_order of group {group.name!r} but there is no such case file",
+            )
         for case_id in order:
             doc = single[case_id] if single is not None else read_document(found[case_id], case_id)
             yield case_id, found[case_id], doc
@@ -179,9 +222,12 @@ def read_document(path: Path, case_id: str | None) -> Any:
     except UnicodeDecodeError as exc:
         raise CaseFileError(path, case_id, f"not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
-        raise CaseFileError(path, case_id, f"line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})") from None
+        raise CaseFileError(
+            path, case_id, f"line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise CaseFileError(path, case_id, f"{where}not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
-
+        raise CaseFileError(
+            path, case_id, f"{where}not valid YAML ({getattr(exc, 'problem', None) or exc})"
+        ) from None

@@ -48,7 +48,11 @@ class Exact(_Matcher):
         return self.exact
 
     def describe(self) -> str:
-        return json.dumps(self.exact, ensure_ascii=False) if not isinstance(self.exact, str) else self.exact
+        return (
+            json.dumps(self.exact, ensure_ascii=False)
+            if not isinstance(self.exact, str)
+            else self.exact
+        )
 
     def check(self, actual: Any) -> tuple[bool, str | None]:
         expected = self.exact
@@ -70,9 +74,13 @@ class Exact(_Matcher):
 class Json(_Matcher):
     kind: Literal["json"] = "json"
     json_: Any = Field(alias="json")
-    ignore: list[str] = Field(default_factory=list, description="JSON paths left out, e.g. $.items[*].id")
+    ignore: list[str] = Field(
+        default_factory=list, description="JSON paths left out, e.g. $.items[*].id"
+    )
     tolerance: float = Field(0.0, ge=0, description="Absolute tolerance for numbers.")
-    unordered: bool | list[str] = Field(False, description="Lists compared as multisets (all, or at these paths).")
+    unordered: bool | list[str] = Field(
+        False, description="Lists compared as multisets (all, or at these paths)."
+    )
     subset: bool = Field(False, description="Objects may have keys beyond the expected ones.")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -94,21 +102,27 @@ class Json(_Matcher):
         parsed, error = as_json(actual)
         if error:
             return False, error
-        lines = JsonDiff(self.ignore, self.tolerance, self.unordered, self.subset).diff(self.json_, parsed)
+        lines = JsonDiff(self.ignore, self.tolerance, self.unordered, self.subset).diff(
+            self.json_, parsed
+        )
         return (not lines, clip_lines(lines) or None)
 
 
 class Regex(_Matcher):
     kind: Literal["regex"] = "regex"
     regex: str
-    flags: str = Field("", description="Any of i (ignore case), m (multiline), s (dot matches newline).")
+    flags: str = Field(
+        "", description="Any of i (ignore case), m (multiline), s (dot matches newline)."
+    )
     full: bool = Field(False, description="The whole text must match (default: found anywhere).")
 
     @model_validator(mode="after")
     def _compiles(self) -> Regex:
         bad = set(self.flags) - set("ims")
         if bad:
-            raise ValueError(f"unknown regex flags {''.join(sorted(bad))!r} (expected any of i, m, s)")
+            raise ValueError(
+                f"unknown regex flags {''.join(sorted(bad))!r} (expected any of i, m, s)"
+            )
         try:
             self.compiled()
         except re.error as exc:
@@ -133,7 +147,11 @@ class Regex(_Matcher):
         text = as_text(actual)
         pattern = self.compiled()
         found = pattern.fullmatch(text) if self.full else pattern.search(text)
-        return (True, None) if found else (False, f"{_repr(text)} does not match /{self.regex}/{self.flags}")
+        return (
+            (True, None)
+            if found
+            else (False, f"{_repr(text)} does not match /{self.regex}/{self.flags}")
+        )
 
 
 class Schema(_Matcher):
@@ -185,7 +203,11 @@ class Contains(_Matcher):
 
     def check(self, actual: Any) -> tuple[bool, str | None]:
         text = as_text(actual)
-        return (True, None) if self.contains in text else (False, f"{_repr(text)} does not contain {self.contains!r}")
+        return (
+            (True, None)
+            if self.contains in text
+            else (False, f"{_repr(text)} does not contain {self.contains!r}")
+        )
 
 
 Matcher = Annotated[Exact | Json | Regex | Schema | Contains, Field(discriminator="kind")]
@@ -197,7 +219,9 @@ def parse_matcher(value: Any, weight: float | None = None) -> Matcher:
     if isinstance(value, dict):
         kinds = [k for k in KINDS if k in value]
         if len(kinds) > 1:
-            raise ValueError(f"a matcher takes one of {', '.join(KINDS)}, not {' and '.join(kinds)}")
+            raise ValueError(
+                f"a matcher takes one of {', '.join(KINDS)}, not {' and '.join(kinds)}"
+            )
         if kinds:
             data = {**value, "kind": kinds[0]}
             if weight is not None and "weight" not in value:
@@ -236,8 +260,11 @@ def as_json(value: Any) -> tuple[Any, str | None]:
 def text_diff(expected: str, actual: str) -> str:
     if "\n" not in expected.rstrip("\n") and "\n" not in actual.rstrip("\n"):
         return f"expected {_repr(expected)}, got {_repr(actual)}"
-    lines = list(difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected", "actual",
-                                      n=2, lineterm=""))
+    lines = list(
+        difflib.unified_diff(
+            expected.splitlines(), actual.splitlines(), "expected", "actual", n=2, lineterm=""
+        )
+    )
     return clip_lines(lines, TEXT_DIFF_LINES) or "differs only in line endings or a final newline"
 
 

@@ -126,7 +126,10 @@ class BrowserResult(CaseResult):
 
 RESULT_FIELDS = ("id", "group", "group_type", "type")  # identity: never verified
 CASE_TYPES: dict[str, tuple[type[BaseCase], type[CaseResult]]] = {
-    "cli": (CLICase, CLIResult), "api": (APICase, APIResult), "browser": (BrowserCase, BrowserResult)}
+    "cli": (CLICase, CLIResult),
+    "api": (APICase, APIResult),
+    "browser": (BrowserCase, BrowserResult),
+}
 
 
 def default_group_type() -> GroupType:

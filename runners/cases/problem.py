@@ -102,7 +102,9 @@ class ProblemConfig(BaseModel):
         try:
             return self.checkpoints[name]
         except KeyError:
-            raise ConfigError(f"no checkpoint named {name!r} (known: {', '.join(self.checkpoints)})") from None
+            raise ConfigError(
+                f"no checkpoint named {name!r} (known: {', '.join(self.checkpoints)})"
+            ) from None
 
     def iterate_checkpoint_items(self) -> Iterator[tuple[str, CheckpointConfig]]:
         yield from sorted(self.checkpoints.items(), key=lambda item: (item[1].order or 0, item[0]))

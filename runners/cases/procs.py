@@ -45,14 +45,28 @@ class Completed:
     dropped: int = 0  # output bytes over the cap
 
 
-def run(argv: list[str], *, cwd: str, env: dict[str, str], stdin: bytes | None, timeout: float,
-        cap: int = OUTPUT_CAP) -> Completed:
+def run(
+    argv: list[str],
+    *,
+    cwd: str,
+    env: dict[str, str],
+    stdin: bytes | None,
+    timeout: float,
+    cap: int = OUTPUT_CAP,
+) -> Completed:
     """Run to completion or `timeout`, feeding `stdin` and reading both streams without threads;
     then kill whatever the process left behind."""
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     except OSError as exc:
         return Completed(None, b"", f"cannot start {argv[0]}: {exc.strerror}".encode(), False, 0.0)
     buffers: dict[int, bytearray] = {}
@@ -110,7 +124,7 @@ def run(argv: list[str], *, cwd: str, env: dict[str, str], stdin: bytes | None, 
                 selector.unregister(fd)
                 continue
             room = cap - len(buffers[fd])
-            buffers[fd] += chunk[:max(room, 0)]
+            buffers[fd] += chunk[: max(room, 0)]
             dropped += max(len(chunk) - max(room, 0), 0)
     selector.close()
     if not timed_out:  # both streams closed: it still has until the deadline to exit
@@ -192,7 +206,7 @@ def _zombie(pid: int) -> bool:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return True
-    return stat[stat.rfind(")") + 2:].startswith("Z")
+    return stat[stat.rfind(")") + 2 :].startswith("Z")
 
 
 def _reap() -> None:
@@ -227,7 +241,7 @@ class Drain:
             pass
 
     def text(self) -> str:
-        return bytes(self.tail[-self.keep:]).decode("utf-8", "replace")
+        return bytes(self.tail[-self.keep :]).decode("utf-8", "replace")
 
     def join(self, timeout: float = 2.0) -> None:
         self.thread.join(timeout)

@@ -34,7 +34,11 @@ from .vault import REPORT, SETTINGS, SIGNATURE, sign, vault_name
 
 KEY_FILE_ENV = "RUNNERS_REPORT_KEY_FILE"
 BROWSER_ENV = "RUNNERS_CASES_BROWSER"  # the user's choice of Chromium binary (tests, odd hosts)
-ADAPTERS: dict[str, type[Adapter]] = {"cli": CLIAdapter, "api": APIAdapter, "browser": BrowserAdapter}
+ADAPTERS: dict[str, type[Adapter]] = {
+    "cli": CLIAdapter,
+    "api": APIAdapter,
+    "browser": BrowserAdapter,
+}
 STDERR_LINES = 6  # of an unchecked stderr, in a failing case's message
 # Never given to the submission, should the user's environment hold them.
 PRIVATE = (KEY_FILE_ENV, BROWSER_ENV, "PYTHONPATH", "PYTHONSAFEPATH", "PYTHONNOUSERSITE")
@@ -58,9 +62,14 @@ class Run:
         self.reports = Path(settings["reports"])
         self.scratch = Scratch(**settings.get("scratch", {}))
         submission_env = {k: v for k, v in env.items() if k not in PRIVATE}
-        self.settings = RunSettings(workspace=Path(settings["workspace"]), entry=settings["entry"],
-                                    env=submission_env, artifacts=self.reports,
-                                    browser=env.get(BROWSER_ENV) or None, static=settings.get("static", {}))
+        self.settings = RunSettings(
+            workspace=Path(settings["workspace"]),
+            entry=settings["entry"],
+            env=submission_env,
+            artifacts=self.reports,
+            browser=env.get(BROWSER_ENV) or None,
+            static=settings.get("static", {}),
+        )
         self.select: list[str] = settings.get("select", [])
         self.key = key
         self.cases: list[dict[str, Any]] = []
@@ -91,15 +100,22 @@ class Run:
             for group in checkpoint.groups.values():
                 self.run_group(group)
         except ProblemError as exc:
-            self.errors.append({"file": self.script_path(exc.file), "case": exc.case, "message": exc.message})
+            self.errors.append(
+                {"file": self.script_path(exc.file), "case": exc.case, "message": exc.message}
+            )
         except ScriptError as exc:
             self.errors.append({"file": exc.file, "case": None, "message": exc.message})
         except CaseFileError as exc:
             self.errors.append({"file": exc.file, "case": exc.case, "message": exc.message})
         except (ConfigError, OSError) as exc:
             self.errors.append({"file": "config.yaml", "case": None, "message": str(exc)})
-        if not self.errors and not self.cases and self.notes:  # nothing at all to grade: the problem is wrong
-            self.errors += [{"file": self.script_path(n["file"]), "case": None, "message": n["message"]} for n in self.notes]
+        if (
+            not self.errors and not self.cases and self.notes
+        ):  # nothing at all to grade: the problem is wrong
+            self.errors += [
+                {"file": self.script_path(n["file"]), "case": None, "message": n["message"]}
+                for n in self.notes
+            ]
         self.write_report()
         if self.errors:
             return 2
@@ -110,7 +126,9 @@ class Run:
         try:
             store = self.loader.initialize_store()
         except Exception as exc:  # noqa: BLE001 - a problem script's failure, reported as such
-            raise ProblemError(self.loader_file, None, f"initialize_store() raised {short_trace(exc)}") from None
+            raise ProblemError(
+                self.loader_file, None, f"initialize_store() raised {short_trace(exc)}"
+            ) from None
         fresh = self.fresh
         assert fresh is not None  # made in execute(), before the first group
         fresh.restore()  # a group's server starts from the same state as every case
@@ -121,9 +139,14 @@ class Run:
             except (CaseFileError, ProblemError):
                 raise
             except Exception as exc:  # noqa: BLE001
-                what = (f"returned {type(produced).__name__}, not an iterator of (case, expected) pairs"
-                        if "produced" in locals() else f"raised {short_trace(exc)}")
-                raise ProblemError(self.loader_file, None, f"group {group.name!r}: the loader {what}") from None
+                what = (
+                    f"returned {type(produced).__name__}, not an iterator of (case, expected) pairs"
+                    if "produced" in locals()
+                    else f"raised {short_trace(exc)}"
+                )
+                raise ProblemError(
+                    self.loader_file, None, f"group {group.name!r}: the loader {what}"
+                ) from None
             last = None
             while True:
                 try:
@@ -134,11 +157,18 @@ class Run:
                     raise
                 except Exception as exc:  # noqa: BLE001
                     after = f", after case {last!r}" if last else " (before its first case)"
-                    raise ProblemError(self.loader_file, None, f"group {group.name!r}{after}: the loader raised "
-                                       f"{short_trace(exc)}") from None
+                    raise ProblemError(
+                        self.loader_file,
+                        None,
+                        f"group {group.name!r}{after}: the loader raised {short_trace(exc)}",
+                    ) from None
                 case, expected = self._check_item(item, kind, group)
                 last = case.id
-                if self.select and group.name not in self.select and f"{group.name}/{case.id}" not in self.select:
+                if (
+                    self.select
+                    and group.name not in self.select
+                    and f"{group.name}/{case.id}" not in self.select
+                ):
                     continue
                 if kind == "cli" and (group.isolated or case.reset):
                     fresh.restore()
@@ -146,53 +176,94 @@ class Run:
                 try:
                     store.update(case, self.last_actual, expected)
                 except Exception as exc:  # noqa: BLE001
-                    raise ProblemError(self.loader_file, case.id, f"store.update() raised {short_trace(exc)}") from None
+                    raise ProblemError(
+                        self.loader_file, case.id, f"store.update() raised {short_trace(exc)}"
+                    ) from None
             if last is None:
-                self.notes.append({"file": self.loader_file, "group": group.name,
-                                   "message": f"group {group.name!r}: the loader gave no case"})
+                self.notes.append(
+                    {
+                        "file": self.loader_file,
+                        "group": group.name,
+                        "message": f"group {group.name!r}: the loader gave no case",
+                    }
+                )
 
-    def _check_item(self, item: Any, kind: str, group: GroupConfig) -> tuple[BaseCase, CaseResult | None]:
+    def _check_item(
+        self, item: Any, kind: str, group: GroupConfig
+    ) -> tuple[BaseCase, CaseResult | None]:
         case_cls, _ = CASE_TYPES[kind]
         if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], case_cls)):
-            raise ProblemError(self.loader_file, None, f"group {group.name!r}: the loader must yield "
-                               f"({case_cls.__name__}, expected result) pairs for a {kind} adapter, got {_kind_of(item)}")
+            raise ProblemError(
+                self.loader_file,
+                None,
+                f"group {group.name!r}: the loader must yield "
+                f"({case_cls.__name__}, expected result) pairs for a {kind} adapter, got {_kind_of(item)}",
+            )
         case, expected = item
         if self.settings.static:
             try:
-                case = type(case).model_validate(fill_static(case.model_dump(), self.settings.static))
+                case = type(case).model_validate(
+                    fill_static(case.model_dump(), self.settings.static)
+                )
             except ValueError as exc:
                 raise ProblemError(self.loader_file, case.id, str(exc)) from None
         return case, expected if isinstance(expected, CaseResult) else None
 
-    def run_case(self, adapter: Adapter, group: GroupConfig, case: BaseCase, expected: CaseResult | None) -> None:
+    def run_case(
+        self, adapter: Adapter, group: GroupConfig, case: BaseCase, expected: CaseResult | None
+    ) -> None:
         started = time.monotonic()
         _, result_cls = CASE_TYPES[self.problem.adapter.type]
         try:
             actual = adapter.run_case(case)
         except Exception as exc:  # noqa: BLE001 - the adapter's own failure: this case errs, the run goes on
-            actual = result_cls(id=case.id, group=case.group, group_type=case.group_type, status_code=-1,
-                                adapter_error=True, stderr=f"adapter failed: {short_trace(exc)}")
+            actual = result_cls(
+                id=case.id,
+                group=case.group,
+                group_type=case.group_type,
+                status_code=-1,
+                adapter_error=True,
+                stderr=f"adapter failed: {short_trace(exc)}",
+            )
         self.last_actual = actual
         entry: dict[str, Any] = {
-            "id": f"{group.name}/{case.id}", "name": case.id, "group": group.name, "group_type": group.type,
+            "id": f"{group.name}/{case.id}",
+            "name": case.id,
+            "group": group.name,
+            "group_type": group.type,
             "file": f"{group.original_checkpoint or self.checkpoint_name}/{group.get_real_name()}",
             "stdout": actual.output if isinstance(actual.output, str) else None,
             "stderr": actual.stderr if isinstance(actual.stderr, str) else None,
         }
         score: CaseScore | None = None
         try:
-            verdicts = self.verifier(group_name=case.group, case_name=case.id, actual=actual, expected=expected)
+            verdicts = self.verifier(
+                group_name=case.group, case_name=case.id, actual=actual, expected=expected
+            )
             if not isinstance(verdicts, dict):
-                raise TypeError(f"the verifier returned {type(verdicts).__name__}, not a dict of attribute -> result")
+                raise TypeError(
+                    f"the verifier returned {type(verdicts).__name__}, not a dict of attribute -> result"
+                )
             score = score_case(verdicts, actual, expected)
         except Exception as exc:  # noqa: BLE001 - one case errs, not the run
-            entry.update(status="error", attributes=[], message=f"{self.verifier_file} raised on case "
-                         f"{group.name}/{case.id}: {short_trace(exc)}")
+            entry.update(
+                status="error",
+                attributes=[],
+                message=f"{self.verifier_file} raised on case "
+                f"{group.name}/{case.id}: {short_trace(exc)}",
+            )
         else:
-            entry.update(score=score.score, attributes=[a.as_dict() for a in score.attributes], diff=score.diff_text())
+            entry.update(
+                score=score.score,
+                attributes=[a.as_dict() for a in score.attributes],
+                diff=score.diff_text(),
+            )
             if not score.judged:
-                entry.update(status="error", message=f"{self.verifier_file} judged no attribute of case "
-                             f"{group.name}/{case.id}: nothing was checked")
+                entry.update(
+                    status="error",
+                    message=f"{self.verifier_file} judged no attribute of case "
+                    f"{group.name}/{case.id}: nothing was checked",
+                )
             elif actual.adapter_error:
                 entry.update(status="error", message=f"adapter error: {actual.stderr}")
             else:
@@ -201,10 +272,14 @@ class Run:
             entry["message"] = self.failure_message(entry, adapter.on_failure(case), actual, score)
         entry["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
         self.cases.append(entry)
-        print(f"{entry['status'].upper():6} {entry['id']} ({entry['duration_ms']:.0f} ms)", flush=True)
+        print(
+            f"{entry['status'].upper():6} {entry['id']} ({entry['duration_ms']:.0f} ms)", flush=True
+        )
 
     @staticmethod
-    def failure_message(entry: dict[str, Any], note: str | None, actual: CaseResult, score: CaseScore | None) -> str:
+    def failure_message(
+        entry: dict[str, Any], note: str | None, actual: CaseResult, score: CaseScore | None
+    ) -> str:
         """What the table and the Promptfoo row show of a case that did not pass: the verdict on its
         first line, then why the adapter got nothing (a dead server, a step that failed), the diff,
         and the end of the program's stderr when the verifier did not judge it (a crash's trace)."""
@@ -217,7 +292,12 @@ class Run:
         diff = entry.get("diff") if "message" not in entry else None  # an error's diff says nothing
         judged = {a.name: a.correct for a in score.judged} if score is not None else {}
         stderr = ""
-        if isinstance(actual, CLIResult) and "stderr" not in judged and isinstance(actual.stderr, str) and actual.stderr.strip():
+        if (
+            isinstance(actual, CLIResult)
+            and "stderr" not in judged
+            and isinstance(actual.stderr, str)
+            and actual.stderr.strip()
+        ):
             tail = actual.stderr.strip().splitlines()[-STDERR_LINES:]
             stderr = "stderr (not checked), last lines:\n" + "\n".join(f"  {line}" for line in tail)
         # a wrong exit code: the program's own words on stderr (a crash's trace) say more than the diff
@@ -227,11 +307,18 @@ class Run:
     # ---- the report ----------------------------------------------------------------------------
 
     def write_report(self) -> None:
-        body = {"format": "runners-cases/1", "checkpoint": self.checkpoint_name, "cases": self.cases,
-                "errors": self.errors, "notes": [f"{n['file']}: {n['message']}" for n in self.notes]}
+        body = {
+            "format": "runners-cases/1",
+            "checkpoint": self.checkpoint_name,
+            "cases": self.cases,
+            "errors": self.errors,
+            "notes": [f"{n['file']}: {n['message']}" for n in self.notes],
+        }
         text = json.dumps(body, ensure_ascii=True, default=str)
         if self.display:  # paths in messages as the user knows them, not the vault's
-            text = text.replace(json.dumps(str(self.problem_dir))[1:-1], json.dumps(self.display)[1:-1])
+            text = text.replace(
+                json.dumps(str(self.problem_dir))[1:-1], json.dumps(self.display)[1:-1]
+            )
         data = text.encode()
         if self.fresh is not None:  # nothing the last case left among the reports (a planted link)
             self.fresh.restore(workspace=False)
@@ -264,11 +351,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         key = take_key(args[0])
     except OSError as exc:
-        print(f"runners cases: the run's key is missing ({exc}); no report is written", file=sys.stderr)
+        print(
+            f"runners cases: the run's key is missing ({exc}); no report is written",
+            file=sys.stderr,
+        )
         return 3
     try:
         run = Run(dict(os.environ), key, Path(args[1]))
     except (OSError, ValueError, KeyError) as exc:
-        print(f"runners cases: the run's settings cannot be read ({exc}); no report is written", file=sys.stderr)
+        print(
+            f"runners cases: the run's settings cannot be read ({exc}); no report is written",
+            file=sys.stderr,
+        )
         return 3
     return run.execute()

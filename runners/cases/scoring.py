@@ -51,8 +51,14 @@ class Attribute:
     diff: str | None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "expected": _bounded(self.expected), "actual": _bounded(self.actual),
-                "weight": self.weight, "correct": self.correct, "diff": _clip(self.diff, DIFF_CHARS)}
+        return {
+            "name": self.name,
+            "expected": _bounded(self.expected),
+            "actual": _bounded(self.actual),
+            "weight": self.weight,
+            "correct": self.correct,
+            "diff": _clip(self.diff, DIFF_CHARS),
+        }
 
 
 @dataclass
@@ -85,14 +91,26 @@ class CaseScore:
         return _clip("\n".join(parts), DIFF_CHARS) if parts else None
 
 
-def score_case(verdicts: dict[str, Any], actual: CaseResult, expected: CaseResult | None) -> CaseScore:
+def score_case(
+    verdicts: dict[str, Any], actual: CaseResult, expected: CaseResult | None
+) -> CaseScore:
     actual_fields = actual.model_dump()
     expected_fields = expected.model_dump() if expected is not None else {}
-    names = [n for n in dict.fromkeys([*actual_fields, *expected_fields]) if n not in RESULT_FIELDS and n != "files"]
+    names = [
+        n
+        for n in dict.fromkeys([*actual_fields, *expected_fields])
+        if n not in RESULT_FIELDS and n != "files"
+    ]
     files = dict.fromkeys([*actual_fields.get("files", {}), *expected_fields.get("files", {})])
     rows = [(n, expected_fields.get(n), actual_fields.get(n)) for n in names]
-    rows += [(f"files-{f}", expected_fields.get("files", {}).get(f), actual_fields.get("files", {}).get(f))
-             for f in files]
+    rows += [
+        (
+            f"files-{f}",
+            expected_fields.get("files", {}).get(f),
+            actual_fields.get("files", {}).get(f),
+        )
+        for f in files
+    ]
     result = CaseScore()
     for name, want, got in rows:
         verdict = verdicts.get(name)
@@ -101,9 +119,21 @@ def score_case(verdicts: dict[str, Any], actual: CaseResult, expected: CaseResul
                 continue  # nothing to show
             result.attributes.append(Attribute(name, want, got, 0.0, None, None))
             continue
-        verdict = verdict if isinstance(verdict, VerificationResult) else VerificationResult.model_validate(verdict)
-        result.attributes.append(Attribute(name, want, got, verdict.weight, verdict.is_correct,
-                                           _diff_text(verdict.diff) if not verdict.is_correct else None))
+        verdict = (
+            verdict
+            if isinstance(verdict, VerificationResult)
+            else VerificationResult.model_validate(verdict)
+        )
+        result.attributes.append(
+            Attribute(
+                name,
+                want,
+                got,
+                verdict.weight,
+                verdict.is_correct,
+                _diff_text(verdict.diff) if not verdict.is_correct else None,
+            )
+        )
     return result
 
 
@@ -113,9 +143,15 @@ def _diff_text(diff: Any) -> str | None:
     if isinstance(diff, str):
         return diff
     diff = to_json(diff)
-    if is_deepdiff(diff):  # SCBench's deepdiff_verify: one line per difference, not the report's JSON
+    if is_deepdiff(
+        diff
+    ):  # SCBench's deepdiff_verify: one line per difference, not the report's JSON
         return "\n".join(deepdiff_lines(diff))
-    if isinstance(diff, dict) and diff and all(v is None or isinstance(v, (str, int, float, bool)) for v in diff.values()):
+    if (
+        isinstance(diff, dict)
+        and diff
+        and all(v is None or isinstance(v, (str, int, float, bool)) for v in diff.values())
+    ):
         # {where: what} (jsonschema_verify's {path: message}, a verifier's own): one line each
         return "\n".join(f"{k}: {v}" for k, v in diff.items())
     return json.dumps(diff, indent=1, ensure_ascii=False, sort_keys=True)

@@ -52,7 +52,9 @@ def make_loader(problem: ProblemConfig, checkpoint: CheckpointConfig) -> tuple[A
     with the file to name in errors."""
     script = problem.path / problem.loader_script
     if not script.is_file():
-        return CaseFileLoader(problem=problem, checkpoint=checkpoint), "the built-in case-file loader"
+        return CaseFileLoader(
+            problem=problem, checkpoint=checkpoint
+        ), "the built-in case-file loader"
     module = import_script(problem.path, problem.loader_script)
     cls = getattr(module, problem.loader_entrypoint, None)
     if cls is None:
@@ -60,7 +62,9 @@ def make_loader(problem: ProblemConfig, checkpoint: CheckpointConfig) -> tuple[A
     try:
         return cls(problem=problem, checkpoint=checkpoint, use_placeholders=False), str(script.name)
     except Exception as exc:  # noqa: BLE001
-        raise ScriptError(script, f"{problem.loader_entrypoint}(...) raised {short_trace(exc)}") from None
+        raise ScriptError(
+            script, f"{problem.loader_entrypoint}(...) raised {short_trace(exc)}"
+        ) from None
 
 
 def make_verifier(problem: ProblemConfig, checkpoint: CheckpointConfig) -> tuple[Any, str]:
@@ -86,19 +90,32 @@ def short_trace(exc: BaseException, limit: int = 4) -> str:
         where = f"{Path(exc.filename or '?').name}, line {exc.lineno}"
         text = (exc.text or "").rstrip("\n")
         indent = len(text) - len(text.lstrip())
-        caret = f"\n    {' ' * max((exc.offset or 1) - 1 - indent, 0)}^" if text.strip() and exc.offset else ""
+        caret = (
+            f"\n    {' ' * max((exc.offset or 1) - 1 - indent, 0)}^"
+            if text.strip() and exc.offset
+            else ""
+        )
         source = f"\n    {text.strip()}{caret}" if text.strip() else ""
         return f"{type(exc).__name__}: {exc.msg} ({where}){source}"
     every = traceback.extract_tb(exc.__traceback__)
     frames = [f for f in every if _is_script(f.filename)] or every[-1:]
-    lines = [f"    at {f.filename}:{f.lineno} in {f.name}" + (f": {f.line.strip()}" if f.line else "")
-             for f in frames[-limit:]]
+    lines = [
+        f"    at {f.filename}:{f.lineno} in {f.name}" + (f": {f.line.strip()}" if f.line else "")
+        for f in frames[-limit:]
+    ]
     return "\n".join([f"{type(exc).__name__}: {exc}", *lines])
 
 
-_LIBRARIES = tuple({str(Path(p)) + "/" for key, p in sysconfig.get_paths().items()
-                    if key in ("stdlib", "platstdlib", "purelib", "platlib")})
+_LIBRARIES = tuple(
+    {
+        str(Path(p)) + "/"
+        for key, p in sysconfig.get_paths().items()
+        if key in ("stdlib", "platstdlib", "purelib", "platlib")
+    }
+)
 
 
 def _is_script(filename: str) -> bool:
-    return not (filename.startswith("<") or "/runners/cases/" in filename or filename.startswith(_LIBRARIES))
+    return not (
+        filename.startswith("<") or "/runners/cases/" in filename or filename.startswith(_LIBRARIES)
+    )

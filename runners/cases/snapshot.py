@@ -46,9 +46,15 @@ class Snapshot:
                 elif stat.S_ISREG(info.st_mode):
                     total += info.st_size
                     if total > MAX_SNAPSHOT_BYTES:
-                        raise OSError(f"{self.root} is over {MAX_SNAPSHOT_BYTES >> 20} MiB: too big to reset between cases")
-                    self.entries[rel] = _Entry("file", stat.S_IMODE(info.st_mode), path.read_bytes())
-            dirnames[:] = [d for d in dirnames if self.entries[_rel(self.root, dirpath, d)].kind == "dir"]
+                        raise OSError(
+                            f"{self.root} is over {MAX_SNAPSHOT_BYTES >> 20} MiB: too big to reset between cases"
+                        )
+                    self.entries[rel] = _Entry(
+                        "file", stat.S_IMODE(info.st_mode), path.read_bytes()
+                    )
+            dirnames[:] = [
+                d for d in dirnames if self.entries[_rel(self.root, dirpath, d)].kind == "dir"
+            ]
 
     def adopt(self, path: Path) -> None:
         """Take `path` (a file the case program wrote under the root, and its directories) into the
@@ -59,7 +65,9 @@ class Snapshot:
                 self.entries[parent.as_posix()] = _Entry("dir", 0o755)
         info = (self.root / rel).lstat()
         if stat.S_ISREG(info.st_mode):
-            self.entries[rel.as_posix()] = _Entry("file", stat.S_IMODE(info.st_mode), (self.root / rel).read_bytes())
+            self.entries[rel.as_posix()] = _Entry(
+                "file", stat.S_IMODE(info.st_mode), (self.root / rel).read_bytes()
+            )
 
     def restore(self) -> None:
         """Make the tree under `root` equal to the snapshot again."""
@@ -82,10 +90,19 @@ class Snapshot:
                     path.mkdir(exist_ok=True)
                 _chmod(path, entry.mode | 0o700, info)
             elif entry.kind == "link":
-                if info is None or _kind(info.st_mode) != "link" or os.readlink(path) != entry.target:
+                if (
+                    info is None
+                    or _kind(info.st_mode) != "link"
+                    or os.readlink(path) != entry.target
+                ):
                     path.unlink(missing_ok=True)
                     os.symlink(entry.target, path)
-            elif info is None or _kind(info.st_mode) != "file" or info.st_size != len(entry.data) or not _same(path, entry.data):
+            elif (
+                info is None
+                or _kind(info.st_mode) != "file"
+                or info.st_size != len(entry.data)
+                or not _same(path, entry.data)
+            ):
                 path.unlink(missing_ok=True)
                 path.write_bytes(entry.data)
                 path.chmod(entry.mode)

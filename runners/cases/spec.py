@@ -68,7 +68,9 @@ class GroupConfig(_Strict):
     def _regression_origin(self) -> GroupConfig:
         given = (self.original_checkpoint is not None, self.original_group is not None)
         if any(given) and self.type != GroupType.REGRESSION.value:
-            raise ValueError("original_checkpoint/original_group are only allowed in a group of type Regression")
+            raise ValueError(
+                "original_checkpoint/original_group are only allowed in a group of type Regression"
+            )
         if any(given) and not all(given):
             raise ValueError("original_checkpoint and original_group must be given together")
         return self
@@ -97,17 +99,26 @@ class RegressionSpec(_Strict):
 class CheckpointCases(BaseModel):
     """The case-based fields of a checkpoint entry (mixed into the harness's CheckpointConfig)."""
 
-    path: str | None = Field(None, description="Checkpoint directory, relative to the problem (default: its name).")
+    path: str | None = Field(
+        None, description="Checkpoint directory, relative to the problem (default: its name)."
+    )
     groups: dict[str, GroupConfig] = Field(default_factory=dict)
     regressions: list[RegressionSpec] = Field(default_factory=list)
     specification: str = "spec.md"
-    constant_files: list[str] = Field(default_factory=list, description="Accepted for SCBench; unused.")
+    constant_files: list[str] = Field(
+        default_factory=list, description="Accepted for SCBench; unused."
+    )
 
 
 # ---- adapters -------------------------------------------------------------------------------
 
 
-PLACEHOLDERS = ("python", "node", "submission", "entry_file")  # of `command`; servers add address, port
+PLACEHOLDERS = (
+    "python",
+    "node",
+    "submission",
+    "entry_file",
+)  # of `command`; servers add address, port
 SERVER_PLACEHOLDERS = ("address", "port")
 
 
@@ -115,12 +126,20 @@ class AdapterBase(_Strict):
     placeholders: ClassVar[tuple[str, ...]] = PLACEHOLDERS
 
     command: str | list[str] | None = Field(
-        None, description="The submission's command: a string (split like a shell) or a list, with "
+        None,
+        description="The submission's command: a string (split like a shell) or a list, with "
         "{python}, {node}, {submission}, {entry_file} (servers: {address}, {port}); default: from the "
-        "entry file's suffix (.py: python, .js/.mjs/.cjs: node, .sh: bash).")
-    setup_script: str | None = Field(None, description="Accepted for SCBench, where it is inert; unused.")
-    teardown_script: str | None = Field(None, description="Accepted for SCBench, where it is inert; unused.")
-    tracked_files: list[str] = Field(default_factory=list, description="Files read back after every case.")
+        "entry file's suffix (.py: python, .js/.mjs/.cjs: node, .sh: bash).",
+    )
+    setup_script: str | None = Field(
+        None, description="Accepted for SCBench, where it is inert; unused."
+    )
+    teardown_script: str | None = Field(
+        None, description="Accepted for SCBench, where it is inert; unused."
+    )
+    tracked_files: list[str] = Field(
+        default_factory=list, description="Files read back after every case."
+    )
 
     @field_validator("command")
     @classmethod
@@ -135,8 +154,10 @@ class AdapterBase(_Strict):
             raise ValueError("must name a program (e.g. `node {entry_file}.js`), not be empty")
         for name in re.findall(r"\{(\w+)\}", " ".join(parts)):
             if name not in cls.placeholders:
-                raise ValueError(f"unknown placeholder {{{name}}} (known: "
-                                 f"{', '.join('{' + n + '}' for n in cls.placeholders)})")
+                raise ValueError(
+                    f"unknown placeholder {{{name}}} (known: "
+                    f"{', '.join('{' + n + '}' for n in cls.placeholders)})"
+                )
         return value
 
 
@@ -146,7 +167,13 @@ def command_parts(command: str | list[str]) -> list[str]:
 
 
 # How an entry file runs when the adapter names no `command` (no suffix: `.py`, as in SCBench).
-INTERPRETERS = {".py": "{python}", ".js": "{node}", ".mjs": "{node}", ".cjs": "{node}", ".sh": "bash"}
+INTERPRETERS = {
+    ".py": "{python}",
+    ".js": "{node}",
+    ".mjs": "{node}",
+    ".cjs": "{node}",
+    ".sh": "bash",
+}
 
 
 def default_command(entry_file: str) -> list[str]:
@@ -155,9 +182,11 @@ def default_command(entry_file: str) -> list[str]:
     entry = entry_file if suffix else f"{entry_file}.py"
     interpreter = INTERPRETERS.get(suffix or ".py")
     if interpreter is None:
-        raise ValueError(f"runners does not know how to run a `{suffix}` entry file: say it in `adapter.command` "
-                         f"(e.g. `command: {{submission}}/{entry}` for an executable, or `command: ruby "
-                         f"{{entry_file}}`); without one, {', '.join(INTERPRETERS)} files run")
+        raise ValueError(
+            f"runners does not know how to run a `{suffix}` entry file: say it in `adapter.command` "
+            f"(e.g. `command: {{submission}}/{entry}` for an executable, or `command: ruby "
+            f"{{entry_file}}`); without one, {', '.join(INTERPRETERS)} files run"
+        )
     return [interpreter, f"{{submission}}/{entry}"]
 
 
@@ -171,11 +200,19 @@ class ServerAdapterConfig(AdapterBase):
     placeholders: ClassVar[tuple[str, ...]] = (*PLACEHOLDERS, *SERVER_PLACEHOLDERS)
 
     address: str = "127.0.0.1"
-    port: int | None = Field(None, gt=0, lt=65536, description="Fixed port (default: a free one per group).")
+    port: int | None = Field(
+        None, gt=0, lt=65536, description="Fixed port (default: a free one per group)."
+    )
     health_path: str | None = Field(None, description="Probed until it answers (default: /).")
-    startup_timeout_s: float = Field(10, gt=0, description="Seconds the server has to answer the health probe.")
-    max_startup_attempts: int = Field(5, gt=0, description="Accepted for SCBench; the deadline governs.")
-    delay_startup_attempts: float = Field(5, ge=0, description="Accepted for SCBench; the deadline governs.")
+    startup_timeout_s: float = Field(
+        10, gt=0, description="Seconds the server has to answer the health probe."
+    )
+    max_startup_attempts: int = Field(
+        5, gt=0, description="Accepted for SCBench; the deadline governs."
+    )
+    delay_startup_attempts: float = Field(
+        5, ge=0, description="Accepted for SCBench; the deadline governs."
+    )
     response_is_json: bool = False
     arguments: list[str] = Field(default_factory=list, description="Extra server arguments.")
 
@@ -183,7 +220,9 @@ class ServerAdapterConfig(AdapterBase):
     @classmethod
     def _loopback(cls, value: str) -> str:
         if value not in LOOPBACK:
-            raise ValueError(f"must be a loopback address ({', '.join(LOOPBACK)}): the sandbox has no other network")
+            raise ValueError(
+                f"must be a loopback address ({', '.join(LOOPBACK)}): the sandbox has no other network"
+            )
         return value
 
 
@@ -199,7 +238,9 @@ class Viewport(_Strict):
 class BrowserAdapterConfig(ServerAdapterConfig):
     type: Literal["browser"] = "browser"
     start_page: str = Field("/", description="Opened before every case's steps.")
-    default_timeout_ms: int = Field(5000, gt=0, description="How long a step waits for its element.")
+    default_timeout_ms: int = Field(
+        5000, gt=0, description="How long a step waits for its element."
+    )
     viewport: Viewport = Field(default_factory=Viewport)
     screenshot: Literal["off", "on-failure", "always"] = "on-failure"
 
@@ -210,9 +251,14 @@ def _adapter_tag(value: Any) -> str:
 
 
 AdapterConfig = Annotated[
-    Annotated[CLIAdapterConfig, Tag("cli")] | Annotated[APIAdapterConfig, Tag("api")] | Annotated[BrowserAdapterConfig, Tag("browser")],
-    Discriminator(_adapter_tag, custom_error_type="adapter_type",
-                  custom_error_message="unknown adapter type (expected cli, api or browser)"),
+    Annotated[CLIAdapterConfig, Tag("cli")]
+    | Annotated[APIAdapterConfig, Tag("api")]
+    | Annotated[BrowserAdapterConfig, Tag("browser")],
+    Discriminator(
+        _adapter_tag,
+        custom_error_type="adapter_type",
+        custom_error_message="unknown adapter type (expected cli, api or browser)",
+    ),
 ]
 
 
@@ -242,18 +288,33 @@ def expand_groups(checkpoints: Sequence[tuple[str, int, _Checkpoint]]) -> None:
                         continue
                     if spec.type_filter is not None and source_group.type != spec.type_filter.value:
                         continue
-                    origin = (source_group.original_checkpoint or source,
-                              source_group.original_group or source_group.name)
-                    if any((g.original_checkpoint, g.original_group) == origin for g in groups.values()):
+                    origin = (
+                        source_group.original_checkpoint or source,
+                        source_group.original_group or source_group.name,
+                    )
+                    if any(
+                        (g.original_checkpoint, g.original_group) == origin for g in groups.values()
+                    ):
                         continue
-                    new_name = spec.name_template.format(checkpoint=source, group=source_group.name, idx=index)
+                    new_name = spec.name_template.format(
+                        checkpoint=source, group=source_group.name, idx=index
+                    )
                     groups[new_name] = GroupConfig(
-                        name=new_name, type=GroupType.REGRESSION, case_order=list(source_group.case_order),
-                        timeout=source_group.timeout, case_defaults=dict(source_group.case_defaults),
-                        group_files=set(source_group.group_files), original_checkpoint=origin[0],
-                        original_group=origin[1])
+                        name=new_name,
+                        type=GroupType.REGRESSION,
+                        case_order=list(source_group.case_order),
+                        timeout=source_group.timeout,
+                        case_defaults=dict(source_group.case_defaults),
+                        group_files=set(source_group.group_files),
+                        original_checkpoint=origin[0],
+                        original_group=origin[1],
+                    )
         for group in groups.values():  # a manual regression group takes its source's order
-            if group.original_checkpoint and not group.case_order and group.original_checkpoint in done:
+            if (
+                group.original_checkpoint
+                and not group.case_order
+                and group.original_checkpoint in done
+            ):
                 origin_group = done[group.original_checkpoint][1].get(group.original_group or "")
                 if origin_group is not None:
                     group.case_order = list(origin_group.case_order)
@@ -261,13 +322,21 @@ def expand_groups(checkpoints: Sequence[tuple[str, int, _Checkpoint]]) -> None:
         done[name] = (order, groups)
 
 
-def _sources(spec: RegressionSpec, name: str, order: int,
-             done: dict[str, tuple[int, dict[str, GroupConfig]]]) -> list[str]:
+def _sources(
+    spec: RegressionSpec, name: str, order: int, done: dict[str, tuple[int, dict[str, GroupConfig]]]
+) -> list[str]:
     if spec.checkpoints == "*":
-        return [cp for cp, _ in sorted(((cp, o) for cp, (o, _) in done.items() if o < order), key=lambda x: x[1])]
+        return [
+            cp
+            for cp, _ in sorted(
+                ((cp, o) for cp, (o, _) in done.items() if o < order), key=lambda x: x[1]
+            )
+        ]
     wanted = [spec.checkpoint] if spec.checkpoint is not None else list(spec.checkpoints or [])
     for source in wanted:
         if source not in done:
-            raise ValueError(f"checkpoint {name!r}: regression source {source!r} is not a checkpoint "
-                             "declared before it")
+            raise ValueError(
+                f"checkpoint {name!r}: regression source {source!r} is not a checkpoint "
+                "declared before it"
+            )
     return wanted

@@ -18,13 +18,15 @@ VerifierReturnType = dict[str, VerificationResult]
 
 @runtime_checkable
 class VerifierProtocol(Protocol):
-    def __call__(self, group_name: str, case_name: str, actual: CaseResult, expected: CaseResult) -> VerifierReturnType: ...
+    def __call__(
+        self, group_name: str, case_name: str, actual: CaseResult, expected: CaseResult
+    ) -> VerifierReturnType: ...
 
 
 def attribute_value(actual: CaseResult, name: str) -> Any:
     """The actual value an attribute names (`files-<path>`: that file, None when not written)."""
     if name.startswith("files-"):
-        return actual.files.get(name[len("files-"):])
+        return actual.files.get(name[len("files-") :])
     return getattr(actual, name, None)
 
 
@@ -32,7 +34,9 @@ class BuiltinVerifier:
     def __init__(self, checkpoint: Any = None) -> None:
         self.checkpoint = checkpoint
 
-    def __call__(self, group_name: str, case_name: str, actual: CaseResult, expected: CaseResult) -> VerifierReturnType:
+    def __call__(
+        self, group_name: str, case_name: str, actual: CaseResult, expected: CaseResult
+    ) -> VerifierReturnType:
         checks = expected._matchers or self.plain_checks(expected)
         results: VerifierReturnType = {}
         for name, matcher in checks.items():
@@ -44,7 +48,9 @@ class BuiltinVerifier:
     def plain_checks(expected: CaseResult) -> dict[str, Any]:
         """Exact checks of the fields a loader set on `expected` (not identity or timing)."""
         checks: dict[str, Any] = {}
-        for name in sorted(expected.model_fields_set - set(RESULT_FIELDS) - {"elapsed", "resource_path"}):
+        for name in sorted(
+            expected.model_fields_set - set(RESULT_FIELDS) - {"elapsed", "resource_path"}
+        ):
             value = getattr(expected, name)
             if name == "files":
                 for path, content in value.items():

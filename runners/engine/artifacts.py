@@ -50,8 +50,14 @@ def save_artifacts(
         (output_dir / "stderr.txt").write_text(outcome.stderr, encoding="utf-8")
     if invocation is not None:
         (output_dir / "command.json").write_text(
-            json.dumps({"argv": invocation.argv, "env": env if env is not None else invocation.env,
-                        "entrypoint": invocation.entrypoint}, indent=2),
+            json.dumps(
+                {
+                    "argv": invocation.argv,
+                    "env": env if env is not None else invocation.env,
+                    "entrypoint": invocation.entrypoint,
+                },
+                indent=2,
+            ),
             encoding="utf-8",
         )
     return result.save(output_dir / RESULT_FILE)

@@ -25,7 +25,9 @@ def checkpoint_of_file(file: str | None, checkpoints: Iterable[str], current: st
     if not file:
         return current
     path = PurePosixPath(file.replace("\\", "/"))
-    names = sorted(set(checkpoints), key=len, reverse=True)  # longest first: checkpoint_10 before _1
+    names = sorted(
+        set(checkpoints), key=len, reverse=True
+    )  # longest first: checkpoint_10 before _1
     for part in (path.name, *reversed(path.parent.parts)):
         for name in names:
             if re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", part):
@@ -76,8 +78,11 @@ def categorize(
         file = record.file or record.id.split("::", 1)[0]
         checkpoint = checkpoints.get(file)
         if checkpoint is None:
-            checkpoint = checkpoints[file] = (checkpoint_of(file, current_checkpoint) if checkpoint_of
-                                              else checkpoint_of_file(file, order, current_checkpoint))
+            checkpoint = checkpoints[file] = (
+                checkpoint_of(file, current_checkpoint)
+                if checkpoint_of
+                else checkpoint_of_file(file, order, current_checkpoint)
+            )
         results.append(
             TestResult(
                 id=record.id,

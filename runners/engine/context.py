@@ -36,13 +36,24 @@ class Layout:
     @classmethod
     def for_workspace(cls, workspace: Workspace, remap: bool) -> Layout:
         if not remap:
-            return cls(root=str(workspace.root), submission=str(workspace.submission),
-                       tests=str(workspace.tests), config=str(workspace.config),
-                       reports=str(workspace.reports), home=str(workspace.home),
-                       tmp=str(workspace.tmp))
-        return cls(root="/harness", submission="/workspace", tests="/harness/tests",
-                   config="/harness/config", reports="/harness/reports", home="/tmp/home",
-                   tmp="/tmp")
+            return cls(
+                root=str(workspace.root),
+                submission=str(workspace.submission),
+                tests=str(workspace.tests),
+                config=str(workspace.config),
+                reports=str(workspace.reports),
+                home=str(workspace.home),
+                tmp=str(workspace.tmp),
+            )
+        return cls(
+            root="/harness",
+            submission="/workspace",
+            tests="/harness/tests",
+            config="/harness/config",
+            reports="/harness/reports",
+            home="/tmp/home",
+            tmp="/tmp",
+        )
 
     def mounts(self, workspace: Workspace) -> list[Mount]:
         """Tests and config read-only; the submission copy and the reports dir writable."""
@@ -70,7 +81,9 @@ class RunContext:
     errors: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     python: str | None = None  # the version Python toolchains were built from, once prepared
-    node: str | None = None  # the version of the Node the tests (or the submission) run on, once prepared
+    node: str | None = (
+        None  # the version of the Node the tests (or the submission) run on, once prepared
+    )
     # The one-time key the run's reporter signs with (from the engine, when the runner signs).
     report_key: bytes = b""
     # What the runner's `prepare` made for this run (toolchains, environments): per run, never
@@ -83,13 +96,20 @@ class RunContext:
         the copy (a repository's overlay), relative to it; `relative_to`: the directory the
         tool names files relative to."""
         problem = self.problem
-        shown = {self.layout.tests: _relative(problem.tests_dir, problem.path),
-                 self.layout.config: "(the harness's generated configuration)"}
+        shown = {
+            self.layout.tests: _relative(problem.tests_dir, problem.path),
+            self.layout.config: "(the harness's generated configuration)",
+        }
         for rel in problem_files:
-            shown[f"{self.layout.submission}/{rel}"] = f"{_relative(problem.overlay_dir, problem.path)}/{rel}"
-        return Places(submission=self.layout.submission, problem=shown,
-                      bases=(relative_to, self.layout.submission),
-                      repository=problem.kind == "repository")
+            shown[f"{self.layout.submission}/{rel}"] = (
+                f"{_relative(problem.overlay_dir, problem.path)}/{rel}"
+            )
+        return Places(
+            submission=self.layout.submission,
+            problem=shown,
+            bases=(relative_to, self.layout.submission),
+            repository=problem.kind == "repository",
+        )
 
     def asset_env(self) -> dict[str, str]:
         env = {"SCBENCH_CHECKPOINT": self.checkpoint.name}

@@ -31,10 +31,14 @@ _ERROR = re.compile(
 )
 _TRACEBACK = "Traceback (most recent call last):"
 # Ordinary test-run chatter that mentions errors without being one.
-_NOISE = re.compile(r"^\s*(?:[=_-]+\s*$|PASSED\b|SKIPPED\b|XFAIL\b|[✓✔√○])|\b0 errors?\b", re.IGNORECASE)
+_NOISE = re.compile(
+    r"^\s*(?:[=_-]+\s*$|PASSED\b|SKIPPED\b|XFAIL\b|[✓✔√○])|\b0 errors?\b", re.IGNORECASE
+)
 
 
-def decisive_lines(*outputs: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -> list[str]:
+def decisive_lines(
+    *outputs: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS
+) -> list[str]:
     """The lines of `outputs` (stderr first, usually) that explain a failure, at most `max_lines`
     lines and `max_chars` characters: error-looking lines in order (a heading that ends with
     `:` keeps its next line; a Python traceback keeps its exception line), or else the tail."""
@@ -49,8 +53,11 @@ def decisive_lines(*outputs: str, max_lines: int = MAX_LINES, max_chars: int = M
     chosen = _dedupe(picked) or tails
     if len(chosen) > max_lines:  # the first errors are the cause, the last ones the outcome
         head = max_lines // 2
-        chosen = [*chosen[:head], f"[... {len(chosen) - max_lines + 1} more lines ...]",
-                  *chosen[len(chosen) - (max_lines - head - 1):]]
+        chosen = [
+            *chosen[:head],
+            f"[... {len(chosen) - max_lines + 1} more lines ...]",
+            *chosen[len(chosen) - (max_lines - head - 1) :],
+        ]
     return _fit(chosen, max_chars)
 
 

@@ -27,12 +27,15 @@ def after_run(*modules: str) -> None:
 class Preload:
     def __init__(self, modules: Iterable[str]) -> None:
         with _lock:
-            names = [name for name in dict.fromkeys([*_wanted, *modules]) if name not in sys.modules]
+            names = [
+                name for name in dict.fromkeys([*_wanted, *modules]) if name not in sys.modules
+            ]
             _wanted.clear()
         self._thread: threading.Thread | None = None
         if names:
-            self._thread = threading.Thread(target=_import_all, args=(names,), name="runners-preload",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=_import_all, args=(names,), name="runners-preload", daemon=True
+            )
             self._thread.start()
 
     def join(self) -> None:

@@ -65,11 +65,15 @@ def execute(
     limits = run_limits(environment, problem, checkpoint, runner.estimated_tests())
     # The wall clock starts here: walking and copying the submission count against it.
     deadline = time.monotonic() + (limits.wall_timeout or 900.0)
-    listed = inventory(submission, limits, SUBMISSION_IGNORE)  # over a limit: refused, nothing copied
+    listed = inventory(
+        submission, limits, SUBMISSION_IGNORE
+    )  # over a limit: refused, nothing copied
     if sandbox is None:
         try:
             sandbox = resolve_sandbox(environment.sandbox, environment.sandbox_options)
-        except InfrastructureError as exc:  # no usable sandbox: a result that says so, like any other
+        except (
+            InfrastructureError
+        ) as exc:  # no usable sandbox: a result that says so, like any other
             return failure_result(problem, checkpoint, runner.name, environment.sandbox, str(exc))
     # The code-quality figures are measured from the listed files meanwhile (never graded).
     quality = start_quality(runner, submission, listed, limits, previous)
@@ -93,7 +97,11 @@ def execute(
         if isinstance(exc, OSError):
             if not is_full(exc):
                 raise
-            exc = no_space(exc, workspace.root, "preparing the run (the tests, the configuration, the toolchain)")
+            exc = no_space(
+                exc,
+                workspace.root,
+                "preparing the run (the tests, the configuration, the toolchain)",
+            )
         result = _failed(runner, ctx, str(exc), timed_out=isinstance(exc, CopyTimeout))
         return deliver(runner, ctx, result, quality, output_dir)
     finally:
@@ -124,8 +132,15 @@ def create_workspace(runner: RunnerContract, listed: Inventory, sandbox: Sandbox
         raise no_space(exc, base or tempfile.gettempdir(), "creating the run's workspace") from exc
 
 
-def run_context(runner: RunnerContract, sandbox: Sandbox, workspace: Workspace, limits: ResourceLimits,
-                *, select: list[str], extra_args: list[str]) -> RunContext:
+def run_context(
+    runner: RunnerContract,
+    sandbox: Sandbox,
+    workspace: Workspace,
+    limits: ResourceLimits,
+    *,
+    select: list[str],
+    extra_args: list[str],
+) -> RunContext:
     problem, checkpoint = runner.problem, runner.checkpoint
     return RunContext(
         problem=problem,
@@ -142,8 +157,9 @@ def run_context(runner: RunnerContract, sandbox: Sandbox, workspace: Workspace, 
     )
 
 
-def copy_in(runner: RunnerContract, ctx: RunContext, submission: Path, listed: Inventory,
-            deadline: float) -> float:
+def copy_in(
+    runner: RunnerContract, ctx: RunContext, submission: Path, listed: Inventory, deadline: float
+) -> float:
     """The submission and the tests into the workspace, the submission scanned for what no
     sandbox stops and --select checked; returns what the copy left of the wall clock (the
     run's timeout; preparing the toolchain does not count against it)."""
@@ -153,8 +169,12 @@ def copy_in(runner: RunnerContract, ctx: RunContext, submission: Path, listed: I
     timeout = max(deadline - time.monotonic(), 1.0)
     runner.copy_tests(ctx)  # beside the copy, or (a repository) into it
     # What no sandbox stops (code the tests import runs inside the test process): flagged.
-    ctx.flags += scan_submission(workspace.submission, ctx.problem.entry_file, protected=runner.protected(),
-                                 skip=runner.problem_files(ctx))
+    ctx.flags += scan_submission(
+        workspace.submission,
+        ctx.problem.entry_file,
+        protected=runner.protected(),
+        skip=runner.problem_files(ctx),
+    )
     runner.check_select(ctx)  # a --select id that names no test: refused before any sandbox
     return timeout
 
@@ -189,8 +209,13 @@ def run_env(runner: RunnerContract, ctx: RunContext, invocation: Invocation) -> 
     }
 
 
-def run_tests(runner: RunnerContract, ctx: RunContext, invocation: Invocation, env: dict[str, str],
-              timeout: float) -> SandboxResult:
+def run_tests(
+    runner: RunnerContract,
+    ctx: RunContext,
+    invocation: Invocation,
+    env: dict[str, str],
+    timeout: float,
+) -> SandboxResult:
     """The tests, in the sandbox with the network off and the limits on."""
     ctx.started_at = time.time()
     preload = Preload(runner.collect_modules)  # what only the end of the run needs
@@ -212,8 +237,14 @@ def run_tests(runner: RunnerContract, ctx: RunContext, invocation: Invocation, e
     return outcome
 
 
-def collect(runner: RunnerContract, ctx: RunContext, outcome: SandboxResult, invocation: Invocation,
-            env: dict[str, str], output_dir: Path | None) -> Verdict:
+def collect(
+    runner: RunnerContract,
+    ctx: RunContext,
+    outcome: SandboxResult,
+    invocation: Invocation,
+    env: dict[str, str],
+    output_dir: Path | None,
+) -> Verdict:
     """The runner's reading of the run, with the harness's own causes filled in: an exit code
     the framework does not explain, or a fault in the problem's files."""
     progress.stage(progress.COLLECTING)
@@ -226,21 +257,38 @@ def collect(runner: RunnerContract, ctx: RunContext, outcome: SandboxResult, inv
         _keep_refused(runner, ctx, str(exc), output_dir, outcome, invocation, env)
         raise
     if verdict.infrastructure_reason is None:
-        verdict.infrastructure_reason = exit_reason(runner.exit_contract, outcome.exit_code, verdict)
+        verdict.infrastructure_reason = exit_reason(
+            runner.exit_contract, outcome.exit_code, verdict
+        )
     if verdict.infrastructure_reason is None and verdict.problem_reason is None:
         places = ctx.places(runner.problem_files(ctx), runner.parse_root(ctx))
         verdict.problem_reason = problem_reason(problem_faults(verdict.report.records, places))
     return verdict
 
 
-def deliver(runner: RunnerContract, ctx: RunContext, result: ExecutionResult, quality: QualityJob | None,
-            output_dir: Path | None, outcome: SandboxResult | None = None,
-            invocation: Invocation | None = None, env: dict[str, str] | None = None) -> ExecutionResult:
+def deliver(
+    runner: RunnerContract,
+    ctx: RunContext,
+    result: ExecutionResult,
+    quality: QualityJob | None,
+    output_dir: Path | None,
+    outcome: SandboxResult | None = None,
+    invocation: Invocation | None = None,
+    env: dict[str, str] | None = None,
+) -> ExecutionResult:
     """The result with its code-quality figures, saved with the run's artifacts when asked."""
     result.quality = quality.report() if quality else None
     if output_dir is not None:
         result.artifacts_dir = str(Path(output_dir).resolve())
-        save_artifacts(Path(output_dir), result, ctx.workspace, runner.report_paths(ctx), outcome, invocation, env)
+        save_artifacts(
+            Path(output_dir),
+            result,
+            ctx.workspace,
+            runner.report_paths(ctx),
+            outcome,
+            invocation,
+            env,
+        )
     return result
 
 
@@ -254,8 +302,13 @@ def release(runner: RunnerContract, workspace: Workspace, quality: QualityJob | 
         workspace.release()
 
 
-def start_quality(runner: RunnerContract, submission: Path, listed: Inventory, limits: ResourceLimits,
-                  previous: Path | None) -> QualityJob | None:
+def start_quality(
+    runner: RunnerContract,
+    submission: Path,
+    listed: Inventory,
+    limits: ResourceLimits,
+    previous: Path | None,
+) -> QualityJob | None:
     """The code-quality figures of the submission (and the previous checkpoint's), measured in a
     thread while the tests run; None when the environment turns them off."""
     if not runner.environment.quality:
@@ -271,8 +324,13 @@ def start_quality(runner: RunnerContract, submission: Path, listed: Inventory, l
     return QualityJob(listed, previous, before, limits, runner.environment.cache_dir)
 
 
-def _result(runner: RunnerContract, ctx: RunContext, entrypoint: str | None, outcome: SandboxResult,
-            verdict: Verdict) -> ExecutionResult:
+def _result(
+    runner: RunnerContract,
+    ctx: RunContext,
+    entrypoint: str | None,
+    outcome: SandboxResult,
+    verdict: Verdict,
+) -> ExecutionResult:
     order = {cp.name: cp.order or 0 for cp in ctx.problem.ordered_checkpoints()}
     # The problem's fault outranks the failure it caused (a conftest that failed: no report).
     broken = verdict.problem_reason is not None
@@ -281,8 +339,13 @@ def _result(runner: RunnerContract, ctx: RunContext, entrypoint: str | None, out
     # A broken problem is no grade: no test counts (the raw report stays with the artifacts).
     records = [] if broken else verdict.report.records
     cut = _bound_text(records)
-    tests = categorize(records, ctx.checkpoint.name, order, ctx.problem.marker_groups(),
-                       checkpoint_of=runner.checkpoint_of_file)
+    tests = categorize(
+        records,
+        ctx.checkpoint.name,
+        order,
+        ctx.problem.marker_groups(),
+        checkpoint_of=runner.checkpoint_of_file,
+    )
     flags = list(ctx.flags)
     if not ctx.sandbox.isolated:
         flags.append("unsandboxed")
@@ -356,29 +419,50 @@ def utf8_safe(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _failed(runner: RunnerContract, ctx: RunContext, reason: str, timed_out: bool = False) -> ExecutionResult:
+def _failed(
+    runner: RunnerContract, ctx: RunContext, reason: str, timed_out: bool = False
+) -> ExecutionResult:
     outcome = SandboxResult(exit_code=None, timed_out=timed_out)
-    result = _result(runner, ctx, None, outcome, Verdict(ParsedReport(), infrastructure_reason=reason))
+    result = _result(
+        runner, ctx, None, outcome, Verdict(ParsedReport(), infrastructure_reason=reason)
+    )
     return result
 
 
-def _keep_refused(runner: RunnerContract, ctx: RunContext, reason: str, output_dir: Path | None,
-                  outcome: SandboxResult, invocation: Invocation, env: dict[str, str]) -> None:
+def _keep_refused(
+    runner: RunnerContract,
+    ctx: RunContext,
+    reason: str,
+    output_dir: Path | None,
+    outcome: SandboxResult,
+    invocation: Invocation,
+    env: dict[str, str],
+) -> None:
     """Bad input found after the run: the run's output and reports are kept all the same, so
     the user can see what ran, before the error reaches them."""
     if output_dir is None:
         return
-    result = _result(runner, ctx, invocation.entrypoint, outcome,
-                     Verdict(ParsedReport(), infrastructure_reason=f"refused: {reason}"))
+    result = _result(
+        runner,
+        ctx,
+        invocation.entrypoint,
+        outcome,
+        Verdict(ParsedReport(), infrastructure_reason=f"refused: {reason}"),
+    )
     result.artifacts_dir = str(Path(output_dir).resolve())
-    save_artifacts(Path(output_dir), result, ctx.workspace, runner.report_paths(ctx), outcome, invocation, env)
+    save_artifacts(
+        Path(output_dir), result, ctx.workspace, runner.report_paths(ctx), outcome, invocation, env
+    )
 
 
 def wall_clock_verdict(ctx: RunContext) -> Verdict:
-    return Verdict(ParsedReport(), infrastructure_reason=(
-        f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every process "
-        "it started was killed"))
-
+    return Verdict(
+        ParsedReport(),
+        infrastructure_reason=(
+            f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every process "
+            "it started was killed"
+        ),
+    )
 
 
 def _refuse_overlap(submission: Path, problem_dir: Path, tests_dir: Path) -> None:

@@ -40,12 +40,16 @@ LIMIT_TEXT = {
 class SubmissionTooLarge(UserInputError):
     """The submission exceeds one of its limits; nothing was copied."""
 
-    def __init__(self, source: Path, limit: str, found: str, allowed: str, largest: list[str]) -> None:
+    def __init__(
+        self, source: Path, limit: str, found: str, allowed: str, largest: list[str]
+    ) -> None:
         self.limit, self.largest = limit, largest
         what, option = LIMIT_TEXT[limit]
-        head = (f"option --submission: {source} is too large: {what} {found}, over the limit of {allowed} "
-                f"(limit `{limit}`; raise it with {option}, `limits: {{{limit}: N}}` in the problem's "
-                f"config.yaml, or EnvironmentSpec.limits)")
+        head = (
+            f"option --submission: {source} is too large: {what} {found}, over the limit of {allowed} "
+            f"(limit `{limit}`; raise it with {option}, `limits: {{{limit}: N}}` in the problem's "
+            f"config.yaml, or EnvironmentSpec.limits)"
+        )
         lines = [head]
         if largest:
             lines.append("largest entries:")
@@ -65,7 +69,11 @@ def is_full(exc: OSError) -> bool:
     """Whether `exc` says a file system is full; shutil.copytree gathers its errors as text."""
     if exc.errno in FULL:
         return True
-    errors = exc.args[0] if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list) else []
+    errors = (
+        exc.args[0]
+        if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list)
+        else []
+    )
     return any(f"[Errno {code}]" in str(error) for error in errors for code in FULL)
 
 
@@ -77,9 +85,11 @@ def no_space(exc: OSError, where: Path | str, doing: str) -> InfrastructureError
         left = f"{free:.1f} MiB free of {total:.1f} MiB"
     except OSError:
         left = "free space unknown"
-    return InfrastructureError(f"no space left on the file system of {where} ({left}) while {doing}: "
-                               f"{exc.strerror}; free some space, or put the workspaces elsewhere "
-                               "(RUNNERS_WORKSPACE_DIR)")
+    return InfrastructureError(
+        f"no space left on the file system of {where} ({left}) while {doing}: "
+        f"{exc.strerror}; free some space, or put the workspaces elsewhere "
+        "(RUNNERS_WORKSPACE_DIR)"
+    )
 
 
 @dataclass(frozen=True)
@@ -137,7 +147,9 @@ def inventory(source: Path, limits: ResourceLimits, ignore: tuple[str, ...] = ()
             with os.scandir(source / rel_dir if rel_dir else source) as listing:
                 children = list(listing)
         except OSError as exc:
-            raise UserInputError(f"option --submission: cannot read {source / rel_dir}: {exc.strerror}") from None
+            raise UserInputError(
+                f"option --submission: cannot read {source / rel_dir}: {exc.strerror}"
+            ) from None
         subdirs: list[tuple[str, int]] = []
         for child in children:
             if ignored(child.name):
@@ -162,31 +174,61 @@ def inventory(source: Path, limits: ResourceLimits, ignore: tuple[str, ...] = ()
             else:
                 found.skipped.append(rel)
                 continue
-            found.entries.append(Entry(rel, kind, stat.S_IMODE(info.st_mode), info.st_size,
-                                       info.st_mtime_ns, info.st_atime_ns))
+            found.entries.append(
+                Entry(
+                    rel,
+                    kind,
+                    stat.S_IMODE(info.st_mode),
+                    info.st_size,
+                    info.st_mtime_ns,
+                    info.st_atime_ns,
+                )
+            )
             per_dir[rel_dir or "."] = per_dir.get(rel_dir or ".", 0) + 1
             found.depth = max(found.depth, depth + 1)
             if found.apparent > max_apparent:
-                raise SubmissionTooLarge(source, "submission_mb", _size(found.apparent) + " or more",
-                                         f"{caps['submission_mb']:,} MiB", _largest(biggest))
+                raise SubmissionTooLarge(
+                    source,
+                    "submission_mb",
+                    _size(found.apparent) + " or more",
+                    f"{caps['submission_mb']:,} MiB",
+                    _largest(biggest),
+                )
             if found.allocated > max_allocated:
-                raise SubmissionTooLarge(source, "submission_disk_mb", _size(found.allocated) + " or more",
-                                         f"{caps['submission_disk_mb']:,} MiB", _largest(biggest))
+                raise SubmissionTooLarge(
+                    source,
+                    "submission_disk_mb",
+                    _size(found.allocated) + " or more",
+                    f"{caps['submission_disk_mb']:,} MiB",
+                    _largest(biggest),
+                )
             if len(found.entries) > max_entries:
                 crowded = sorted(per_dir.items(), key=lambda item: -item[1])[:SHOWN]
-                raise SubmissionTooLarge(source, "submission_files", f"{len(found.entries):,} or more",
-                                         f"{max_entries:,}", [f"{count} entries in {name}/" for name, count in crowded])
+                raise SubmissionTooLarge(
+                    source,
+                    "submission_files",
+                    f"{len(found.entries):,} or more",
+                    f"{max_entries:,}",
+                    [f"{count} entries in {name}/" for name, count in crowded],
+                )
             if depth + 1 > max_depth:
                 shown = rel if len(rel) <= 200 else f"{rel[:90]}...{rel[-90:]}"
-                raise SubmissionTooLarge(source, "submission_depth", f"{depth + 1} or more", str(max_depth),
-                                         [f"deepest: {shown}"])
+                raise SubmissionTooLarge(
+                    source,
+                    "submission_depth",
+                    f"{depth + 1} or more",
+                    str(max_depth),
+                    [f"deepest: {shown}"],
+                )
         stack.extend(reversed(subdirs))  # depth first, in listing order
     return found
 
 
 def _largest(biggest: list[tuple[int, str, int, int]]) -> list[str]:
-    return [f"{rel}: {_size(size)} ({_size(allocated)} on disk)"
-            for _, rel, size, allocated in sorted(biggest, reverse=True)]
+    return [
+        f"{rel}: {_size(size)} ({_size(allocated)} on disk)"
+        for _, rel, size, allocated in sorted(biggest, reverse=True)
+    ]
 
 
 def _size(size: int) -> str:
@@ -220,8 +262,10 @@ def _copy_inventory(found: Inventory, target: Path, deadline: float | None) -> l
     directories: list[tuple[str, Entry]] = []
     for entry in found.entries:
         if deadline is not None and time.monotonic() > deadline:
-            raise CopyTimeout(f"the wall clock ran out while copying the submission "
-                              f"({len(directories)} directories and files so far)")
+            raise CopyTimeout(
+                f"the wall clock ran out while copying the submission "
+                f"({len(directories)} directories and files so far)"
+            )
         src, dst = os.path.join(source, entry.rel), os.path.join(target, entry.rel)
         if entry.kind == "d":
             os.mkdir(dst, 0o700)
@@ -305,7 +349,13 @@ def _copy_range(fd_in: int, fd_out: int, offset: int, count: int) -> int:
     try:
         done = os.copy_file_range(fd_in, fd_out, count, offset, offset)
     except OSError as exc:
-        if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EPERM):
+        if exc.errno not in (
+            errno.EXDEV,
+            errno.ENOSYS,
+            errno.EINVAL,
+            errno.EOPNOTSUPP,
+            errno.EPERM,
+        ):
             raise
         data = os.pread(fd_in, min(count, 8 * MiB), offset)
         done = os.pwrite(fd_out, data, offset) if data else 0

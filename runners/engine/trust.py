@@ -35,12 +35,16 @@ def issue_report_key(reports: Path) -> bytes:
     return key
 
 
-def check_signature_file(signature: Path, key: bytes, data: bytes, not_before: float | None) -> None:
+def check_signature_file(
+    signature: Path, key: bytes, data: bytes, not_before: float | None
+) -> None:
     """Raises ReportError unless the file `signature` (`<report>.sig`, written by the run's
     reporter) holds the hex HMAC-SHA256 of the report's bytes `data` under the run's key."""
     report_name = signature.name.removesuffix(".sig")
-    forged = ReportError(f"{report_name} does not carry the run's signature: it was written or "
-                         "rewritten by something other than the test run's reporter")
+    forged = ReportError(
+        f"{report_name} does not carry the run's signature: it was written or "
+        "rewritten by something other than the test run's reporter"
+    )
     try:
         written = read_report(signature, max_bytes=1024, not_before=not_before)
     except ReportError:

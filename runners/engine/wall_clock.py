@@ -30,12 +30,18 @@ def default_wall(per_test: float | None, tests: int | None) -> float:
     return BASE_SECONDS + per_test * tests
 
 
-def run_limits(environment: EnvironmentSpec, problem: ProblemConfig, checkpoint: CheckpointConfig,
-               tests: int | None) -> ResourceLimits:
+def run_limits(
+    environment: EnvironmentSpec,
+    problem: ProblemConfig,
+    checkpoint: CheckpointConfig,
+    tests: int | None,
+) -> ResourceLimits:
     """The test step's limits: the defaults, the problem's, the user's; the default wall clock
     from `default_wall` unless one of them set `wall_timeout`."""
     limits = environment.limits_for(problem.limits)
-    explicit = environment.limits.wall_timeout or (problem.limits.wall_timeout if problem.limits else None)
+    explicit = environment.limits.wall_timeout or (
+        problem.limits.wall_timeout if problem.limits else None
+    )
     if explicit:
         return limits
     return limits.model_copy(update={"wall_timeout": default_wall(checkpoint.timeout, tests)})

@@ -33,8 +33,19 @@ from runners.util import janitor
 from runners.util.processes import owner_gone, owner_label
 
 # Never copied from a submission: VCS history (may hold answers), caches, local environments.
-SUBMISSION_IGNORE = (".git", ".hg", ".svn", "__pycache__", "*.pyc", ".venv", "venv", "node_modules",
-                     ".pytest_cache", ".mypy_cache", ".ruff_cache")
+SUBMISSION_IGNORE = (
+    ".git",
+    ".hg",
+    ".svn",
+    "__pycache__",
+    "*.pyc",
+    ".venv",
+    "venv",
+    "node_modules",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+)
 ASSETS_DIR = "assets"
 # Who made a workspace (host:pid:process start), so that one left by a harness that died is
 # removed by the next harness that starts; never mounted into a sandbox.
@@ -88,8 +99,9 @@ class Workspace:
             (root / sub).mkdir()
         return workspace
 
-    def copy_submission(self, source: Path, listed: Inventory | None = None,
-                        deadline: float | None = None) -> None:
+    def copy_submission(
+        self, source: Path, listed: Inventory | None = None, deadline: float | None = None
+    ) -> None:
         """Copy the submission (links as links, special files left out, holes kept), from
         `listed` when the caller already took its inventory (and checked its limits)."""
         source = Path(source)
@@ -98,7 +110,9 @@ class Workspace:
         listed = listed or inventory(source, ResourceLimits(), SUBMISSION_IGNORE)
         skipped = [Path(rel).name for rel in copy_inventory(listed, self.submission, deadline)]
         if skipped:
-            self.notes.append(f"skipped {len(skipped)} special file(s) in the submission: {skipped[:5]}")
+            self.notes.append(
+                f"skipped {len(skipped)} special file(s) in the submission: {skipped[:5]}"
+            )
 
     def copy_tests(
         self,
@@ -121,17 +135,19 @@ class Workspace:
             if entry.name == "__pycache__" or entry.name == "node_modules":
                 continue
             if entry.is_dir():
-                shutil.copytree(entry, self.tests / entry.name, symlinks=False,
-                                ignore=shutil.ignore_patterns("__pycache__", "node_modules"))
+                shutil.copytree(
+                    entry,
+                    self.tests / entry.name,
+                    symlinks=False,
+                    ignore=shutil.ignore_patterns("__pycache__", "node_modules"),
+                )
             elif entry.is_file():
                 if is_test_file(entry.name) and entry.name not in wanted:
                     continue
                 shutil.copy2(entry, self.tests / entry.name)
                 if entry.name in wanted:
                     copied.append(entry.name)
-        missing = sorted(
-            name for name in own if not (source / name).is_file()
-        )
+        missing = sorted(name for name in own if not (source / name).is_file())
         if missing and not copied:
             raise UserInputError(
                 f"{source}: no test file for checkpoint {checkpoint.name!r} "
@@ -214,8 +230,6 @@ def sweep_stale(base_dir: Path | None = None) -> int:
         Workspace(root=root).cleanup()
         removed += 1
     return removed
-
-
 
 
 def _copy_any(source: Path, target: Path) -> None:

@@ -30,7 +30,9 @@ def workspace_base(needed_bytes: int, memory_bounded: bool, keep: bool) -> Path 
     if configured:
         base = Path(configured)
         if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
-            raise UserInputError(f"environment variable {ENV_VAR}: {base} is not a writable directory")
+            raise UserInputError(
+                f"environment variable {ENV_VAR}: {base} is not a writable directory"
+            )
         return base
     if keep or not memory_bounded:
         return None

@@ -30,8 +30,16 @@ if TYPE_CHECKING:
 
 # The run's data types live in `runners.engine.context`, which the engine imports; framework runners
 # keep importing them from here. Nothing here imports the engine but `Runner.run`, when called.
-__all__ = ["ExitContract", "Invocation", "Layout", "RunContext", "Runner", "Verdict", "entry_file_name",
-           "shell_command"]
+__all__ = [
+    "ExitContract",
+    "Invocation",
+    "Layout",
+    "RunContext",
+    "Runner",
+    "Verdict",
+    "entry_file_name",
+    "shell_command",
+]
 
 
 class Runner(ABC):
@@ -65,8 +73,11 @@ class Runner(ABC):
         submission_path: Path | str | None = None,
     ) -> None:
         self.problem = problem if isinstance(problem, ProblemConfig) else load_problem(problem)
-        self.checkpoint = (checkpoint if isinstance(checkpoint, CheckpointConfig)
-                           else self.problem.checkpoint(checkpoint))
+        self.checkpoint = (
+            checkpoint
+            if isinstance(checkpoint, CheckpointConfig)
+            else self.problem.checkpoint(checkpoint)
+        )
         self.environment = environment or EnvironmentSpec()
         self.submission_path = Path(submission_path) if submission_path else None
 
@@ -85,8 +96,15 @@ class Runner(ABC):
 
         if self.submission_path is None:
             raise UserInputError("a submission path is required to run tests")
-        return execute(self, self.submission_path, extra_args=extra_args or [], select=select or [],
-                       output_dir=output_dir, sandbox=sandbox, previous=previous)
+        return execute(
+            self,
+            self.submission_path,
+            extra_args=extra_args or [],
+            select=select or [],
+            output_dir=output_dir,
+            sandbox=sandbox,
+            previous=previous,
+        )
 
     # ---- what subclasses provide ------------------------------------------------------------
 
@@ -97,7 +115,11 @@ class Runner(ABC):
     def test_files_up_to(self, checkpoint: CheckpointConfig) -> set[str]:
         """The test files that run for `checkpoint`: its own, and earlier checkpoints' unless it
         sets `include_prior_tests: false` (the one place this is computed)."""
-        return {name for cp in self.problem.checkpoints_up_to(checkpoint) for name in self.test_files(cp.name)}
+        return {
+            name
+            for cp in self.problem.checkpoints_up_to(checkpoint)
+            for name in self.test_files(cp.name)
+        }
 
     @abstractmethod
     def is_test_file(self, name: str) -> bool:
@@ -108,8 +130,13 @@ class Runner(ABC):
         starts (and before the scan): the default copies this checkpoint's test files, the earlier
         ones' and every other file under tests/ into `ctx.workspace.tests`, beside the copy of the
         submission; a repository runner lays the problem's files into the copy instead."""
-        ctx.workspace.copy_tests(ctx.problem, ctx.checkpoint, self.is_test_file, self.test_files_up_to(ctx.checkpoint),
-                                 self.test_files(ctx.checkpoint.name))
+        ctx.workspace.copy_tests(
+            ctx.problem,
+            ctx.checkpoint,
+            self.is_test_file,
+            self.test_files_up_to(ctx.checkpoint),
+            self.test_files(ctx.checkpoint.name),
+        )
 
     def problem_files(self, ctx: RunContext) -> set[str]:
         """Paths in the submission copy that are the problem's, not the submission's (the scan
@@ -133,8 +160,10 @@ class Runner(ABC):
         The tests are in `ctx.workspace.tests` by then. The default: a runner that cannot run
         single tests (`selects` False) refuses any id, rather than running everything."""
         if ctx.select and not self.selects:
-            raise UserInputError(f"option --select: the {self.name} runner cannot run single tests (it runs the "
-                                 "whole suite); run without --select")
+            raise UserInputError(
+                f"option --select: the {self.name} runner cannot run single tests (it runs the "
+                "whole suite); run without --select"
+            )
 
     def prepare(self, ctx: RunContext) -> None:
         """Install toolchains and dependencies (network allowed), keeping what the run needs in
@@ -167,7 +196,6 @@ class Runner(ABC):
     def report_paths(self, ctx: RunContext) -> list[Path]:
         """Host paths of the raw reports, kept with the run's artifacts."""
         return [ctx.workspace.reports / name for name in self.report_files]
-
 
 
 def entry_file_name(entry_file: str, extension: str) -> str:

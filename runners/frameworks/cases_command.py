@@ -25,7 +25,9 @@ class SubmissionCommand:
     argv: list[str]
     path: list[str] = field(default_factory=list)  # directories to put before the usual PATH
     mounts: list[Mount] = field(default_factory=list)  # what the sandbox needs to run it (node)
-    on_python: bool = True  # the default Python command: no other toolchain (docker: the python image)
+    on_python: bool = (
+        True  # the default Python command: no other toolchain (docker: the python image)
+    )
 
 
 def template(problem: CaseProblemConfig) -> list[str]:
@@ -36,16 +38,20 @@ def template(problem: CaseProblemConfig) -> list[str]:
 
 def submission_command(ctx: RunContext, problem: CaseProblemConfig) -> SubmissionCommand:
     parts = template(problem)
-    values = {"python": prepared_python(ctx).submission_env.python, "submission": ctx.layout.submission,
-              "entry_file": problem.entry_file}
+    values = {
+        "python": prepared_python(ctx).submission_env.python,
+        "submission": ctx.layout.submission,
+        "entry_file": problem.entry_file,
+    }
     command = SubmissionCommand(argv=[], on_python=parts[0] == "{python}")
     if any(part in NODE_NAMES or "{node}" in part for part in parts):
         host = toolchain_host(ctx.sandbox)
         try:
             node = host.node_for_toolchains(ctx.environment.node)
         except InfrastructureError as exc:
-            raise InfrastructureError(f"{exc}; the problem's submission command needs it: "
-                                      f"{' '.join(parts)}") from None
+            raise InfrastructureError(
+                f"{exc}; the problem's submission command needs it: {' '.join(parts)}"
+            ) from None
         values["node"] = node
         if host.image_for("node") is None:  # docker: the cases image runs it, not the node image
             ctx.node = host.node_version(node)
@@ -53,7 +59,9 @@ def submission_command(ctx: RunContext, problem: CaseProblemConfig) -> Submissio
         command.mounts += host.program_mounts(node)
         parts = ["{node}" if part == "node" else part for part in parts]
     for index, part in enumerate(parts):
-        if part.startswith(("{submission}/", "./")) and (index == 0 or part.startswith("{submission}/")):
+        if part.startswith(("{submission}/", "./")) and (
+            index == 0 or part.startswith("{submission}/")
+        ):
             name = part.removeprefix("{submission}/").removeprefix("./")
             _note_if_missing(ctx, name.replace("{entry_file}", problem.entry_file))
         for name, value in values.items():
@@ -66,5 +74,7 @@ def _note_if_missing(ctx: RunContext, name: str) -> None:
     """A submission without the file its command runs is graded (every case fails), with a note
     saying why rather than only each case's `can't open file`."""
     if "{" not in name and not (ctx.workspace.submission / name).is_file():
-        ctx.errors.append(f"the submission has no {name}, which the problem's command runs "
-                          f"(`entry_file`, or `adapter.command`): every case will fail")
+        ctx.errors.append(
+            f"the submission has no {name}, which the problem's command runs "
+            f"(`entry_file`, or `adapter.command`): every case will fail"
+        )

@@ -20,8 +20,20 @@ from runners.model.errors import ConfigError
 
 PACKAGE = Path(__file__).resolve().parent.parent  # runners/
 # Never copied into the vault: reference solutions, caches, VCS, environments.
-NOT_COPIED = ("solution", "solutions", "__pycache__", ".git", ".hg", "node_modules", ".venv", "venv",
-              ".pytest_cache", ".mypy_cache", ".ruff_cache", "*.pyc")
+NOT_COPIED = (
+    "solution",
+    "solutions",
+    "__pycache__",
+    ".git",
+    ".hg",
+    "node_modules",
+    ".venv",
+    "venv",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    "*.pyc",
+)
 
 
 def checkpoint_dir(problem: CaseProblemConfig, name: str) -> Path:
@@ -29,11 +41,17 @@ def checkpoint_dir(problem: CaseProblemConfig, name: str) -> Path:
     return (problem.path / (checkpoint.path or name)).resolve()
 
 
-def later_checkpoint_dirs(problem: CaseProblemConfig, checkpoint: CaseCheckpointConfig) -> set[Path]:
+def later_checkpoint_dirs(
+    problem: CaseProblemConfig, checkpoint: CaseCheckpointConfig
+) -> set[Path]:
     """Directories of the checkpoints after `checkpoint`: never copied (their cases are hidden
     from this run, as later checkpoints' tests are in every framework)."""
     current = checkpoint.order or 0
-    return {checkpoint_dir(problem, name) for name, cp in problem.checkpoints.items() if (cp.order or 0) > current}
+    return {
+        checkpoint_dir(problem, name)
+        for name, cp in problem.checkpoints.items()
+        if (cp.order or 0) > current
+    }
 
 
 def uses_builtin_loader(problem: CaseProblemConfig) -> bool:
@@ -55,16 +73,24 @@ def check_case_files(problem: CaseProblemConfig, checkpoint: CaseCheckpointConfi
                     try:
                         check_steps(case.steps)
                     except ValueError as exc:
-                        raise CaseFileError(_file_of(loader, group, case.id), case.id, str(exc)) from None
+                        raise CaseFileError(
+                            _file_of(loader, group, case.id), case.id, str(exc)
+                        ) from None
                 count += 1
     except CaseFileError as exc:
-        raise ConfigError(exc.file or problem.path, f"case {exc.case!r}: {exc.message}" if exc.case else exc.message) from None
+        raise ConfigError(
+            exc.file or problem.path,
+            f"case {exc.case!r}: {exc.message}" if exc.case else exc.message,
+        ) from None
     return count
 
 
 def _loader_view(problem: CaseProblemConfig) -> SimpleNamespace:
     """What the built-in loader reads of a problem, from the harness's config."""
-    checkpoints = {name: SimpleNamespace(name=name, path=checkpoint_dir(problem, name)) for name in problem.checkpoints}
+    checkpoints = {
+        name: SimpleNamespace(name=name, path=checkpoint_dir(problem, name))
+        for name in problem.checkpoints
+    }
     return SimpleNamespace(adapter=problem.adapter, checkpoints=checkpoints, path=problem.path)
 
 
@@ -75,7 +101,9 @@ def _file_of(loader: CaseFileLoader, group: object, case_id: str) -> Path | None
     return None
 
 
-def copy_into_vault(problem: CaseProblemConfig, checkpoint: CaseCheckpointConfig, tests: Path, key: bytes) -> Path:
+def copy_into_vault(
+    problem: CaseProblemConfig, checkpoint: CaseCheckpointConfig, tests: Path, key: bytes
+) -> Path:
     """Copy the problem (minus later checkpoints and solutions) to `<tests>/<vault>/<problem>`."""
     target = tests / vault_name(key) / problem.path.name
     skip = later_checkpoint_dirs(problem, checkpoint)
@@ -110,7 +138,10 @@ def scratch(ctx: RunContext) -> dict[str, object]:
     process: only the run's own HOME, TMPDIR and report directory are reset there."""
     layout = ctx.layout
     if ctx.sandbox.isolated:
-        return {"dirs": [layout.tmp, layout.home, "/dev/shm", "/dev/mqueue", layout.reports], "ipc": True}
+        return {
+            "dirs": [layout.tmp, layout.home, "/dev/shm", "/dev/mqueue", layout.reports],
+            "ipc": True,
+        }
     return {"dirs": [layout.home, layout.tmp, layout.reports], "ipc": False}
 
 
@@ -134,7 +165,9 @@ def copy_library(target: Path) -> Path:
     package = target / "runners"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text('"""The case program\'s copy of runners/cases."""\n')
-    shutil.copytree(PACKAGE / "cases", package / "cases", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        PACKAGE / "cases", package / "cases", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
     script = target / "runners_cases_main.py"
     shutil.copy(PACKAGE / "cases" / "entry.py", script)
     return script

@@ -50,7 +50,12 @@ from runners.toolchains.which_python import python_request
 
 CASE_TOOLS = TOOLS_FILE.with_name("case-tools.txt")
 LIB_DIR = "lib"
-MARKERS = {"Error": ["error"], "Functionality": ["functionality"], "Regression": ["regression"], "Core": []}
+MARKERS = {
+    "Error": ["error"],
+    "Functionality": ["functionality"],
+    "Regression": ["regression"],
+    "Core": [],
+}
 STATUSES = ("passed", "failed", "error")
 MAX_SCREENSHOTS = 100
 
@@ -59,16 +64,20 @@ class CasesRunner(Runner):
     selects = True
     name = "cases"
     report_files = (REPORT, SIGNATURE)
-    exit_contract = ExitContract("the case program", meanings={2: "the problem's cases or scripts are wrong",
-                                                               3: "it could not start"},
-                                 no_tests="no case was run (are the checkpoint's groups empty?)")
+    exit_contract = ExitContract(
+        "the case program",
+        meanings={2: "the problem's cases or scripts are wrong", 3: "it could not start"},
+        no_tests="no case was run (are the checkpoint's groups empty?)",
+    )
     signs_reports = True
 
     @property
     def case_problem(self) -> CaseProblemConfig:
         if not isinstance(self.problem, CaseProblemConfig):
-            raise ConfigError(self.problem.path / "config.yaml", "framework `cases` needs an `adapter` section "
-                              "(type: cli, api or browser)")
+            raise ConfigError(
+                self.problem.path / "config.yaml",
+                "framework `cases` needs an `adapter` section (type: cli, api or browser)",
+            )
         return self.problem
 
     def test_files(self, checkpoint: str) -> list[str]:
@@ -82,12 +91,16 @@ class CasesRunner(Runner):
         `write_config`, once the run's key names the vault."""
         problem = self.case_problem
         if ctx.extra_args:
-            raise UserInputError(f"framework `cases` takes no extra test arguments (got {' '.join(ctx.extra_args)})")
+            raise UserInputError(
+                f"framework `cases` takes no extra test arguments (got {' '.join(ctx.extra_args)})"
+            )
         checkpoint = problem.checkpoints[ctx.checkpoint.name]
         if check_case_files(problem, checkpoint) == 0 and uses_builtin_loader(problem):
-            raise ConfigError(checkpoint_dir(problem, checkpoint.name),
-                              f"checkpoint {checkpoint.name!r} has no case file in any of its groups "
-                              f"({', '.join(checkpoint.groups) or 'it has no group'})")
+            raise ConfigError(
+                checkpoint_dir(problem, checkpoint.name),
+                f"checkpoint {checkpoint.name!r} has no case file in any of its groups "
+                f"({', '.join(checkpoint.groups) or 'it has no group'})",
+            )
         ctx.workspace.tests.mkdir()
 
     def write_config(self, ctx: RunContext) -> None:
@@ -127,17 +140,34 @@ class CasesRunner(Runner):
             "PYTHONUNBUFFERED": "1",
             "SUBMISSION_PATH": layout.submission,
         }
-        argv = [prepared.toolchain.python, "-s", "-B", f"{layout.config}/{LIB_DIR}/runners_cases_main.py",
-                f"{layout.reports}/{KEY_FILE_NAME}", layout.tests]
+        argv = [
+            prepared.toolchain.python,
+            "-s",
+            "-B",
+            f"{layout.config}/{LIB_DIR}/runners_cases_main.py",
+            f"{layout.reports}/{KEY_FILE_NAME}",
+            layout.tests,
+        ]
         # docker: browser cases need Chromium (and node, for a JavaScript server); another
         # command than the default Python one may need node, bash, ...: the cases image.
-        kind = "browser" if self.case_problem.adapter.type == "browser" else "python" if command.on_python else "cases"
+        kind = (
+            "browser"
+            if self.case_problem.adapter.type == "browser"
+            else "python"
+            if command.on_python
+            else "cases"
+        )
         host = toolchain_host(ctx.sandbox)
         image = host.image_for(kind)
         request = python_request(ctx.environment.python, ctx.problem)
         host.check_python_of(image, request.source if request else "the default Python")
-        return Invocation(argv=argv, env=env, mounts=[*prepared.toolchains.mounts(), *command.mounts],
-                          image=image, entrypoint=shell_command(command.argv))
+        return Invocation(
+            argv=argv,
+            env=env,
+            mounts=[*prepared.toolchains.mounts(), *command.mounts],
+            image=image,
+            entrypoint=shell_command(command.argv),
+        )
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         reports = ctx.workspace.reports
@@ -148,17 +178,29 @@ class CasesRunner(Runner):
             records = [_record(case) for case in report.get("cases", [])]
         except (ReportError, KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, ReportError) and outcome.oom_killed:
-                return Verdict(ParsedReport(), infrastructure_reason="the case run was killed for exceeding its memory limit")
-            return Verdict(ParsedReport(), infrastructure_reason=f"{exc} (case program exit code {outcome.exit_code})")
+                return Verdict(
+                    ParsedReport(),
+                    infrastructure_reason="the case run was killed for exceeding its memory limit",
+                )
+            return Verdict(
+                ParsedReport(),
+                infrastructure_reason=f"{exc} (case program exit code {outcome.exit_code})",
+            )
         problems = report.get("errors") or []
         if problems:
             first = problems[0].get("file") or str(ctx.problem.path / "config.yaml")
             raise ConfigError(Path(first), [_problem_line(p) for p in problems])
         if ctx.select:
             chosen = {r.id for r in records}
-            missing = [s for s in ctx.select if s not in chosen and not any(i.startswith(s + "/") for i in chosen)]
+            missing = [
+                s
+                for s in ctx.select
+                if s not in chosen and not any(i.startswith(s + "/") for i in chosen)
+            ]
             if missing:
-                raise UserInputError(f"option --select: no case {missing[0]!r} (ids look like group/case)")
+                raise UserInputError(
+                    f"option --select: no case {missing[0]!r} (ids look like group/case)"
+                )
         notes = [note for note in report.get("notes") or [] if isinstance(note, str)]
         return Verdict(ParsedReport(records=records, collected=len(records)), errors=notes)
 
@@ -171,7 +213,9 @@ def _screenshots(reports: Path) -> list[Path]:
     folder = reports / "screenshots"
     if not folder.is_dir() or folder.is_symlink():
         return []
-    return sorted(p for p in folder.glob("*.png") if p.is_file() and not p.is_symlink())[:MAX_SCREENSHOTS]
+    return sorted(p for p in folder.glob("*.png") if p.is_file() and not p.is_symlink())[
+        :MAX_SCREENSHOTS
+    ]
 
 
 def _record(case: dict[str, Any]) -> RawRecord:
@@ -179,10 +223,20 @@ def _record(case: dict[str, Any]) -> RawRecord:
     if status not in STATUSES:
         raise ValueError(f"case report: unknown status {status!r}")
     return RawRecord(
-        id=str(case["id"]), name=str(case["name"]), file=str(case["file"]), status=status,
-        duration_ms=float(case.get("duration_ms") or 0.0), markers=list(MARKERS.get(case["group_type"], [])),
-        raw_status=status, message=case.get("message"), stdout=case.get("stdout"), stderr=case.get("stderr"),
-        score=case.get("score"), attributes=case.get("attributes"), diff=case.get("diff"))
+        id=str(case["id"]),
+        name=str(case["name"]),
+        file=str(case["file"]),
+        status=status,
+        duration_ms=float(case.get("duration_ms") or 0.0),
+        markers=list(MARKERS.get(case["group_type"], [])),
+        raw_status=status,
+        message=case.get("message"),
+        stdout=case.get("stdout"),
+        stderr=case.get("stderr"),
+        score=case.get("score"),
+        attributes=case.get("attributes"),
+        diff=case.get("diff"),
+    )
 
 
 def _problem_line(problem: dict[str, Any]) -> str:

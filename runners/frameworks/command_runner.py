@@ -49,8 +49,9 @@ class CommandRunner(Runner):
 
     default_report: str
     parse: Callable[..., ParsedReport]
-    exit_contract = ExitContract("the command", normal=None, no_tests="the report lists no tests",
-                                 zero_means_passed=False)
+    exit_contract = ExitContract(
+        "the command", normal=None, no_tests="the report lists no tests", zero_means_passed=False
+    )
 
     @classmethod
     def protected(cls) -> Protected:
@@ -66,9 +67,11 @@ class CommandRunner(Runner):
 
     def _command(self) -> list[str]:
         if not self.problem.test_command:
-            raise ConfigError(self.problem.path / "config.yaml",
-                              f"field `test_command`: required for framework {self.name!r} "
-                              "(a list: the command that runs the tests and writes the report)")
+            raise ConfigError(
+                self.problem.path / "config.yaml",
+                f"field `test_command`: required for framework {self.name!r} "
+                "(a list: the command that runs the tests and writes the report)",
+            )
         return self.problem.test_command
 
     def prepare(self, ctx: RunContext) -> None:
@@ -99,14 +102,18 @@ class CommandRunner(Runner):
     def _relative_report(self, ctx: RunContext) -> str:
         rel = PurePosixPath(ctx.problem.report_path or "")
         if rel.is_absolute() or ".." in rel.parts:
-            raise ConfigError(ctx.problem.path / "config.yaml",
-                              "field `report_path`: must be relative to the submission, without '..'")
+            raise ConfigError(
+                ctx.problem.path / "config.yaml",
+                "field `report_path`: must be relative to the submission, without '..'",
+            )
         return str(rel)
 
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = prepared_python(ctx)
         entry = entry_file_name(ctx.problem.entry_file, ".py")
-        entrypoint = shell_command([prepared.submission_env.python, f"{ctx.layout.submission}/{entry}"])
+        entrypoint = shell_command(
+            [prepared.submission_env.python, f"{ctx.layout.submission}/{entry}"]
+        )
         values = {
             "python": prepared.toolchain.python,
             "tests": ctx.layout.tests,
@@ -117,23 +124,37 @@ class CommandRunner(Runner):
         }
         argv = [_PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in self._command()]
         env = {f"RUNNERS_{key.upper()}": value for key, value in values.items()}
-        env.update({
-            "PATH": prepared.toolchains.tools.path(prepared.submission_env.bin_dir),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "SUBMISSION_PATH": ctx.layout.submission,
-        })
-        return Invocation(argv=argv + ctx.extra_args, env=env, mounts=prepared.toolchains.mounts(),
-                          image=toolchain_host(ctx.sandbox).image_for("python"), entrypoint=entrypoint)
+        env.update(
+            {
+                "PATH": prepared.toolchains.tools.path(prepared.submission_env.bin_dir),
+                "PYTHONDONTWRITEBYTECODE": "1",
+                "SUBMISSION_PATH": ctx.layout.submission,
+            }
+        )
+        return Invocation(
+            argv=argv + ctx.extra_args,
+            env=env,
+            mounts=prepared.toolchains.mounts(),
+            image=toolchain_host(ctx.sandbox).image_for("python"),
+            entrypoint=entrypoint,
+        )
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         try:
             path = self._report_host_path(ctx)
-            parsed = type(self).parse(read_report(path, not_before=ctx.started_at), root=ctx.layout.root)
+            parsed = type(self).parse(
+                read_report(path, not_before=ctx.started_at), root=ctx.layout.root
+            )
         except ReportError as exc:
-            return Verdict(ParsedReport(), infrastructure_reason=f"{exc} (command exit code {outcome.exit_code})")
+            return Verdict(
+                ParsedReport(),
+                infrastructure_reason=f"{exc} (command exit code {outcome.exit_code})",
+            )
         verdict = Verdict(parsed)
         verdict.errors += parsed.errors
-        verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
+        verdict.errors += [
+            r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error
+        ]
         return verdict
 
     def report_paths(self, ctx: RunContext) -> list[Path]:

@@ -43,8 +43,10 @@ from runners.toolchains.go import GoEnv, GoToolchains, go_env
 REPORT = "go-report.json"
 SIGNATURE = f"{REPORT}.sig"
 BUILD_DIR = "runners-go-build"
-_BUILD = ('mkdir -p "$GOTMPDIR" "${RUNNERS_ENTRYPOINT%/*}" && cd "$SUBMISSION_PATH" && if [ -f go.mod ]; then go build -o "$RUNNERS_ENTRYPOINT" .; '
-          'else go build -o "$RUNNERS_ENTRYPOINT" ./*.go; fi; cd "$RUNNERS_TESTS" && exec "$@"')
+_BUILD = (
+    'mkdir -p "$GOTMPDIR" "${RUNNERS_ENTRYPOINT%/*}" && cd "$SUBMISSION_PATH" && if [ -f go.mod ]; then go build -o "$RUNNERS_ENTRYPOINT" .; '
+    'else go build -o "$RUNNERS_ENTRYPOINT" ./*.go; fi; cd "$RUNNERS_TESTS" && exec "$@"'
+)
 
 
 class GoRunner(Runner):
@@ -66,18 +68,23 @@ class GoRunner(Runner):
             file, _, name = test_id.partition("::")
             top = name.split("/", 1)[0]
             if defined.get(top) != PurePosixPath(file).name or not file.startswith("tests/"):
-                raise UserInputError(f"option --select: {test_id!r}: no test function {top or '(none)'} "
-                                     f"in {file} (ids look like tests/checkpoint_1_test.go::TestName)")
+                raise UserInputError(
+                    f"option --select: {test_id!r}: no test function {top or '(none)'} "
+                    f"in {file} (ids look like tests/checkpoint_1_test.go::TestName)"
+                )
 
     def write_config(self, ctx: RunContext) -> None:
         if not (ctx.workspace.tests / "go.mod").is_file():
-            raise ConfigError(ctx.problem.path / "tests" / "go.mod",
-                              "file not found: Go tests need their own module (`module hiddentests` "
-                              "and a `go 1.19` line)")
+            raise ConfigError(
+                ctx.problem.path / "tests" / "go.mod",
+                "file not found: Go tests need their own module (`module hiddentests` "
+                "and a `go 1.19` line)",
+            )
 
     def prepare(self, ctx: RunContext) -> None:
-        toolchains = GoToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.prepare_timeout,
-                                  ctx.run_id)
+        toolchains = GoToolchains(
+            ctx.sandbox, ctx.environment.cache_dir, ctx.environment.prepare_timeout, ctx.run_id
+        )
         ctx.prepared = PreparedGo(toolchains, toolchains.prepare())
 
     def invocation(self, ctx: RunContext) -> Invocation:
@@ -90,8 +97,17 @@ class GoRunner(Runner):
         if ctx.select:
             tops = sorted({test_id.partition("::")[2].split("/", 1)[0] for test_id in ctx.select})
             go_test.append("-run=^(" + "|".join(map(re.escape, tops)) + ")$")
-        argv = ["/bin/sh", "-c", _BUILD, "runners-go", env_go.signer, f"{layout.reports}/{REPORT}",
-                *go_test, *ctx.extra_args, "./..."]
+        argv = [
+            "/bin/sh",
+            "-c",
+            _BUILD,
+            "runners-go",
+            env_go.signer,
+            f"{layout.reports}/{REPORT}",
+            *go_test,
+            *ctx.extra_args,
+            "./...",
+        ]
         env = {
             "PATH": f"{env_go.bin_dir}:/usr/local/bin:/usr/bin:/bin",
             **go_env(f"{layout.tmp}/runners-go"),
@@ -100,23 +116,37 @@ class GoRunner(Runner):
             "SUBMISSION_PATH": layout.submission,
             KEY_FILE_ENV: f"{layout.reports}/{KEY_FILE_NAME}",
         }
-        return Invocation(argv=argv, env=env, mounts=toolchains.mounts(), image=toolchains.image,
-                          entrypoint=shell_command([binary]))
+        return Invocation(
+            argv=argv,
+            env=env,
+            mounts=toolchains.mounts(),
+            image=toolchains.image,
+            entrypoint=shell_command([binary]),
+        )
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         reports = ctx.workspace.reports
         try:
             data = read_report(reports / REPORT, not_before=ctx.started_at)
-            check_signature_file(ctx.workspace.reports / SIGNATURE, ctx.report_key, data, ctx.started_at)
+            check_signature_file(
+                ctx.workspace.reports / SIGNATURE, ctx.report_key, data, ctx.started_at
+            )
             parsed = parse_go_json(data, self._functions(ctx))
         except ReportError as exc:
-            return Verdict(ParsedReport(), infrastructure_reason=f"{exc} (go test exit code {outcome.exit_code})")
+            return Verdict(
+                ParsedReport(),
+                infrastructure_reason=f"{exc} (go test exit code {outcome.exit_code})",
+            )
         if ctx.select:  # -run picked the top-level tests; keep only the subtests asked for
             wanted = set(ctx.select)
-            parsed.records = [r for r in parsed.records if r.collection_error or _selected(r.id, wanted)]
+            parsed.records = [
+                r for r in parsed.records if r.collection_error or _selected(r.id, wanted)
+            ]
         verdict = Verdict(parsed)
         verdict.errors += parsed.errors
-        verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
+        verdict.errors += [
+            r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error
+        ]
         return verdict
 
     def _functions(self, ctx: RunContext) -> dict[str, str]:

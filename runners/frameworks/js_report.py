@@ -44,7 +44,9 @@ def write_reporter(ctx: RunContext, name: str) -> str:
 
 def check_signature(ctx: RunContext, report_name: str, key: bytes, data: bytes) -> None:
     """Raises ReportError unless `<report>.sig` is the HMAC of `data` under the run's key."""
-    check_signature_file(ctx.workspace.reports / f"{report_name}{SIGNATURE_SUFFIX}", key, data, ctx.started_at)
+    check_signature_file(
+        ctx.workspace.reports / f"{report_name}{SIGNATURE_SUFFIX}", key, data, ctx.started_at
+    )
 
 
 # jest and vitest write a test file's `.snap` back after running it, even in CI mode (an obsolete
@@ -54,8 +56,11 @@ def check_signature(ctx: RunContext, report_name: str, key: bytes, data: bytes) 
 # never written, and no copy exists for a process of the submission to tamper with beforehand.
 def write_snapshot_resolver(ctx: RunContext) -> str:
     """The snapshot resolver module in the config dir; its path as the sandbox sees it."""
-    return install(ctx, SNAPSHOT_RESOLVER,
-                   ("runners-snapshots.json", {"prefix": f"{ctx.layout.tmp}/runners-snapshot-"}))
+    return install(
+        ctx,
+        SNAPSHOT_RESOLVER,
+        ("runners-snapshots.json", {"prefix": f"{ctx.layout.tmp}/runners-snapshot-"}),
+    )
 
 
 def obsolete_snapshots(data: bytes) -> str | None:
@@ -63,11 +68,16 @@ def obsolete_snapshots(data: bytes) -> str | None:
     no test checked, or snapshot files of test files that did not run. None otherwise."""
     try:
         snapshot = json.loads(data).get("snapshot") or {}
-        unchecked, files = int(snapshot.get("unchecked") or 0), int(snapshot.get("filesRemoved") or 0)
+        unchecked, files = (
+            int(snapshot.get("unchecked") or 0),
+            int(snapshot.get("filesRemoved") or 0),
+        )
         unmatched = int(snapshot.get("unmatched") or 0)
     except (ValueError, TypeError, AttributeError):
         return None
     if unmatched or not (unchecked or files):
         return None
-    return (f"{unchecked} obsolete snapshot(s) and {files} snapshot file(s) of tests that did not run: "
-            "not counted, and the problem's snapshot files were not changed")
+    return (
+        f"{unchecked} obsolete snapshot(s) and {files} snapshot file(s) of tests that did not run: "
+        "not counted, and the problem's snapshot files were not changed"
+    )

@@ -88,8 +88,13 @@ class JsRunner(Runner):
         return bool(_JS_TEST.match(name))
 
     def prepare(self, ctx: RunContext) -> None:
-        toolchains = NodeToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.node,
-                                    ctx.environment.prepare_timeout, ctx.run_id)
+        toolchains = NodeToolchains(
+            ctx.sandbox,
+            ctx.environment.cache_dir,
+            ctx.environment.node,
+            ctx.environment.prepare_timeout,
+            ctx.run_id,
+        )
         ctx.prepared = PreparedNode(toolchains, toolchains.problem_env(ctx.problem))
         ctx.node = toolchains.version
 
@@ -110,7 +115,11 @@ class JsRunner(Runner):
         node = prepared_node(ctx).node_env.node
         entry_file = f"{ctx.layout.submission}/{entry_file_name(ctx.problem.entry_file, '.js')}"
         entrypoint = shell_command([node, entry_file])
-        return entrypoint, {**self.run_env(ctx), "RUNNERS_ENTRYPOINT": entrypoint, "RUNNERS_ENTRY_FILE": entry_file}
+        return entrypoint, {
+            **self.run_env(ctx),
+            "RUNNERS_ENTRYPOINT": entrypoint,
+            "RUNNERS_ENTRY_FILE": entry_file,
+        }
 
     def run_env(self, ctx: RunContext) -> dict[str, str]:
         """The test step's environment, whatever the problem kind."""
@@ -132,12 +141,17 @@ class JsRunner(Runner):
             check_signature(ctx, self.report_name, ctx.report_key, data)
             parsed = self.parse(data, self.parse_root(ctx))
         except ReportError as exc:
-            return Verdict(ParsedReport(), infrastructure_reason=f"{exc} ({self.name} exit code {outcome.exit_code})")
+            return Verdict(
+                ParsedReport(),
+                infrastructure_reason=f"{exc} ({self.name} exit code {outcome.exit_code})",
+            )
         keep_selected(ctx.select, parsed)
         # jest fails a run for obsolete snapshots alone; they are no test's failure.
         verdict = Verdict(parsed, exit_explained=obsolete_snapshots(data))
         verdict.errors += parsed.errors
-        verdict.errors += [r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error]
+        verdict.errors += [
+            r.message or f"could not load {r.id}" for r in parsed.records if r.collection_error
+        ]
         return verdict
 
     def parse(self, data: bytes, root: str) -> ParsedReport:
@@ -156,7 +170,10 @@ class VitestRunner(JsRunner):
 
     def write_config(self, ctx: RunContext) -> None:
         tags = [{"name": name, "description": desc} for name, (desc, _) in BUILTIN_MARKERS.items()]
-        tags += [{"name": name, "description": m.description or m.group.value} for name, m in ctx.problem.markers.items()]
+        tags += [
+            {"name": name, "description": m.description or m.group.value}
+            for name, m in ctx.problem.markers.items()
+        ]
         config = {
             "root": ctx.layout.root,
             "cacheDir": f"{ctx.layout.tmp}/vite-cache",
@@ -174,8 +191,10 @@ class VitestRunner(JsRunner):
                 "passWithNoTests": False,
                 "tags": tags,
                 "reporters": [
-                    [self.write_reporter(ctx, "runners-vitest-reporter.mjs"),
-                     {"outputFile": f"{ctx.layout.reports}/{self.report_name}"}],
+                    [
+                        self.write_reporter(ctx, "runners-vitest-reporter.mjs"),
+                        {"outputFile": f"{ctx.layout.reports}/{self.report_name}"},
+                    ],
                     ["junit", {"outputFile": f"{ctx.layout.reports}/vitest-junit.xml"}],
                 ],
             },
@@ -188,16 +207,29 @@ class VitestRunner(JsRunner):
         prepared = prepared_node(ctx)
         layout = ctx.layout
         entrypoint, env = self.entry_env(ctx)
-        argv = [prepared.node_env.node, prepared.node_env.bin("vitest", "vitest.mjs"), "run",
-                "--config", f"{layout.config}/vitest.config.mjs", "--configLoader", "runner",
-                "--root", layout.root, *ctx.extra_args]
+        argv = [
+            prepared.node_env.node,
+            prepared.node_env.bin("vitest", "vitest.mjs"),
+            "run",
+            "--config",
+            f"{layout.config}/vitest.config.mjs",
+            "--configLoader",
+            "runner",
+            "--root",
+            layout.root,
+            *ctx.extra_args,
+        ]
         pattern = self.selection(ctx)[1]
         if pattern:
             argv += ["--testNamePattern", pattern]
-        return Invocation(argv=argv, env=env,
-                          mounts=prepared.toolchains.mounts() + node_modules_mount(prepared.node_env, ctx),
-                          image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint,
-                          env_defaults=dict(ENV_DEFAULTS))
+        return Invocation(
+            argv=argv,
+            env=env,
+            mounts=prepared.toolchains.mounts() + node_modules_mount(prepared.node_env, ctx),
+            image=toolchain_host(ctx.sandbox).image_for("node"),
+            entrypoint=entrypoint,
+            env_defaults=dict(ENV_DEFAULTS),
+        )
 
     def full_name_pattern(self, titles: list[str]) -> str:
         # Suites and title joined by " " up to vitest 4, by " > " from vitest 5.
@@ -225,16 +257,25 @@ class JestRunner(JsRunner):
             "testTimeout": self.timeout_ms(ctx),
             "setupFiles": [],
             "setupFilesAfterEnv": [],
-            "reporters": ["default", [self.write_reporter(ctx, "runners-jest-reporter.cjs"),
-                                      {"outputFile": f"{ctx.layout.reports}/{self.report_name}"}]],
+            "reporters": [
+                "default",
+                [
+                    self.write_reporter(ctx, "runners-jest-reporter.cjs"),
+                    {"outputFile": f"{ctx.layout.reports}/{self.report_name}"},
+                ],
+            ],
             "globalSetup": None,
             "globalTeardown": None,
             "snapshotResolver": write_snapshot_resolver(ctx),
             # Babel with no config at all: a submission's .babelrc / babel.config.js is never read.
-            "transform": {r"\.[cm]?[jt]sx?$": ["babel-jest", {"babelrc": False, "configFile": False}]},
+            "transform": {
+                r"\.[cm]?[jt]sx?$": ["babel-jest", {"babelrc": False, "configFile": False}]
+            },
             "haste": {"enableSymlinks": False},
         }
-        (ctx.workspace.config / "jest.config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+        (ctx.workspace.config / "jest.config.json").write_text(
+            json.dumps(config, indent=2), encoding="utf-8"
+        )
 
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = prepared_node(ctx)
@@ -242,16 +283,27 @@ class JestRunner(JsRunner):
         # The config goes inline: jest 30 given a config *path* still searches the working
         # directory for a config file of its own, and fails when there is none.
         config = json.loads((ctx.workspace.config / "jest.config.json").read_text(encoding="utf-8"))
-        argv = [prepared.node_env.node, prepared.node_env.bin("jest", "bin/jest.js"),
-                "--config", json.dumps(config, separators=(",", ":")), "--testLocationInResults", "--ci",
-                "--no-watchman", *ctx.extra_args]
+        argv = [
+            prepared.node_env.node,
+            prepared.node_env.bin("jest", "bin/jest.js"),
+            "--config",
+            json.dumps(config, separators=(",", ":")),
+            "--testLocationInResults",
+            "--ci",
+            "--no-watchman",
+            *ctx.extra_args,
+        ]
         pattern = self.selection(ctx)[1]
         if pattern:
             argv += ["--testNamePattern", pattern]
-        return Invocation(argv=argv, env=env,
-                          mounts=prepared.toolchains.mounts() + node_modules_mount(prepared.node_env, ctx),
-                          image=toolchain_host(ctx.sandbox).image_for("node"), entrypoint=entrypoint,
-                          env_defaults=dict(ENV_DEFAULTS))
+        return Invocation(
+            argv=argv,
+            env=env,
+            mounts=prepared.toolchains.mounts() + node_modules_mount(prepared.node_env, ctx),
+            image=toolchain_host(ctx.sandbox).image_for("node"),
+            entrypoint=entrypoint,
+            env_defaults=dict(ENV_DEFAULTS),
+        )
 
     def full_name_pattern(self, titles: list[str]) -> str:
         return " ".join(map(js_escape, titles))  # jest's fullName

@@ -29,13 +29,18 @@ def _count_file(path: Path) -> int:
     sizes = _module_literals(tree)
     total = 0
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
+            "test"
+        ):
             total += _cases(node.decorator_list, sizes)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             outer = _cases(node.decorator_list, sizes)
-            total += outer * sum(_cases(item.decorator_list, sizes) for item in node.body
-                                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-                                 and item.name.startswith("test"))
+            total += outer * sum(
+                _cases(item.decorator_list, sizes)
+                for item in node.body
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+                and item.name.startswith("test")
+            )
     return total
 
 
@@ -43,7 +48,9 @@ def _module_literals(tree: ast.Module) -> dict[str, int]:
     """Module-level names bound to a literal list, tuple or set: their lengths."""
     sizes: dict[str, int] = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.List | ast.Tuple | ast.Set):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(
+            node.value, ast.List | ast.Tuple | ast.Set
+        ):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 if isinstance(target, ast.Name):
@@ -54,11 +61,17 @@ def _module_literals(tree: ast.Module) -> dict[str, int]:
 def _cases(decorators: list[ast.expr], sizes: dict[str, int]) -> int:
     product = 1
     for decorator in decorators:
-        if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
-                and decorator.func.attr == "parametrize"):
+        if not (
+            isinstance(decorator, ast.Call)
+            and isinstance(decorator.func, ast.Attribute)
+            and decorator.func.attr == "parametrize"
+        ):
             continue
-        values = decorator.args[1] if len(decorator.args) > 1 else next(
-            (kw.value for kw in decorator.keywords if kw.arg == "argvalues"), None)
+        values = (
+            decorator.args[1]
+            if len(decorator.args) > 1
+            else next((kw.value for kw in decorator.keywords if kw.arg == "argvalues"), None)
+        )
         if isinstance(values, ast.List | ast.Tuple | ast.Set):
             product *= max(1, len(values.elts))
         elif isinstance(values, ast.Name) and values.id in sizes:

@@ -42,8 +42,13 @@ from runners.toolchains.python import PLUGIN_MODULE, PreparedPython, prepare_pyt
 
 JSON_REPORT = "pytest-report.json"
 CTRF_REPORT = "ctrf-report.json"
-PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "ctrf.main", "pytest_timeout",
-           PLUGIN_MODULE)
+PLUGINS = (
+    "pytest_jsonreport.plugin",
+    "pytest_metadata.plugin",
+    "ctrf.main",
+    "pytest_timeout",
+    PLUGIN_MODULE,
+)
 SIGNATURE_MODULE = _signature_module.rsplit(".", 1)[-1]  # runners_report_signature
 EXIT_MEANINGS = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no tests collected"}
 _TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
@@ -68,8 +73,10 @@ class PytestRunner(Runner):
         """Also the modules of the test process: pytest's own, its plugins, ours."""
         plugins = {plugin.split(".")[0] for plugin in PLUGINS}
         ours = {PLUGIN_MODULE, SIGNATURE_MODULE}
-        return super().protected() | Protected(modules=frozenset(ours),
-                                               grader_modules=frozenset({"_pytest", "pluggy", "xdist"} | plugins - ours))
+        return super().protected() | Protected(
+            modules=frozenset(ours),
+            grader_modules=frozenset({"_pytest", "pluggy", "xdist"} | plugins - ours),
+        )
 
     def check_select(self, ctx: RunContext) -> None:
         check_pytest_select(ctx.workspace.root, ctx.select)
@@ -77,8 +84,11 @@ class PytestRunner(Runner):
     def estimated_tests(self) -> int | None:
         if self.problem.kind != "suite":
             return None
-        files = [self.problem.tests_dir / name for cp in self.problem.checkpoints_up_to(self.checkpoint)
-                 for name in self.test_files(cp.name)]
+        files = [
+            self.problem.tests_dir / name
+            for cp in self.problem.checkpoints_up_to(self.checkpoint)
+            for name in self.test_files(cp.name)
+        ]
         return count_tests(path for path in files if path.is_file())
 
     def prepare(self, ctx: RunContext) -> None:
@@ -86,7 +96,9 @@ class PytestRunner(Runner):
 
     def entrypoint(self, ctx: RunContext) -> str:
         entry = entry_file_name(ctx.problem.entry_file, ".py")
-        return shell_command([prepared_python(ctx).submission_env.python, f"{ctx.layout.submission}/{entry}"])
+        return shell_command(
+            [prepared_python(ctx).submission_env.python, f"{ctx.layout.submission}/{entry}"]
+        )
 
     def write_config(self, ctx: RunContext) -> None:
         lines = ["[pytest]", "markers ="]
@@ -103,20 +115,37 @@ class PytestRunner(Runner):
         # -s -P: no user site-packages and the working directory (the submission) not on
         # sys.path, so nothing there can shadow pytest or its plugins. Not -I: it would also
         # ignore PYTHONHASHSEED, which keeps set orderings (and so messages) the same every run.
-        argv = [prepared.toolchain.python, "-s", "-P", "-m", "pytest",
-                "-c", f"{layout.config}/pytest.ini", f"--rootdir={layout.root}",
-                f"--confcutdir={layout.tests}", "-p", "no:cacheprovider"]
+        argv = [
+            prepared.toolchain.python,
+            "-s",
+            "-P",
+            "-m",
+            "pytest",
+            "-c",
+            f"{layout.config}/pytest.ini",
+            f"--rootdir={layout.root}",
+            f"--confcutdir={layout.tests}",
+            "-p",
+            "no:cacheprovider",
+        ]
         for plugin in PLUGINS:
             argv += ["-p", plugin]
         workers = ctx.environment.workers
         if workers > 1:
             argv += ["-p", "xdist.plugin", "-n", str(workers)]
         argv += [
-            "--json-report", f"--json-report-file={layout.reports}/{JSON_REPORT}",
-            "--json-report-omit", "keywords", "warnings",
+            "--json-report",
+            f"--json-report-file={layout.reports}/{JSON_REPORT}",
+            "--json-report-omit",
+            "keywords",
+            "warnings",
             f"--ctrf={layout.reports}/{CTRF_REPORT}",
-            "--continue-on-collection-errors", "--color=no", "-rA", "-v",
-            f"--entrypoint={self.entrypoint(ctx)}", f"--checkpoint={ctx.checkpoint.name}",
+            "--continue-on-collection-errors",
+            "--color=no",
+            "-rA",
+            "-v",
+            f"--entrypoint={self.entrypoint(ctx)}",
+            f"--checkpoint={ctx.checkpoint.name}",
         ]
         if ctx.checkpoint.timeout:
             argv.append(f"--timeout={max(1, int(ctx.checkpoint.timeout))}")
@@ -126,21 +155,37 @@ class PytestRunner(Runner):
         else:
             argv.append(layout.tests)
         env = test_env(layout, prepared.toolchains.tools.path(prepared.submission_env.bin_dir))
-        return Invocation(argv=argv, env=env, mounts=prepared.toolchains.mounts(),
-                          image=toolchain_host(ctx.sandbox).image_for("python"), entrypoint=self.entrypoint(ctx))
+        return Invocation(
+            argv=argv,
+            env=env,
+            mounts=prepared.toolchains.mounts(),
+            image=toolchain_host(ctx.sandbox).image_for("python"),
+            entrypoint=self.entrypoint(ctx),
+        )
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         reports = ctx.workspace.reports
         try:
-            report = load_report_object(read_report(reports / JSON_REPORT, not_before=ctx.started_at))
+            report = load_report_object(
+                read_report(reports / JSON_REPORT, not_before=ctx.started_at)
+            )
             if not verify(report, ctx.report_key):
-                raise ReportError(f"{JSON_REPORT} does not carry the run's signature: it was written or "
-                                  "rewritten by something other than the test run")
+                raise ReportError(
+                    f"{JSON_REPORT} does not carry the run's signature: it was written or "
+                    "rewritten by something other than the test run"
+                )
             parsed = parse_pytest_json(report)
         except ReportError as exc:
-            return Verdict(ParsedReport(), infrastructure_reason=_no_report_reason(exc, outcome),
-                           problem_reason=self._conftest_fault(ctx, outcome))
-        if outcome.exit_code == 4 and ctx.select and "not found" in (outcome.stdout + outcome.stderr):
+            return Verdict(
+                ParsedReport(),
+                infrastructure_reason=_no_report_reason(exc, outcome),
+                problem_reason=self._conftest_fault(ctx, outcome),
+            )
+        if (
+            outcome.exit_code == 4
+            and ctx.select
+            and "not found" in (outcome.stdout + outcome.stderr)
+        ):
             raise UserInputError(f"option --select: no such test among {' '.join(ctx.select)}")
         verdict = Verdict(parsed)
         if outcome.exit_code in (0, 1) and parsed.records:  # else the engine's exit check says why
@@ -152,8 +197,11 @@ class PytestRunner(Runner):
 
     def report_paths(self, ctx: RunContext) -> list[Path]:
         """The reports; the conftest's facts only where a conftest failed (they are rare)."""
-        return [path for path in super().report_paths(ctx)
-                if path.name != CONFTEST_ERROR_FILE or path.exists() or path.is_symlink()]
+        return [
+            path
+            for path in super().report_paths(ctx)
+            if path.name != CONFTEST_ERROR_FILE or path.exists() or path.is_symlink()
+        ]
 
     def _conftest_fault(self, ctx: RunContext, outcome: SandboxResult) -> str | None:
         """A conftest of the problem's that failed as pytest started (exit 4, no report): its
@@ -161,16 +209,31 @@ class PytestRunner(Runner):
         if outcome.exit_code != 4 or outcome.timed_out:
             return None
         try:
-            facts = load_error(json.loads(read_report(ctx.workspace.reports / CONFTEST_ERROR_FILE,
-                                                      max_bytes=1 << 20, not_before=ctx.started_at)))
+            facts = load_error(
+                json.loads(
+                    read_report(
+                        ctx.workspace.reports / CONFTEST_ERROR_FILE,
+                        max_bytes=1 << 20,
+                        not_before=ctx.started_at,
+                    )
+                )
+            )
         except (ReportError, ValueError):
             facts = None
         if facts is None and "ImportError while loading conftest" not in outcome.stderr:
             return None
-        record = RawRecord(id="conftest", name="conftest", status="error", raw_status="collection_error",
-                           collection_error=True,
-                           message=outcome.stderr[-8000:], load_error=facts)
-        return problem_reason(problem_faults([record], ctx.places(self.problem_files(ctx), self.parse_root(ctx))))
+        record = RawRecord(
+            id="conftest",
+            name="conftest",
+            status="error",
+            raw_status="collection_error",
+            collection_error=True,
+            message=outcome.stderr[-8000:],
+            load_error=facts,
+        )
+        return problem_reason(
+            problem_faults([record], ctx.places(self.problem_files(ctx), self.parse_root(ctx)))
+        )
 
     def _cross_check(self, parsed: ParsedReport, reports: Path, ctx: RunContext) -> str | None:
         from runners.parsers.ctrf import ctrf_outcomes  # here: it imports the JS parsers' models

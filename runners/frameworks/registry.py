@@ -93,7 +93,9 @@ def _load() -> None:
         for point in entry_points(group=ENTRY_POINT_GROUP):
             cls = point.load()
             if not (isinstance(cls, type) and issubclass(cls, Runner)):
-                raise UserInputError(f"entry point {point.name!r} in {ENTRY_POINT_GROUP} is not a Runner class")
+                raise UserInputError(
+                    f"entry point {point.name!r} in {ENTRY_POINT_GROUP} is not a Runner class"
+                )
             _REGISTRY.setdefault((point.name, cls.kind), cls)
         _loaded = True
 

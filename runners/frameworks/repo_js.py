@@ -55,8 +55,13 @@ class RepositoryJsMixin(RepositoryMixin):
     name: str
 
     def prepare(self: JsRunner, ctx: RunContext) -> None:  # type: ignore[misc]
-        toolchains = NodeToolchains(ctx.sandbox, ctx.environment.cache_dir, ctx.environment.node,
-                                    ctx.environment.prepare_timeout, ctx.run_id)
+        toolchains = NodeToolchains(
+            ctx.sandbox,
+            ctx.environment.cache_dir,
+            ctx.environment.node,
+            ctx.environment.prepare_timeout,
+            ctx.run_id,
+        )
         deps = RepoNodeDeps(None, None)
         if ctx.problem.settings.dependencies:
             try:
@@ -85,15 +90,19 @@ class RepositoryJsMixin(RepositoryMixin):
         toolchain = prepared.node_env.cached.host_dir / "node_modules"
         deps = prepared.deps.node_modules
         if not ctx.sandbox.remaps_paths:
-            for link, target in ((ctx.workspace.submission.parent / "node_modules", toolchain),
-                                 (ctx.workspace.submission / "node_modules", deps)):
+            for link, target in (
+                (ctx.workspace.submission.parent / "node_modules", toolchain),
+                (ctx.workspace.submission / "node_modules", deps),
+            ):
                 if target is not None and not link.exists():
                     link.symlink_to(target)
             return []
         parent = str(Path(ctx.layout.submission).parent).rstrip("/")
         mounts = [Mount(source=toolchain, target=f"{parent}/node_modules", writable=False)]
         if deps is not None:
-            mounts.append(Mount(source=deps, target=f"{ctx.layout.submission}/node_modules", writable=False))
+            mounts.append(
+                Mount(source=deps, target=f"{ctx.layout.submission}/node_modules", writable=False)
+            )
         return mounts
 
     def parse_root(self, ctx: RunContext) -> str:
@@ -102,9 +111,19 @@ class RepositoryJsMixin(RepositoryMixin):
     def invocation_for(self: JsRunner, ctx: RunContext, argv: list[str]) -> Invocation:  # type: ignore[misc]
         prepared = prepared_node(ctx)
         _, env = self.entry_env(ctx)
-        mounts = [*prepared.toolchains.mounts(), *self.node_modules_mounts(ctx), *self.overlay_mounts(ctx)]  # type: ignore[attr-defined]
-        return Invocation(argv=argv, env=env, mounts=mounts, image=toolchain_host(ctx.sandbox).image_for("node"),
-                          entrypoint=None, env_defaults=dict(ENV_DEFAULTS))
+        mounts = [
+            *prepared.toolchains.mounts(),
+            *self.node_modules_mounts(ctx),
+            *self.overlay_mounts(ctx),
+        ]  # type: ignore[attr-defined]
+        return Invocation(
+            argv=argv,
+            env=env,
+            mounts=mounts,
+            image=toolchain_host(ctx.sandbox).image_for("node"),
+            entrypoint=None,
+            env_defaults=dict(ENV_DEFAULTS),
+        )
 
 
 class RepositoryVitestRunner(RepositoryJsMixin, VitestRunner):
@@ -114,7 +133,10 @@ class RepositoryVitestRunner(RepositoryJsMixin, VitestRunner):
         files, _ = self.selection(ctx)
         typecheck = [f for f in files if selection.is_typecheck_test(f)]
         tags = [{"name": name, "description": desc} for name, (desc, _) in BUILTIN_MARKERS.items()]
-        tags += [{"name": name, "description": m.description or m.group.value} for name, m in ctx.problem.markers.items()]
+        tags += [
+            {"name": name, "description": m.description or m.group.value}
+            for name, m in ctx.problem.markers.items()
+        ]
         config = {
             "root": ctx.layout.submission,
             "cacheDir": f"{ctx.layout.tmp}/vite-cache",
@@ -126,10 +148,16 @@ class RepositoryVitestRunner(RepositoryJsMixin, VitestRunner):
                 "passWithNoTests": False,
                 "testTimeout": self.timeout_ms(ctx) if ctx.checkpoint.timeout else None,
                 "tags": tags,
-                "typecheck": {"enabled": bool(typecheck), "include": [glob_escape(f) for f in typecheck], "only": False},
+                "typecheck": {
+                    "enabled": bool(typecheck),
+                    "include": [glob_escape(f) for f in typecheck],
+                    "only": False,
+                },
                 "reporters": [
-                    [write_reporter(ctx, "runners-vitest-reporter.mjs"),
-                     {"outputFile": f"{ctx.layout.reports}/{self.report_name}"}],
+                    [
+                        write_reporter(ctx, "runners-vitest-reporter.mjs"),
+                        {"outputFile": f"{ctx.layout.reports}/{self.report_name}"},
+                    ],
                     ["junit", {"outputFile": f"{ctx.layout.reports}/vitest-junit.xml"}],
                 ],
             },
@@ -137,21 +165,38 @@ class RepositoryVitestRunner(RepositoryJsMixin, VitestRunner):
         write_snapshot_resolver(ctx)
         checker = install(ctx, "runners-tsc.cjs")
         (ctx.workspace.config / "runners-tsc.cjs").chmod(0o755)
-        install(ctx, "runners-vitest-repo.config.mjs", ("runners-vitest-config.json", {
-            "trusted": self.trusted_path(ctx), "config": config, "checker": checker}))
+        install(
+            ctx,
+            "runners-vitest-repo.config.mjs",
+            (
+                "runners-vitest-config.json",
+                {"trusted": self.trusted_path(ctx), "config": config, "checker": checker},
+            ),
+        )
 
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = prepared_node(ctx)
-        argv = [prepared.node_env.node, prepared.node_env.bin("vitest", "vitest.mjs"), "run",
-                "--config", f"{ctx.layout.config}/runners-vitest-repo.config.mjs", "--configLoader", "runner",
-                "--root", ctx.layout.submission, *ctx.extra_args]
+        argv = [
+            prepared.node_env.node,
+            prepared.node_env.bin("vitest", "vitest.mjs"),
+            "run",
+            "--config",
+            f"{ctx.layout.config}/runners-vitest-repo.config.mjs",
+            "--configLoader",
+            "runner",
+            "--root",
+            ctx.layout.submission,
+            *ctx.extra_args,
+        ]
         pattern = self.selection(ctx)[1]
         if pattern:
             argv += ["--testNamePattern", pattern]
         invocation = self.invocation_for(ctx, argv)
         # ES modules run natively where the trusted config asks for it (`extensionsToTreatAsEsm`,
         # `.mjs` tests, ts-jest's `useESM`); without that, nothing changes.
-        invocation.env["NODE_OPTIONS"] = "--experimental-vm-modules --no-warnings=ExperimentalWarning"
+        invocation.env["NODE_OPTIONS"] = (
+            "--experimental-vm-modules --no-warnings=ExperimentalWarning"
+        )
         return invocation
 
 
@@ -162,8 +207,21 @@ class RepositoryJestRunner(RepositoryJsMixin, JestRunner):
         root = ctx.layout.submission
         trusted = overlay.trusted_config(ctx.problem)
         files = set(overlay.overlay_files(ctx.problem))
-        babel = next((name for name in ("babel.config.js", "babel.config.cjs", "babel.config.mjs",
-                                        "babel.config.json", ".babelrc", ".babelrc.json") if name in files), None)
+        babel = next(
+            (
+                name
+                for name in (
+                    "babel.config.js",
+                    "babel.config.cjs",
+                    "babel.config.mjs",
+                    "babel.config.json",
+                    ".babelrc",
+                    ".babelrc.json",
+                )
+                if name in files
+            ),
+            None,
+        )
         override = {
             "rootDir": root,
             "roots": [root],
@@ -172,8 +230,13 @@ class RepositoryJestRunner(RepositoryJsMixin, JestRunner):
             "cacheDirectory": f"{ctx.layout.tmp}/jest-cache",
             "watchman": False,
             "collectCoverage": False,
-            "reporters": ["default", [write_reporter(ctx, "runners-jest-reporter.cjs"),
-                                      {"outputFile": f"{ctx.layout.reports}/{self.report_name}"}]],
+            "reporters": [
+                "default",
+                [
+                    write_reporter(ctx, "runners-jest-reporter.cjs"),
+                    {"outputFile": f"{ctx.layout.reports}/{self.report_name}"},
+                ],
+            ],
             "haste": {"enableSymlinks": False},
         }
         if ctx.checkpoint.timeout:
@@ -181,26 +244,46 @@ class RepositoryJestRunner(RepositoryJsMixin, JestRunner):
         write_snapshot_resolver(ctx)
         trusted_path = f"{root}/{trusted}" if trusted else None
         if manifest_config.is_manifest("jest", trusted):  # package.json: its `jest`, never laid
-            name = manifest_config.write_jest(ctx.problem.overlay_dir / str(trusted), ctx.workspace.config)
+            name = manifest_config.write_jest(
+                ctx.problem.overlay_dir / str(trusted), ctx.workspace.config
+            )
             trusted_path = f"{ctx.layout.config}/{name}"
-        install(ctx, "runners-jest-repo.config.cjs", ("runners-jest-config.json", {
-            "trusted": trusted_path,
-            "babelConfig": f"{root}/{babel}" if babel else None,
-            "override": override,
-        }))
+        install(
+            ctx,
+            "runners-jest-repo.config.cjs",
+            (
+                "runners-jest-config.json",
+                {
+                    "trusted": trusted_path,
+                    "babelConfig": f"{root}/{babel}" if babel else None,
+                    "override": override,
+                },
+            ),
+        )
 
     def invocation(self, ctx: RunContext) -> Invocation:
         prepared = prepared_node(ctx)
-        argv = [prepared.node_env.node, prepared.node_env.bin("jest", "bin/jest.js"),
-                "--config", f"{ctx.layout.config}/runners-jest-repo.config.cjs", "--rootDir", ctx.layout.submission,
-                "--testLocationInResults", "--ci", "--no-watchman", *ctx.extra_args]
+        argv = [
+            prepared.node_env.node,
+            prepared.node_env.bin("jest", "bin/jest.js"),
+            "--config",
+            f"{ctx.layout.config}/runners-jest-repo.config.cjs",
+            "--rootDir",
+            ctx.layout.submission,
+            "--testLocationInResults",
+            "--ci",
+            "--no-watchman",
+            *ctx.extra_args,
+        ]
         pattern = self.selection(ctx)[1]
         if pattern:
             argv += ["--testNamePattern", pattern]
         invocation = self.invocation_for(ctx, argv)
         # ES modules run natively where the trusted config asks for it (`extensionsToTreatAsEsm`,
         # `.mjs` tests, ts-jest's `useESM`); without that, nothing changes.
-        invocation.env["NODE_OPTIONS"] = "--experimental-vm-modules --no-warnings=ExperimentalWarning"
+        invocation.env["NODE_OPTIONS"] = (
+            "--experimental-vm-modules --no-warnings=ExperimentalWarning"
+        )
         return invocation
 
 

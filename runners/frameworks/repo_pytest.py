@@ -40,7 +40,17 @@ from runners.repository.python_env import (
 from runners.sandbox.base import Mount, SandboxResult
 from runners.toolchains.hosts import toolchain_host
 
-_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", "build", "dist"}
+_SKIP_DIRS = {
+    ".git",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "build",
+    "dist",
+}
 
 
 class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
@@ -73,7 +83,9 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
         trusted = overlay.trusted_config(ctx.problem)
         if trusted is None:
             super().write_config(ctx)
-        elif manifest_config.is_manifest("pytest", trusted):  # its section, read from the config dir
+        elif manifest_config.is_manifest(
+            "pytest", trusted
+        ):  # its section, read from the config dir
             shutil.copyfile(ctx.problem.overlay_dir / trusted, ctx.workspace.config / trusted)
 
     def ini(self, ctx: RunContext) -> tuple[str, list[str]]:
@@ -82,8 +94,12 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
         if trusted is None:
             return f"{ctx.layout.config}/pytest.ini", []
         if manifest_config.is_manifest("pytest", trusted):
-            return (f"{ctx.layout.config}/{trusted}",
-                    manifest_config.pythonpath_options(ctx.problem.overlay_dir / trusted, ctx.layout.submission))
+            return (
+                f"{ctx.layout.config}/{trusted}",
+                manifest_config.pythonpath_options(
+                    ctx.problem.overlay_dir / trusted, ctx.layout.submission
+                ),
+            )
         return f"{ctx.layout.submission}/{trusted}", []
 
     def parse_root(self, ctx: RunContext) -> str:
@@ -94,39 +110,79 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
         assert isinstance(prepared, PreparedRepoPython), "prepare() must run before invocation()"
         layout = ctx.layout
         ini, ini_options = self.ini(ctx)
-        argv = [prepared.python, "-s", "-P", "-m", "pytest", "-c", ini, f"--rootdir={layout.submission}",
-                f"--confcutdir={layout.submission}", "-p", "no:cacheprovider", *ini_options]
+        argv = [
+            prepared.python,
+            "-s",
+            "-P",
+            "-m",
+            "pytest",
+            "-c",
+            ini,
+            f"--rootdir={layout.submission}",
+            f"--confcutdir={layout.submission}",
+            "-p",
+            "no:cacheprovider",
+            *ini_options,
+        ]
         for plugin in (*PLUGINS, *ctx.problem.settings.plugins):
             argv += ["-p", plugin]
         if ctx.environment.workers > 1:
             argv += ["-p", "xdist.plugin", "-n", str(ctx.environment.workers)]
-        argv += ["--json-report", f"--json-report-file={layout.reports}/pytest-report.json",
-                 "--json-report-omit", "keywords", "warnings", f"--ctrf={layout.reports}/ctrf-report.json",
-                 "--continue-on-collection-errors", "--color=no", "-rA", "-v"]
+        argv += [
+            "--json-report",
+            f"--json-report-file={layout.reports}/pytest-report.json",
+            "--json-report-omit",
+            "keywords",
+            "warnings",
+            f"--ctrf={layout.reports}/ctrf-report.json",
+            "--continue-on-collection-errors",
+            "--color=no",
+            "-rA",
+            "-v",
+        ]
         if ctx.checkpoint.timeout:
             argv.append(f"--timeout={max(1, int(ctx.checkpoint.timeout))}")
         tests = sorted(self.selected(ctx))
         doctests = self.doctest_files(ctx)
         if any(path.endswith(".py") for path in doctests):
             argv.append("--doctest-modules")
-        texts = sorted({PurePosixPath(p).name for p in [*tests, *doctests] if not p.endswith(".py")})
-        argv += [f"--doctest-glob={name}" for name in texts]  # README.md, docs/*.rst: their examples
+        texts = sorted(
+            {PurePosixPath(p).name for p in [*tests, *doctests] if not p.endswith(".py")}
+        )
+        argv += [
+            f"--doctest-glob={name}" for name in texts
+        ]  # README.md, docs/*.rst: their examples
         argv += ctx.extra_args
         if ctx.select:
             argv += [f"{layout.submission}/{test_id}" for test_id in ctx.select]
         else:
             argv += [f"{layout.submission}/{path}" for path in [*tests, *doctests]]
         markers = [f"{name}: {description}" for name, (description, _) in BUILTIN_MARKERS.items()]
-        markers += [f"{name}: {m.description or m.group.value}" for name, m in ctx.problem.markers.items()]
-        env = {**test_env(layout, prepared.toolchains.tools.path(str(Path(prepared.python).parent))),
-               PATH_ENV: os.pathsep.join(prepared.repo_path), MARKERS_ENV: "\n".join(markers),
-               DOCTEST_ONLY_ENV: os.pathsep.join(f"{layout.submission}/{path}" for path in doctests
-                                                 if path.endswith(".py"))}
+        markers += [
+            f"{name}: {m.description or m.group.value}" for name, m in ctx.problem.markers.items()
+        ]
+        env = {
+            **test_env(layout, prepared.toolchains.tools.path(str(Path(prepared.python).parent))),
+            PATH_ENV: os.pathsep.join(prepared.repo_path),
+            MARKERS_ENV: "\n".join(markers),
+            DOCTEST_ONLY_ENV: os.pathsep.join(
+                f"{layout.submission}/{path}" for path in doctests if path.endswith(".py")
+            ),
+        }
         mounts = [*prepared.toolchains.mounts(), *self.overlay_mounts(ctx)]
         if ctx.sandbox.remaps_paths and (ctx.workspace.root / INSTALL_DIR).is_dir():
-            mounts.append(Mount(source=ctx.workspace.root / INSTALL_DIR, target=f"{layout.root}/{INSTALL_DIR}"))
-        return Invocation(argv=argv, env=env, mounts=mounts,
-                          image=toolchain_host(ctx.sandbox).image_for("python"), entrypoint=None)
+            mounts.append(
+                Mount(
+                    source=ctx.workspace.root / INSTALL_DIR, target=f"{layout.root}/{INSTALL_DIR}"
+                )
+            )
+        return Invocation(
+            argv=argv,
+            env=env,
+            mounts=mounts,
+            image=toolchain_host(ctx.sandbox).image_for("python"),
+            entrypoint=None,
+        )
 
     def collect(self, ctx: RunContext, outcome: SandboxResult) -> Verdict:
         verdict = super().collect(ctx, outcome)
@@ -135,14 +191,20 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
         kept, dropped = [], []
         for record in verdict.report.records:
             file = (record.file or record.id.split("::", 1)[0]).removeprefix("./")
-            if file in problem_files or record.collection_error or (file in doctest_files and "doctest" in record.markers):
+            if (
+                file in problem_files
+                or record.collection_error
+                or (file in doctest_files and "doctest" in record.markers)
+            ):
                 kept.append(record)
             else:
                 dropped.append(record)
         if dropped:
             verdict.report.records = kept
-            note = (f"{len(dropped)} test(s) defined in the submission's own files were not counted "
-                    "(only the problem's tests, and the doctests of the files it names, are)")
+            note = (
+                f"{len(dropped)} test(s) defined in the submission's own files were not counted "
+                "(only the problem's tests, and the doctests of the files it names, are)"
+            )
             if outcome.exit_code == 1 and not any(r.status in ("failed", "error") for r in kept):
                 verdict.exit_explained = note  # pytest's exit 1 was theirs (the engine notes it)
             else:
@@ -154,7 +216,9 @@ def _doctest_candidates(root: Path) -> list[str]:
     """The repository's Python modules and text files, relative (what `doctests:` can name)."""
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not Path(dirpath, d).is_symlink())
+        dirnames[:] = sorted(
+            d for d in dirnames if d not in _SKIP_DIRS and not Path(dirpath, d).is_symlink()
+        )
         for name in sorted(filenames):
             path = Path(dirpath, name)
             rel = path.relative_to(root).as_posix()

@@ -45,7 +45,27 @@ from runners.images.python_dist import (
     python_tag,
 )
 
-__all__ = ["CA_CANDIDATES", "DEFAULT_TAGS", "DOCKER_DIR", "KINDS", "LOCAL_BASE", "OFFICIAL_BASES",
-           "RECIPE_LABEL", "TOOLS_FILE", "ImageKind", "build_image", "check_python_version",
-           "default_base_image", "docker_client", "ensure_images", "host_ca_bundle", "host_python_prefix",
-           "image_exists", "image_is_current", "node_distribution", "python_base", "python_tag", "recipe_key"]
+__all__ = [
+    "CA_CANDIDATES",
+    "DEFAULT_TAGS",
+    "DOCKER_DIR",
+    "KINDS",
+    "LOCAL_BASE",
+    "OFFICIAL_BASES",
+    "RECIPE_LABEL",
+    "TOOLS_FILE",
+    "ImageKind",
+    "build_image",
+    "check_python_version",
+    "default_base_image",
+    "docker_client",
+    "ensure_images",
+    "host_ca_bundle",
+    "host_python_prefix",
+    "image_exists",
+    "image_is_current",
+    "node_distribution",
+    "python_base",
+    "python_tag",
+    "recipe_key",
+]

@@ -60,8 +60,15 @@ def _tree_digest(root: Path) -> str:
     return "empty"
 
 
-def _assemble_context(kind: ImageKind, context: Path, client, base_image: str,
-                      node_dist: Path | None, log: Log, python: str | None = None) -> dict[str, str]:
+def _assemble_context(
+    kind: ImageKind,
+    context: Path,
+    client,
+    base_image: str,
+    node_dist: Path | None,
+    log: Log,
+    python: str | None = None,
+) -> dict[str, str]:
     """Fill `context`; returns the recipe material (what makes this build different)."""
     dockerfile = DOCKER_DIR / f"{kind}.Dockerfile"
     shutil.copy(dockerfile, context / "Dockerfile")
@@ -92,8 +99,9 @@ def _assemble_context(kind: ImageKind, context: Path, client, base_image: str,
         if node_dist is None and not base_has_node(client, base_image):
             node_dist = node_distribution(log=log)
         if node_dist is not None:
-            shutil.copytree(node_dist, target, symlinks=True,
-                            ignore=shutil.ignore_patterns(".complete"))
+            shutil.copytree(
+                node_dist, target, symlinks=True, ignore=shutil.ignore_patterns(".complete")
+            )
             material["node"] = _tree_digest(node_dist)
         else:
             target.mkdir()
@@ -110,8 +118,12 @@ def _uv_binary() -> Path:
 def _python_material() -> dict[str, str]:
     """What the python image takes from this harness: uv and uvx, the pinned tools list."""
     uv = _uv_binary()
-    return {"uv": _sha256_file(uv), "uvx": _sha256_file(uv.with_name("uvx")),
-            "tools": hashlib.sha256(TOOLS_FILE.read_bytes()).hexdigest(), "rust": rust_identity(host_rust())}
+    return {
+        "uv": _sha256_file(uv),
+        "uvx": _sha256_file(uv.with_name("uvx")),
+        "tools": hashlib.sha256(TOOLS_FILE.read_bytes()).hexdigest(),
+        "rust": rust_identity(host_rust()),
+    }
 
 
 def recipe_key(material: dict[str, str]) -> str:
@@ -140,7 +152,9 @@ def build_image(
     import docker
 
     if kind not in KINDS:
-        raise UserInputError(f"option --kind: unknown image kind {kind!r} (expected {', '.join(KINDS)})")
+        raise UserInputError(
+            f"option --kind: unknown image kind {kind!r} (expected {', '.join(KINDS)})"
+        )
     tag = tag or DEFAULT_TAGS[kind]
     client = client or docker_client()
     try:
@@ -161,7 +175,9 @@ def build_image(
         buildargs.update({name: os.environ[name] for name in PROXY_ARGS if os.environ.get(name)})
         labels = {RECIPE_LABEL: recipe_key(material), "runners.kind": kind}
         log(f"building {tag} ({kind}) on {base_image}")
-        image_id = docker_build(client, context, tag, buildargs, labels, log, f"building {tag} on {base_image}")
+        image_id = docker_build(
+            client, context, tag, buildargs, labels, log, f"building {tag} on {base_image}"
+        )
     if previous and not image_id.endswith(previous.split(":", 1)[-1]):
         try:  # the image this tag replaced; kept when a container or another tag still uses it
             client.images.remove(previous)
@@ -170,8 +186,15 @@ def build_image(
     return tag
 
 
-def docker_build(client, context: Path, tag: str, buildargs: dict[str, str], labels: dict[str, str], log: Log,
-                 what: str) -> str:
+def docker_build(
+    client,
+    context: Path,
+    tag: str,
+    buildargs: dict[str, str],
+    labels: dict[str, str],
+    log: Log,
+    what: str,
+) -> str:
     """Build `context` into `tag` through the docker SDK, its output to `log`; the image id.
     InfrastructureError with the build's last lines when it fails."""
     import docker
@@ -180,9 +203,16 @@ def docker_build(client, context: Path, tag: str, buildargs: dict[str, str], lab
     errors: list[str] = []
     tail: list[str] = []
     try:
-        for chunk in client.api.build(path=str(context), tag=tag, buildargs=buildargs,
-                                      labels=labels, rm=True, forcerm=True, pull=False,
-                                      decode=True):
+        for chunk in client.api.build(
+            path=str(context),
+            tag=tag,
+            buildargs=buildargs,
+            labels=labels,
+            rm=True,
+            forcerm=True,
+            pull=False,
+            decode=True,
+        ):
             if "stream" in chunk:
                 for line in str(chunk["stream"]).splitlines():
                     if line.strip():
@@ -201,8 +231,14 @@ def docker_build(client, context: Path, tag: str, buildargs: dict[str, str], lab
     return str(image_id)
 
 
-def image_is_current(client, tag: str, kind: ImageKind, base_image: str,
-                     node_dist: Path | None = None, python: str | None = None) -> bool:
+def image_is_current(
+    client,
+    tag: str,
+    kind: ImageKind,
+    base_image: str,
+    node_dist: Path | None = None,
+    python: str | None = None,
+) -> bool:
     """Whether `tag` exists and was built from exactly this recipe (cheap: no build context)."""
     import docker
 
@@ -215,8 +251,12 @@ def image_is_current(client, tag: str, kind: ImageKind, base_image: str,
     if not label:
         return False
     dockerfile = DOCKER_DIR / f"{kind}.Dockerfile"
-    material = {"kind": kind, "dockerfile": hashlib.sha256(dockerfile.read_bytes()).hexdigest(),
-                "base": base_id, "bake": str(False)}
+    material = {
+        "kind": kind,
+        "dockerfile": hashlib.sha256(dockerfile.read_bytes()).hexdigest(),
+        "base": base_id,
+        "bake": str(False),
+    }
     if kind == "python":
         if python and base_image == LOCAL_BASE:
             material["python"] = host_python_prefix(python)[1]
@@ -251,7 +291,9 @@ def ensure_images(
         tag = (tags or {}).get(kind) or DEFAULT_TAGS[kind]
         parent = DERIVED.get(kind)
         if parent is not None:  # on the image of its parent kind, built or checked first
-            base = built.get(parent) or ensure_images([parent], base_image, tags=tags, log=log)[parent]
+            base = (
+                built.get(parent) or ensure_images([parent], base_image, tags=tags, log=log)[parent]
+            )
         else:
             base = base_image or default_base_image(kind, client)
         if not rebuild and image_is_current(client, tag, kind, base):

@@ -21,16 +21,30 @@ TOOLS_FILE = Path(__file__).resolve().parent.parent / "toolchains" / "python-too
 # `runners-<kind>:latest`, or `$RUNNERS_DOCKER_<KIND>_IMAGE`: what is built is what runs.
 DEFAULT_TAGS: dict[str, str] = {kind: default_image(kind) for kind in KINDS}
 # What real users build on (pulled from their registry); CI uses the local debootstrapped base.
-OFFICIAL_BASES: dict[str, str] = {"python": "python:3.12-slim", "node": "node:22-slim",
-                                  "go": "golang:1.22-bookworm"}
+OFFICIAL_BASES: dict[str, str] = {
+    "python": "python:3.12-slim",
+    "node": "node:22-slim",
+    "go": "golang:1.22-bookworm",
+}
 LOCAL_BASE = "runners-local-base:bookworm"
 NODE_PACKAGE = "node-linux-{arch}@22"
 NPM_PACKAGE = "npm@10"
 RECIPE_LABEL = "runners.recipe"
-PROXY_ARGS = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
-              "http_proxy", "https_proxy", "no_proxy", "all_proxy")
-CA_CANDIDATES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
-                 "/etc/ssl/cert.pem")
+PROXY_ARGS = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+)
+CA_CANDIDATES = (
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/ssl/cert.pem",
+)
 CLIENT_TIMEOUT = 600
 
 Log = Callable[[str], None]
@@ -58,8 +72,11 @@ def docker_client(timeout: int = CLIENT_TIMEOUT):
 
 def host_ca_bundle() -> Path | None:
     """The CA bundle downloads on this host trust (it may hold an intercepting proxy's CA)."""
-    for candidate in (os.environ.get("SSL_CERT_FILE"), os.environ.get("REQUESTS_CA_BUNDLE"),
-                      *CA_CANDIDATES):
+    for candidate in (
+        os.environ.get("SSL_CERT_FILE"),
+        os.environ.get("REQUESTS_CA_BUNDLE"),
+        *CA_CANDIDATES,
+    ):
         if candidate and Path(candidate).is_file():
             return Path(candidate)
     return None

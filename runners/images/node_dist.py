@@ -18,8 +18,14 @@ from runners.model.errors import InfrastructureError
 
 def _node_arch() -> str:
     machine = platform.machine().lower()
-    return {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64",
-            "ppc64le": "ppc64le", "s390x": "s390x"}.get(machine, machine)
+    return {
+        "x86_64": "x64",
+        "amd64": "x64",
+        "aarch64": "arm64",
+        "arm64": "arm64",
+        "ppc64le": "ppc64le",
+        "s390x": "s390x",
+    }.get(machine, machine)
 
 
 def _npm_pack(spec: str, dest: Path) -> Path:
@@ -30,8 +36,14 @@ def _npm_pack(spec: str, dest: Path) -> Path:
             "(apt-get install npm), or build on a base that has node (e.g. node:22-slim)"
         )
     try:
-        proc = subprocess.run([npm, "pack", "--json", "--pack-destination", str(dest), spec],
-                              capture_output=True, text=True, timeout=600, cwd=dest, check=False)
+        proc = subprocess.run(
+            [npm, "pack", "--json", "--pack-destination", str(dest), spec],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=dest,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         raise InfrastructureError(f"npm pack {spec} failed: {exc}") from None
     if proc.returncode != 0:
@@ -59,8 +71,9 @@ def _extract_package(tgz: Path, dest: Path) -> Path:
     return root
 
 
-def node_distribution(cache_dir: Path | None = None, *, refresh: bool = False,
-                      log: Log = quiet) -> Path:
+def node_distribution(
+    cache_dir: Path | None = None, *, refresh: bool = False, log: Log = quiet
+) -> Path:
     """A directory laid out like /usr/local with bin/node, bin/npm, bin/npx and
     lib/node_modules/npm, built from the npm registry packages and cached under `cache_dir`.
 
@@ -125,8 +138,9 @@ def base_has_node(client, base_image: str) -> bool:
 
     container = None
     try:
-        container = client.containers.create(base_image, ["node", "--version"], entrypoint=[],
-                                             network_mode="none")
+        container = client.containers.create(
+            base_image, ["node", "--version"], entrypoint=[], network_mode="none"
+        )
         container.start()
         return container.wait(timeout=120).get("StatusCode") == 0
     except docker.errors.APIError:

@@ -29,7 +29,9 @@ def python_base(version: str, client=None) -> str:
 
 def check_python_version(version: str) -> str:
     if not re.fullmatch(r"3\.\d+", version):
-        raise UserInputError(f"option --python: expected a version like 3.12 for an image, got {version!r}")
+        raise UserInputError(
+            f"option --python: expected a version like 3.12 for an image, got {version!r}"
+        )
     return version
 
 
@@ -53,7 +55,9 @@ def host_python_prefix(version: str) -> tuple[Path, str]:
 
 def copy_python(prefix: Path, target: Path) -> None:
     def skip(directory: str, names: list[str]) -> list[str]:
-        inside_lib = Path(directory).parent.name == "lib" and Path(directory).name.startswith("python")
+        inside_lib = Path(directory).parent.name == "lib" and Path(directory).name.startswith(
+            "python"
+        )
         return [n for n in names if inside_lib and n in _PYTHON_DIST_SKIP]
 
     shutil.copytree(prefix, target, symlinks=True, ignore=skip)
@@ -64,5 +68,7 @@ def with_python_layer(dockerfile: str) -> str:
     (its libpython is found through ld.so's cache; python3 on PATH is then this one)."""
     head, sep, tail = dockerfile.partition("FROM ${BASE_IMAGE}\n")
     if not sep:
-        raise InfrastructureError("runners/docker/python.Dockerfile has no `FROM ${BASE_IMAGE}` line")
+        raise InfrastructureError(
+            "runners/docker/python.Dockerfile has no `FROM ${BASE_IMAGE}` line"
+        )
     return f"{head}{sep}COPY {PYTHON_DIST_DIR}/ /usr/local/\nRUN ldconfig\n{tail}"

@@ -26,9 +26,13 @@ class CaseProblemConfig(ProblemConfig):
 
     framework: str = "cases"
     adapter: AdapterConfig
-    loader_script: str = Field("loader.py", description="The problem's own loader, when this file exists.")
+    loader_script: str = Field(
+        "loader.py", description="The problem's own loader, when this file exists."
+    )
     loader_entrypoint: str = Field("Loader", description="The loader class in `loader_script`.")
-    loader: dict[str, Any] | None = Field(None, description="SCBench's legacy `loader` block: ignored, as there.")
+    loader: dict[str, Any] | None = Field(
+        None, description="SCBench's legacy `loader` block: ignored, as there."
+    )
     checkpoints: dict[str, CaseCheckpointConfig] = Field(min_length=1)  # type: ignore[assignment]
 
     # docker: the cases and browser images are built on the default python image, whose Python
@@ -45,23 +49,34 @@ class CaseProblemConfig(ProblemConfig):
     @model_validator(mode="after")
     def _expand_groups(self) -> CaseProblemConfig:
         if self.framework != "cases":
-            raise ValueError(f"an `adapter` section makes a case-based problem: framework must be `cases`, not "
-                             f"{self.framework!r}")
+            raise ValueError(
+                f"an `adapter` section makes a case-based problem: framework must be `cases`, not "
+                f"{self.framework!r}"
+            )
         expand_groups([(name, cp.order or 0, cp) for name, cp in self.checkpoints.items()])
         return self
 
     def missing_files(self) -> list[str]:
         # no tests/ here: the cases are the checkpoints' folders, checked by the runner
         problems: list[str] = []
-        if "loader_script" in self.model_fields_set and not (self.path / self.loader_script).is_file():
-            problems.append(f"field `loader_script`: {self.path / self.loader_script} does not exist")
+        if (
+            "loader_script" in self.model_fields_set
+            and not (self.path / self.loader_script).is_file()
+        ):
+            problems.append(
+                f"field `loader_script`: {self.path / self.loader_script} does not exist"
+            )
         if self.adapter.command is None:
             try:
                 default_command(self.entry_file)
             except ValueError as exc:
                 problems.append(f"field `entry_file`: {exc}")
-        for name in re.findall(r"\{\{static:([^}]*)\}\}", " ".join(getattr(self.adapter, "arguments", []))):
+        for name in re.findall(
+            r"\{\{static:([^}]*)\}\}", " ".join(getattr(self.adapter, "arguments", []))
+        ):
             if name not in self.static_assets:
-                problems.append(f"field `adapter.arguments`: no static asset named {name!r} "
-                                f"(declared: {', '.join(self.static_assets) or 'none'})")
+                problems.append(
+                    f"field `adapter.arguments`: no static asset named {name!r} "
+                    f"(declared: {', '.join(self.static_assets) or 'none'})"
+                )
         return problems

@@ -79,21 +79,29 @@ class CheckpointConfig(_Strict):
     env: dict[str, str] = Field(default_factory=dict)
     spec_override: str | None = Field(None, exclude=True)
     tests: list[str] = Field(
-        default_factory=list, description="kind: repository: the problem's test files of this checkpoint, "
-        "as paths or globs relative to the repository root (files under overlay/)."
+        default_factory=list,
+        description="kind: repository: the problem's test files of this checkpoint, "
+        "as paths or globs relative to the repository root (files under overlay/).",
     )
     doctests: list[str] = Field(
-        default_factory=list, description="kind: repository, pytest: the submission's own modules whose "
-        "doctests run at this checkpoint (paths or globs); only their doctests count."
+        default_factory=list,
+        description="kind: repository, pytest: the submission's own modules whose "
+        "doctests run at this checkpoint (paths or globs); only their doctests count.",
     )
 
     @field_validator("tests", "doctests")
     @classmethod
     def _relative_patterns(cls, value: list[str]) -> list[str]:
         for pattern in value:
-            if not pattern.strip() or pattern.startswith("/") or ".." in PurePosixPath(pattern).parts:
-                raise ValueError(f"{pattern!r}: expected a path or glob relative to the repository root, "
-                                 "without '..'")
+            if (
+                not pattern.strip()
+                or pattern.startswith("/")
+                or ".." in PurePosixPath(pattern).parts
+            ):
+                raise ValueError(
+                    f"{pattern!r}: expected a path or glob relative to the repository root, "
+                    "without '..'"
+                )
         return value
 
 
@@ -101,26 +109,31 @@ class RepositoryConfig(_Strict):
     """kind: repository: how the problem's tests are laid into the submission and run."""
 
     config: str | None = Field(
-        None, description="The framework's configuration among the overlay files (pytest.ini, "
+        None,
+        description="The framework's configuration among the overlay files (pytest.ini, "
         "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the overlay's root. "
-        "A pyproject.toml ([tool.pytest.ini_options]) or a package.json (jest) counts only when named here."
+        "A pyproject.toml ([tool.pytest.ini_options]) or a package.json (jest) counts only when named here.",
     )
     dependencies: bool = Field(
-        True, description="Install the repository's own (production) dependencies in the prepare step."
+        True,
+        description="Install the repository's own (production) dependencies in the prepare step.",
     )
     install: bool | None = Field(
-        None, description="pytest: install the repository itself (editable, so it imports by name and has "
-        "its metadata); default: when it has a pyproject.toml, setup.py or setup.cfg."
+        None,
+        description="pytest: install the repository itself (editable, so it imports by name and has "
+        "its metadata); default: when it has a pyproject.toml, setup.py or setup.cfg.",
     )
     requirements: list[str] = Field(
-        default_factory=list, description="pytest: the repository's requirement files to install (names or "
-        "globs at its root, e.g. requirements*.txt); default: requirements.txt."
+        default_factory=list,
+        description="pytest: the repository's requirement files to install (names or "
+        "globs at its root, e.g. requirements*.txt); default: requirements.txt.",
     )
     extras: list[str] = Field(
         default_factory=list, description="pytest: extras of its pyproject.toml to install too."
     )
     plugins: list[str] = Field(
-        default_factory=list, description="pytest: plugin modules to load with -p (from test_dependencies)."
+        default_factory=list,
+        description="pytest: plugin modules to load with -p (from test_dependencies).",
     )
 
     @field_validator("config")
@@ -137,10 +150,13 @@ class ProblemConfig(_Strict):
     description: str
     tags: list[str] = Field(min_length=1)
     kind: Literal["suite", "repository"] = Field(
-        "suite", description="suite: hidden tests drive the submission from outside; repository: the "
-        "problem's tests are laid into the submission, a repository, and run as its own suite."
+        "suite",
+        description="suite: hidden tests drive the submission from outside; repository: the "
+        "problem's tests are laid into the submission, a repository, and run as its own suite.",
     )
-    entry_file: str = Field("", description="Entry file of the submission, with or without extension.")
+    entry_file: str = Field(
+        "", description="Entry file of the submission, with or without extension."
+    )
     checkpoints: dict[str, CheckpointConfig] = Field(min_length=1)
     framework: str = "pytest"
     author: str | None = None
@@ -163,12 +179,14 @@ class ProblemConfig(_Strict):
         None, description="junit/ctrf frameworks: where the command writes its report."
     )
     python: str | None = Field(
-        None, description="The Python the submission and its tests need: a version (3.12) or a "
+        None,
+        description="The Python the submission and its tests need: a version (3.12) or a "
         "range (>=3.12); default: SCBench's 3.12 where there is one (pytest and case-based problems), "
-        "else whatever the user or the harness runs."
+        "else whatever the user or the harness runs.",
     )
     repository: RepositoryConfig | None = Field(
-        None, description="kind: repository: its settings (trusted configuration, installs, plugins)."
+        None,
+        description="kind: repository: its settings (trusted configuration, installs, plugins).",
     )
 
     _path: Path | None = PrivateAttr(None)
@@ -189,7 +207,9 @@ class ProblemConfig(_Strict):
     @classmethod
     def _python_quoted(cls, value: Any) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):  # 3.10 in YAML is 3.1
-            raise ValueError('expected a quoted version, e.g. python: "3.12"')  # pydantic wants ValueError
+            raise ValueError(
+                'expected a quoted version, e.g. python: "3.12"'
+            )  # pydantic wants ValueError
         return value
 
     @field_validator("python")
@@ -197,12 +217,16 @@ class ProblemConfig(_Strict):
     def _python_requirement(cls, value: str | None) -> str | None:
         if value is not None:
             if is_path(value):
-                raise ValueError("expected a Python version (e.g. 3.12) or a version range (e.g. >=3.12), "
-                                 "not a path: the interpreter is the user's choice (--python)")
+                raise ValueError(
+                    "expected a Python version (e.g. 3.12) or a version range (e.g. >=3.12), "
+                    "not a path: the interpreter is the user's choice (--python)"
+                )
             try:
                 parse_requirement(value)
             except ValueError:
-                raise ValueError("expected a Python version (e.g. 3.12) or a version range (e.g. >=3.12)") from None
+                raise ValueError(
+                    "expected a Python version (e.g. 3.12) or a version range (e.g. >=3.12)"
+                ) from None
         return value
 
     @field_validator("markers")
@@ -230,23 +254,36 @@ class ProblemConfig(_Strict):
                 problems.append("field `entry_file`: required but missing")
             if self.repository is not None:
                 problems.append("field `repository`: only for kind: repository")
-            problems += [f"field `checkpoints.{name}.{key}`: only for kind: repository"
-                         for name, cp in self.checkpoints.items() for key in ("tests", "doctests")
-                         if getattr(cp, key)]
+            problems += [
+                f"field `checkpoints.{name}.{key}`: only for kind: repository"
+                for name, cp in self.checkpoints.items()
+                for key in ("tests", "doctests")
+                if getattr(cp, key)
+            ]
         else:
             if self.framework not in REPOSITORY_FRAMEWORKS:
-                problems.append(f"field `framework`: kind: repository runs {', '.join(REPOSITORY_FRAMEWORKS)} "
-                                f"(got {self.framework!r})")
-            problems += [f"field `checkpoints.{name}.tests`: required for kind: repository (the problem's "
-                         "test files of this checkpoint, paths or globs under overlay/)"
-                         for name, cp in self.checkpoints.items() if not cp.tests]
+                problems.append(
+                    f"field `framework`: kind: repository runs {', '.join(REPOSITORY_FRAMEWORKS)} "
+                    f"(got {self.framework!r})"
+                )
+            problems += [
+                f"field `checkpoints.{name}.tests`: required for kind: repository (the problem's "
+                "test files of this checkpoint, paths or globs under overlay/)"
+                for name, cp in self.checkpoints.items()
+                if not cp.tests
+            ]
             if self.framework != "pytest":
-                problems += [f"field `checkpoints.{name}.doctests`: only for framework pytest"
-                             for name, cp in self.checkpoints.items() if cp.doctests]
+                problems += [
+                    f"field `checkpoints.{name}.doctests`: only for framework pytest"
+                    for name, cp in self.checkpoints.items()
+                    if cp.doctests
+                ]
                 settings = self.repository or RepositoryConfig()
-                problems += [f"field `repository.{key}`: only for framework pytest"
-                             for key in ("install", "requirements", "extras", "plugins")
-                             if getattr(settings, key) not in (None, [])]
+                problems += [
+                    f"field `repository.{key}`: only for framework pytest"
+                    for key in ("install", "requirements", "extras", "plugins")
+                    if getattr(settings, key) not in (None, [])
+                ]
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -304,7 +341,8 @@ class ProblemConfig(_Strict):
             known = ", ".join(c.name for c in self.ordered_checkpoints()) or "none"
             raise UserInputError(
                 f"{where + ': ' if where else ''}problem {self.name!r} has no checkpoint {name!r}"
-                f"{did_you_mean(name, self.checkpoints)} (its checkpoints: {known})") from None
+                f"{did_you_mean(name, self.checkpoints)} (its checkpoints: {known})"
+            ) from None
 
     def checkpoints_up_to(self, checkpoint: CheckpointConfig) -> list[CheckpointConfig]:
         """The checkpoints whose tests run for `checkpoint`, oldest first."""

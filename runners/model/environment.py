@@ -39,6 +39,7 @@ class EnvironmentSpec(BaseModel):
             return check_sandbox_name(name, "sandbox")
         except UserInputError as exc:
             raise ValueError(str(exc)) from None
+
     limits: ResourceLimits = Field(
         default_factory=ResourceLimits,
         description="The user's limits: they win over the problem's, which win over the defaults.",
@@ -49,7 +50,9 @@ class EnvironmentSpec(BaseModel):
     python: str | None = Field(
         None, description="Interpreter for Python environments (default: the harness's own)."
     )
-    node: str | None = Field(None, description="Node binary for JavaScript problems (default: node on PATH).")
+    node: str | None = Field(
+        None, description="Node binary for JavaScript problems (default: node on PATH)."
+    )
     sandbox_options: dict[str, dict[str, str]] = Field(
         default_factory=dict,
         description="Settings of a backend, by its name: {docker: {python_image, node_image, engine_url}}; "
@@ -57,8 +60,11 @@ class EnvironmentSpec(BaseModel):
     )
     env: dict[str, str] = Field(default_factory=dict, description="Extra variables for the tests.")
     keep_workspace: bool = False
-    quality: bool = Field(True, description="Measure the submission's code-quality figures beside the "
-                          "test run (docs/quality.md); off: `--no-quality`.")
+    quality: bool = Field(
+        True,
+        description="Measure the submission's code-quality figures beside the "
+        "test run (docs/quality.md); off: `--no-quality`.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -67,9 +73,14 @@ class EnvironmentSpec(BaseModel):
         still read (stored batch jobs, older callers) as the docker backend's options."""
         if isinstance(data, dict) and ({"docker_python_image", "docker_node_image"} & set(data)):
             data = dict(data)
-            options = {name: dict(values) for name, values in (data.get("sandbox_options") or {}).items()}
+            options = {
+                name: dict(values) for name, values in (data.get("sandbox_options") or {}).items()
+            }
             docker = options.setdefault("docker", {})
-            for former, option in (("docker_python_image", "python_image"), ("docker_node_image", "node_image")):
+            for former, option in (
+                ("docker_python_image", "python_image"),
+                ("docker_node_image", "node_image"),
+            ):
                 if former in data:
                     docker.setdefault(option, data.pop(former))
             data["sandbox_options"] = options

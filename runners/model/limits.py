@@ -20,9 +20,15 @@ class ResourceLimits(BaseModel):
     output_bytes: int | None = Field(None, gt=0, description="Captured stdout/stderr per stream.")
     # Checked before the submission is copied (runners/engine/submission.py); a submission over one is
     # refused as bad input, naming the limit and its largest entries.
-    submission_mb: int | None = Field(None, gt=0, description="Submission: sum of file sizes (MiB).")
-    submission_disk_mb: int | None = Field(None, gt=0, description="Submission: allocated on disk (MiB).")
-    submission_files: int | None = Field(None, gt=0, description="Submission: files, directories and links.")
+    submission_mb: int | None = Field(
+        None, gt=0, description="Submission: sum of file sizes (MiB)."
+    )
+    submission_disk_mb: int | None = Field(
+        None, gt=0, description="Submission: allocated on disk (MiB)."
+    )
+    submission_files: int | None = Field(
+        None, gt=0, description="Submission: files, directories and links."
+    )
     submission_depth: int | None = Field(None, gt=0, description="Submission: directory depth.")
 
     def merged_over(self, base: ResourceLimits) -> ResourceLimits:

@@ -34,4 +34,3 @@ class CheckpointScore:
 
     def _full(self, rate: float | None) -> bool:
         return not self.agent_failed and self.result.graded and rate is not None and rate == 1.0
-

@@ -22,13 +22,19 @@ def load_problem(problem_dir: Path | str) -> ProblemConfig:
     `UserInputError` for a path that is not a problem directory (that is not a configuration)."""
     problem_dir = Path(problem_dir).resolve()
     if not problem_dir.is_dir():
-        raise UserInputError(f"problem directory not found: {problem_dir}{_sibling_hint(problem_dir)}")
+        raise UserInputError(
+            f"problem directory not found: {problem_dir}{_sibling_hint(problem_dir)}"
+        )
     config_file = problem_dir / CONFIG_FILE
     if not config_file.is_file():
-        raise UserInputError(f"{problem_dir} is not a problem directory: it has no {CONFIG_FILE}{_child_hint(problem_dir)}")
+        raise UserInputError(
+            f"{problem_dir} is not a problem directory: it has no {CONFIG_FILE}{_child_hint(problem_dir)}"
+        )
     data = load_yaml_mapping(config_file)
     model: type[ProblemConfig] = ProblemConfig
-    if is_case_config(data):  # the case models only when needed: ~20 ms of every other command's start
+    if is_case_config(
+        data
+    ):  # the case models only when needed: ~20 ms of every other command's start
         from runners.model.case_config import CaseProblemConfig
 
         model = CaseProblemConfig
@@ -71,6 +77,8 @@ def _check_files(problem: ProblemConfig, config_file: Path) -> None:
         if not path.exists():
             problems.append(f"field `static_assets.{name}.path`: {path} does not exist")
         elif problem.path not in path.resolve().parents and path.resolve() != problem.path:
-            problems.append(f"field `static_assets.{name}.path`: must stay inside the problem directory")
+            problems.append(
+                f"field `static_assets.{name}.path`: must stay inside the problem directory"
+            )
     if problems:
         raise ConfigError(config_file, problems)

@@ -70,13 +70,19 @@ class TestResult(BaseModel):
     attempts: int = 1
     flaky: bool = False
     collection_error: bool = Field(
-        False, description="A synthetic result, not a test: a file that failed to load or collect, "
-        "or a suite whose hook failed."
+        False,
+        description="A synthetic result, not a test: a file that failed to load or collect, "
+        "or a suite whose hook failed.",
     )
     # Case-based problems (framework `cases`): one test per case.
-    score: float | None = Field(None, description="The case's score: weighted share of its verified "
-                                "attributes that are right (0..1).")
-    attributes: list[CaseAttribute] | None = Field(None, description="Every attribute of the case's result.")
+    score: float | None = Field(
+        None,
+        description="The case's score: weighted share of its verified "
+        "attributes that are right (0..1).",
+    )
+    attributes: list[CaseAttribute] | None = Field(
+        None, description="Every attribute of the case's result."
+    )
     diff: str | None = Field(None, description="What was wrong, readable (a failing case).")
 
     @property
@@ -117,10 +123,16 @@ class ExecutionResult(BaseModel):
     checkpoint_version: int | None = None
     framework: str = "pytest"
     sandbox: str = "none"
-    python: str | None = Field(None, description="Version of the Python the submission and its "
-                               "tests ran on (Python problems), e.g. 3.12.1.")
-    node: str | None = Field(None, description="Version of the Node the tests (JavaScript problems) or the "
-                             "submission (a case-based problem's `node` command) ran on, e.g. 22.22.0.")
+    python: str | None = Field(
+        None,
+        description="Version of the Python the submission and its "
+        "tests ran on (Python problems), e.g. 3.12.1.",
+    )
+    node: str | None = Field(
+        None,
+        description="Version of the Node the tests (JavaScript problems) or the "
+        "submission (a case-based problem's `node` command) ran on, e.g. 22.22.0.",
+    )
     entrypoint: str | None = None
     started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     duration: float = Field(0.0, description="Wall-clock seconds of the test step.")
@@ -132,11 +144,14 @@ class ExecutionResult(BaseModel):
     infrastructure_failure: bool = False
     infrastructure_reason: str | None = None
     problem_error: bool = Field(
-        False, description="The problem's own files (its tests, conftest, helpers or data) failed to "
+        False,
+        description="The problem's own files (its tests, conftest, helpers or data) failed to "
         "load: no grade, the problem is to be fixed. `tests` is then empty (the raw report is kept "
-        "with the artifacts).")
+        "with the artifacts).",
+    )
     problem_error_reason: str | None = Field(
-        None, description="What failed to load, naming the problem's file and line.")
+        None, description="What failed to load, naming the problem's file and line."
+    )
     timed_out: bool = False
     errors: list[str] = Field(
         default_factory=list, description="File-level errors and harness notes, readable."
@@ -151,8 +166,10 @@ class ExecutionResult(BaseModel):
     output_truncated: bool = False
     artifacts_dir: str | None = None
     quality: QualityReport | None = Field(
-        None, description="Code-quality figures of the submission and their growth since the previous "
-        "checkpoint (docs/quality.md); never part of the grade. None: not measured (--no-quality).")
+        None,
+        description="Code-quality figures of the submission and their growth since the previous "
+        "checkpoint (docs/quality.md); never part of the grade. None: not measured (--no-quality).",
+    )
 
     # ---- derived values -------------------------------------------------------------------
 
@@ -253,8 +270,14 @@ class ExecutionResult(BaseModel):
         return cls.model_validate_json(path.read_bytes())
 
 
-def failure_result(problem: ProblemConfig | str, checkpoint: CheckpointConfig | str, framework: str,
-                   sandbox: str, reason: str, **fields: Any) -> ExecutionResult:
+def failure_result(
+    problem: ProblemConfig | str,
+    checkpoint: CheckpointConfig | str,
+    framework: str,
+    sandbox: str,
+    reason: str,
+    **fields: Any,
+) -> ExecutionResult:
     """The result of a run the harness could not complete (no sandbox, a crash, a cap reached):
     an infrastructure failure that names the problem and checkpoint, by config or by name when
     the config could not be loaded. `fields` sets anything else (timings, flags, notes)."""
@@ -263,8 +286,12 @@ def failure_result(problem: ProblemConfig | str, checkpoint: CheckpointConfig | 
         problem_version=None if isinstance(problem, str) else problem.version,
         checkpoint_name=checkpoint if isinstance(checkpoint, str) else checkpoint.name,
         checkpoint_version=None if isinstance(checkpoint, str) else checkpoint.version,
-        framework=framework, sandbox=sandbox, infrastructure_failure=True,
-        infrastructure_reason=reason, **fields)
+        framework=framework,
+        sandbox=sandbox,
+        infrastructure_failure=True,
+        infrastructure_reason=reason,
+        **fields,
+    )
 
 
 _COMPUTED = {"summary", "status", "pass_rate", "core_pass_rate", "checkpoint_pass_rate"}

@@ -19,7 +19,9 @@ from runners.util.suggest import did_you_mean
 M = TypeVar("M", bound=BaseModel)
 
 
-def describe_validation_error(error: ValidationError, model: type[BaseModel] | None = None) -> list[str]:
+def describe_validation_error(
+    error: ValidationError, model: type[BaseModel] | None = None
+) -> list[str]:
     messages: list[str] = []
     for item in error.errors(include_url=False):
         where = _without_tags(model, tuple(item["loc"])) if model else tuple(item["loc"])
@@ -38,7 +40,9 @@ def describe_validation_error(error: ValidationError, model: type[BaseModel] | N
         else:
             got = _short(item.get("input"))
             # A validator's own ValueError reads "Value error, <its message>": keep the message.
-            messages.append(f"field `{loc}`: {item['msg'].removeprefix('Value error, ')} (got {got})")
+            messages.append(
+                f"field `{loc}`: {item['msg'].removeprefix('Value error, ')} (got {got})"
+            )
     return messages
 
 
@@ -60,7 +64,9 @@ def load_yaml_mapping(path: Path) -> dict[str, Any]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(path, f"expected a mapping of keys at the top level, got {type(data).__name__}")
+        raise ConfigError(
+            path, f"expected a mapping of keys at the top level, got {type(data).__name__}"
+        )
     return data
 
 
@@ -114,7 +120,9 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
         if not fields or part not in fields:
             return []
         members = _tagged_members(fields[part].annotation)
-        if members and parts and parts[0] in members:  # a discriminated union: the member its tag names
+        if (
+            members and parts and parts[0] in members
+        ):  # a discriminated union: the member its tag names
             current = members[parts.pop(0)]
             continue
         current, in_container = _unwrap(fields[part].annotation)

@@ -39,9 +39,11 @@ class SafeConsole(Console):
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         return super()._render_buffer(
-            segment if segment.control or not CONTROL.search(segment.text)
+            segment
+            if segment.control or not CONTROL.search(segment.text)
             else Segment(terminal_safe(segment.text), segment.style, segment.control)
-            for segment in buffer)
+            for segment in buffer
+        )
 
 
 def make_console(stderr: bool = False) -> Console:
@@ -135,7 +137,9 @@ def result_table(result: ExecutionResult) -> Table:
         table.add_row(group.value, Text(str(passed), style=style), str(total), _rate(passed, total))
     all_passed, all_total = sum(result.pass_counts.values()), sum(result.total_counts.values())
     table.add_section()
-    table.add_row("All", str(all_passed), str(all_total), _rate(all_passed, all_total), style="bold")
+    table.add_row(
+        "All", str(all_passed), str(all_total), _rate(all_passed, all_total), style="bold"
+    )
     return table
 
 
@@ -150,10 +154,16 @@ def failures_table(result: ExecutionResult) -> Table | None:
     _column(table, "Message", fold=True)
     for test in failing[:MAX_FAILURES_SHOWN]:
         style = {"failed": "red", "error": "magenta", "skipped": "yellow"}.get(test.status, "")
-        status = test.status if not test.raw_status or test.raw_status == test.status else f"{test.status} ({test.raw_status})"
+        status = (
+            test.status
+            if not test.raw_status or test.raw_status == test.status
+            else f"{test.status} ({test.raw_status})"
+        )
         # Text(), not str: ids like `test_x[json]` must not be read as rich markup.
         message = Text(test.first_message_line[:300])
-        if test.case_details:  # a case-based problem's case: why, and what was wrong attribute by attribute
+        if (
+            test.case_details
+        ):  # a case-based problem's case: why, and what was wrong attribute by attribute
             message.append("\n" + clip_lines(test.case_details, DIFF_LINES_SHOWN), style="dim")
         table.add_row(Text(test.id), test.group_type.value, Text(status, style=style), message)
     if len(failing) > MAX_FAILURES_SHOWN:
@@ -170,9 +180,13 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
         console.print(Panel(body, title="Infrastructure failure", border_style="red"))
     if result.problem_error:
         # Not the submission's grade: the problem's own files failed to load (runners.engine.blame).
-        console.print(Panel(Text(result.problem_error_reason or "unknown"),
-                            title="Problem error: the problem's own files failed to load; no grade",
-                            border_style="yellow"))
+        console.print(
+            Panel(
+                Text(result.problem_error_reason or "unknown"),
+                title="Problem error: the problem's own files failed to load; no grade",
+                border_style="yellow",
+            )
+        )
     else:
         console.print(fit(console, result_table(result)))
     failures = failures_table(result)
@@ -190,11 +204,16 @@ def render_result(console: Console, result: ExecutionResult, policy: PassPolicy)
     verdict = Text("MET" if met else "NOT MET", style="bold green" if met else "bold red")
     if result.problem_error and not met:
         verdict = Text("NO GRADE (problem error)", style="bold yellow")
-    console.print(Text.assemble(f"policy {policy.value}: ", verdict,
-                                f"   sandbox {result.sandbox} · "
-                                + (f"Python {result.python} · " if result.python else "")
-                                + (f"Node {result.node} · " if result.node else "")
-                                + f"{result.duration:.2f} s"))
+    console.print(
+        Text.assemble(
+            f"policy {policy.value}: ",
+            verdict,
+            f"   sandbox {result.sandbox} · "
+            + (f"Python {result.python} · " if result.python else "")
+            + (f"Node {result.node} · " if result.node else "")
+            + f"{result.duration:.2f} s",
+        )
+    )
     if result.artifacts_dir:
         console.print(Text(f"artifacts: {result.artifacts_dir}", style="dim"))
 
@@ -239,11 +258,13 @@ def evaluation_summary(scores: Sequence[CheckpointScore]) -> Group:
     isolated = sum(s.isolated for s in scores)
     core = sum(s.core for s in scores)
     solved = n > 0 and strict == n
-    return Group(Text(
-        f"checkpoints solved: strict {strict}/{n} · isolated {isolated}/{n} · core {core}/{n}"
-        f"   problem {'SOLVED' if solved else 'not solved'}",
-        style="bold green" if solved else "bold",
-    ))
+    return Group(
+        Text(
+            f"checkpoints solved: strict {strict}/{n} · isolated {isolated}/{n} · core {core}/{n}"
+            f"   problem {'SOLVED' if solved else 'not solved'}",
+            style="bold green" if solved else "bold",
+        )
+    )
 
 
 def _mark(ok: bool) -> Text:

@@ -65,9 +65,14 @@ def write_junit(results: Results, path: str | Path) -> Path:
 def _junit_suite(run: ExecutionResult) -> xunit2.TestSuite:
     suite = xunit2.TestSuite(_xml_text(f"{run.problem_name}/{run.checkpoint_name}"))
     suite.timestamp = run.started_at.isoformat()
-    for name, value in (("problem", run.problem_name), ("checkpoint", run.checkpoint_name),
-                        ("framework", run.framework), ("sandbox", run.sandbox),
-                        ("schema_version", run.schema_version), ("summary", run.summary)):
+    for name, value in (
+        ("problem", run.problem_name),
+        ("checkpoint", run.checkpoint_name),
+        ("framework", run.framework),
+        ("sandbox", run.sandbox),
+        ("schema_version", run.schema_version),
+        ("summary", run.summary),
+    ):
         suite.add_property(name, _xml_text(str(value)))
     cases: list[TestCase] = [_junit_case(test) for test in run.tests]
     if not run.graded:
@@ -77,8 +82,11 @@ def _junit_suite(run: ExecutionResult) -> xunit2.TestSuite:
 
 
 def _junit_case(test: TestResult) -> _Case:
-    case = _Case(_xml_text(test.id), test.group_type.value,
-                 test.duration_ms / 1000 if test.duration_ms is not None else None)
+    case = _Case(
+        _xml_text(test.id),
+        test.group_type.value,
+        test.duration_ms / 1000 if test.duration_ms is not None else None,
+    )
     if test.file_path:
         case.file = _xml_text(test.file_path)
     if test.line is not None:
@@ -101,7 +109,11 @@ def _junit_case(test: TestResult) -> _Case:
 
 
 def _junit_result(test: TestResult) -> Failure | Error | Skipped | None:
-    kinds: dict[str, type[Failure | Error | Skipped]] = {"failed": Failure, "error": Error, "skipped": Skipped}
+    kinds: dict[str, type[Failure | Error | Skipped]] = {
+        "failed": Failure,
+        "error": Error,
+        "skipped": Skipped,
+    }
     kind = kinds.get(test.status)
     if kind is None:
         return None
@@ -148,8 +160,10 @@ def write_ctrf(results: Results, path: str | Path) -> Path:
     start, stop = _span(runs)
     summary: dict[str, Any] = {
         "tests": len(tests),
-        **{s: sum(t["status"] == s for t in tests)
-           for s in ("passed", "failed", "skipped", "pending", "other")},
+        **{
+            s: sum(t["status"] == s for t in tests)
+            for s in ("passed", "failed", "skipped", "pending", "other")
+        },
         "flaky": sum(bool(t.get("flaky")) for t in tests),
         "suites": len(runs),
         "start": start,
@@ -178,16 +192,22 @@ def _ctrf_tests(run: ExecutionResult) -> list[dict[str, Any]]:
     tests = [_ctrf_test(run, test) for test in run.tests]
     if not run.graded:
         status, reason = _no_grade(run)
-        tests.append({
-            "name": f"{run.problem_name}/{run.checkpoint_name}: {status.replace('_', ' ')}",
-            "status": "failed",
-            "duration": 0,
-            "rawStatus": status,
-            "message": reason,
-            "suite": [run.checkpoint_name, INFRA_GROUP],
-            "extra": {"group": INFRA_GROUP, "checkpoint": run.checkpoint_name,
-                      "problem": run.problem_name, status: True},
-        })
+        tests.append(
+            {
+                "name": f"{run.problem_name}/{run.checkpoint_name}: {status.replace('_', ' ')}",
+                "status": "failed",
+                "duration": 0,
+                "rawStatus": status,
+                "message": reason,
+                "suite": [run.checkpoint_name, INFRA_GROUP],
+                "extra": {
+                    "group": INFRA_GROUP,
+                    "checkpoint": run.checkpoint_name,
+                    "problem": run.problem_name,
+                    status: True,
+                },
+            }
+        )
     return tests
 
 
@@ -212,8 +232,12 @@ def _ctrf_test(run: ExecutionResult, test: TestResult) -> dict[str, Any]:
         "flaky": True if test.flaky else None,
     }
     entry.update({k: v for k, v in optional.items() if v is not None})
-    extra: dict[str, Any] = {"group": test.group_type.value, "checkpoint": run.checkpoint_name,
-             "problem": run.problem_name, "test_checkpoint": test.checkpoint}
+    extra: dict[str, Any] = {
+        "group": test.group_type.value,
+        "checkpoint": run.checkpoint_name,
+        "problem": run.problem_name,
+        "test_checkpoint": test.checkpoint,
+    }
     if test.status == "error" and test.raw_status and test.raw_status != "error":
         extra["raw_status"] = test.raw_status  # rawStatus says "error"; keep the source's word
     if test.collection_error:

@@ -60,13 +60,17 @@ def parse_ctrf(data: bytes | str | dict[str, Any], root: str | None = None) -> P
     summary = found if isinstance(found := results.get("summary"), dict) else {}
     total = summary.get("tests") if isinstance(summary.get("tests"), int) else None
     if total is not None and total != len(results["tests"]):
-        errors.append(f"CTRF summary counts {total} tests but the report lists "
-                      f"{len(results['tests'])}: the report may be truncated")
+        errors.append(
+            f"CTRF summary counts {total} tests but the report lists "
+            f"{len(results['tests'])}: the report may be truncated"
+        )
     return ParsedReport(records=records, collected=total, errors=errors)
 
 
 @gc_paused()
-def ctrf_outcomes(data: bytes | str | dict[str, Any], root: str | None = None) -> dict[str, Outcome]:
+def ctrf_outcomes(
+    data: bytes | str | dict[str, Any], root: str | None = None
+) -> dict[str, Outcome]:
     """Only what a cross-check needs, by test id (the ids `parse_ctrf` gives): a third of its
     time on a big report, since names, markers and messages are not worked out."""
     results = _results(data)
@@ -75,7 +79,9 @@ def ctrf_outcomes(data: bytes | str | dict[str, Any], root: str | None = None) -
     for test in results["tests"]:
         if _named(test):
             status = ctrf_status(test.get("status"), test.get("rawStatus"))
-            outcomes[new_id(ctrf_test_id(test, root))] = Outcome(status == "passed", *_attempts(test, status))
+            outcomes[new_id(ctrf_test_id(test, root))] = Outcome(
+                status == "passed", *_attempts(test, status)
+            )
     return outcomes
 
 
@@ -157,7 +163,7 @@ def _basename(file: str) -> str:
 def _title(name: str, suite: list[str]) -> str:
     """jest-ctrf's name is jest's fullName (suite titles and title joined by spaces)."""
     prefix = " ".join(suite) + " "
-    return name[len(prefix):] if suite and name.startswith(prefix) else name
+    return name[len(prefix) :] if suite and name.startswith(prefix) else name
 
 
 def _attempts(test: dict[str, Any], status: TestStatus) -> tuple[int, bool]:

@@ -31,7 +31,9 @@ from runners.model.results import TestStatus
 from runners.parsers.report_file import ReportError
 
 _FINAL = {"pass": "passed", "fail": "failed", "skip": "skipped"}
-_BOOKKEEPING = re.compile(r"^\s*(?:=== (?:RUN|PAUSE|CONT|NAME)\s|--- (?:PASS|FAIL|SKIP):\s|PASS$|FAIL$|ok\s)")
+_BOOKKEEPING = re.compile(
+    r"^\s*(?:=== (?:RUN|PAUSE|CONT|NAME)\s|--- (?:PASS|FAIL|SKIP):\s|PASS$|FAIL$|ok\s)"
+)
 _NAME_MARKER = re.compile(r"^Test([A-Z][a-z0-9]+)_")
 # go test writes a subtest's spaces as `_`, so a tag ends there: "@error_negative" is `error`.
 _SUBTEST_TAG = re.compile(r"@([A-Za-z0-9.-]+)")
@@ -58,8 +60,9 @@ class _Test:
     output: list[str] = field(default_factory=list)
 
 
-def parse_go_json(data: bytes, files: Mapping[str, str] | None = None,
-                  tests_prefix: str = "tests") -> ParsedReport:
+def parse_go_json(
+    data: bytes, files: Mapping[str, str] | None = None, tests_prefix: str = "tests"
+) -> ParsedReport:
     tests: dict[tuple[str, str], _Test] = {}
     package_output: dict[str, list[str]] = {}
     package_status: dict[str, str] = {}
@@ -74,7 +77,9 @@ def parse_go_json(data: bytes, files: Mapping[str, str] | None = None,
         try:
             event = Event.model_validate(json.loads(line))
         except (ValueError, ValidationError) as exc:
-            raise ReportError(f"go test -json report, line {number}: not a test2json event ({exc})") from None
+            raise ReportError(
+                f"go test -json report, line {number}: not a test2json event ({exc})"
+            ) from None
         if event.Test:
             test = tests.setdefault((event.Package, event.Test), _Test(event.Test, event.Package))
             if event.Action == "output" and event.Output is not None:
@@ -95,34 +100,51 @@ def parse_go_json(data: bytes, files: Mapping[str, str] | None = None,
         children = descendants.get((package, name), [])
         if children and not (test.status == "fail" and all(c.status != "fail" for c in children)):
             continue
-        report.records.append(_record(test, files or {}, tests_prefix, package_output.get(package, [])))
+        report.records.append(
+            _record(test, files or {}, tests_prefix, package_output.get(package, []))
+        )
     ran = {package for package, _ in tests}
     for package, status in package_status.items():
         if status == "fail" and package not in ran:
             text = "".join(package_output.get(package, [])) + "\n".join(loose)
-            report.records.append(RawRecord(
-                id=f"{tests_prefix}::{package}", name=package, status="error", collection_error=True,
-                message=f"package {package} failed before any test ran:\n{text.strip()}"[:4000]))
+            report.records.append(
+                RawRecord(
+                    id=f"{tests_prefix}::{package}",
+                    name=package,
+                    status="error",
+                    collection_error=True,
+                    message=f"package {package} failed before any test ran:\n{text.strip()}"[:4000],
+                )
+            )
     if loose and not report.records:
         report.errors.append("\n".join(loose)[:4000])
     report.collected = sum(1 for r in report.records if not r.collection_error)
     return report
 
 
-def _record(test: _Test, files: Mapping[str, str], prefix: str, package_output: list[str]) -> RawRecord:
+def _record(
+    test: _Test, files: Mapping[str, str], prefix: str, package_output: list[str]
+) -> RawRecord:
     top = test.name.split("/", 1)[0]
     file = files.get(top)
     status: TestStatus
     message: str | None
     if test.status is None:
         status = "error"
-        message = ("the test started but never finished: the test binary crashed or exited\n"
-                   + "".join(package_output[-40:])).strip()
+        message = (
+            "the test started but never finished: the test binary crashed or exited\n"
+            + "".join(package_output[-40:])
+        ).strip()
     else:
         status = _FINAL[test.status]  # type: ignore[assignment]
-        message = "".join(line for line in test.output if not _BOOKKEEPING.match(line)).strip() or None
-    markers = list(dict.fromkeys(m.group(1) for part in test.name.split("/")[1:]
-                                 for m in _SUBTEST_TAG.finditer(part)))
+        message = (
+            "".join(line for line in test.output if not _BOOKKEEPING.match(line)).strip() or None
+        )
+    markers = list(
+        dict.fromkeys(
+            m.group(1) for part in test.name.split("/")[1:] for m in _SUBTEST_TAG.finditer(part)
+        )
+    )
     word = _NAME_MARKER.match(top)
     if word:
         markers = list(dict.fromkeys([word.group(1).lower(), *markers]))

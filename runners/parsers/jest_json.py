@@ -106,7 +106,7 @@ def relative_path(path: str, root: str | None) -> str:
     if root:
         base = root.replace("\\", "/").rstrip("/") + "/"
         if path.startswith(base):
-            return path[len(base):]
+            return path[len(base) :]
     return path.removeprefix("./")
 
 
@@ -189,8 +189,10 @@ def parse_jest_json(data: bytes | str | dict[str, Any], root: str | None = None)
         errors.append("jest says the run was interrupted; the report may be incomplete")
     expected = report.numRuntimeErrorTestSuites or 0
     if expected > failed_to_run:
-        errors.append(f"jest counts {expected} test suite(s) that failed to run, "
-                      f"but only {failed_to_run} appear in the report")
+        errors.append(
+            f"jest counts {expected} test suite(s) that failed to run, "
+            f"but only {failed_to_run} appear in the report"
+        )
     return ParsedReport(records=records, collected=report.numTotalTests, errors=errors)
 
 
@@ -221,8 +223,9 @@ def _jest_record(test: AssertionResult, file: str, new_id: IdAllocator) -> RawRe
     )
 
 
-def _jest_suite_error(entry: FileResult, file: str, tests: list[RawRecord],
-                      new_id: IdAllocator) -> RawRecord | None:
+def _jest_suite_error(
+    entry: FileResult, file: str, tests: list[RawRecord], new_id: IdAllocator
+) -> RawRecord | None:
     """A record for a file whose failure no test shows: a suite that failed to run, or a suite
     error (such as a failing `afterAll`) next to tests that all passed or were skipped."""
     if entry.status != "failed" or any(t.status in ("failed", "error") for t in tests):

@@ -95,19 +95,24 @@ def _load(data: bytes | str) -> _Xml:
         # junitparser reads an ElementTree element as its own; `fromroot` builds `cls`.
         return cast(_Xml, _Xml.fromroot(cast(Any, element)))
     except JUnitXmlError:
-        raise ReportError(f"JUnit XML report has root <{element.tag}>, "
-                          "expected <testsuites> or <testsuite>") from None
+        raise ReportError(
+            f"JUnit XML report has root <{element.tag}>, expected <testsuites> or <testsuite>"
+        ) from None
 
 
 def _cases(parent: _Xml | _Suite, ctx: _Context) -> Iterator[tuple[_Case, _Context]]:
     """Every testcase in document order, suites nested at any depth."""
     # junitparser builds them as the `testsuite` class of their parent: `_Suite`.
-    suites = cast(Iterator[_Suite], parent.testsuites() if isinstance(parent, _Suite) else iter(parent))
+    suites = cast(
+        Iterator[_Suite], parent.testsuites() if isinstance(parent, _Suite) else iter(parent)
+    )
     if isinstance(parent, _Suite):
         yield from ((case, ctx) for case in parent.iterchildren(_Case))
     for suite in suites:
-        inner = _Context(file=suite.file or ctx.file,
-                         markers=[*ctx.markers, *_property_markers(suite.properties())])
+        inner = _Context(
+            file=suite.file or ctx.file,
+            markers=[*ctx.markers, *_property_markers(suite.properties())],
+        )
         yield from _cases(suite, inner)
 
 
@@ -141,18 +146,32 @@ class _Builder:
         classname, name = (case.classname or "").strip(), (case.name or "").strip()
         file = self._file(case, ctx, classname)
         status, raw, message, trace = _outcome(case)
-        markers = [*_property_markers(case.properties()), *ctx.markers,
-                   *title_markers([classname, name])]
-        common: dict[str, Any] = {"file": file, "line": self._line(case), "duration_ms": _duration_ms(case),
-                      "stdout": _output(case.system_out), "stderr": _output(case.system_err),
-                      "markers": list(dict.fromkeys(markers))}
+        markers = [
+            *_property_markers(case.properties()),
+            *ctx.markers,
+            *title_markers([classname, name]),
+        ]
+        common: dict[str, Any] = {
+            "file": file,
+            "line": self._line(case),
+            "duration_ms": _duration_ms(case),
+            "stdout": _output(case.system_out),
+            "stderr": _output(case.system_err),
+            "markers": list(dict.fromkeys(markers)),
+        }
         if status in ("failed", "error") and _is_load_failure(case, classname, name):
             where = file or name
             detail = _error_line(trace) if classname != name else message
             return RawRecord(
-                id=self.new_id(where), name=f"{where} (failed to load)", status="error",
-                raw_status="collection_error", traceback=trace, collection_error=True,
-                message=f"{where} failed to load: {detail or message or 'no message'}", **common)
+                id=self.new_id(where),
+                name=f"{where} (failed to load)",
+                status="error",
+                raw_status="collection_error",
+                traceback=trace,
+                collection_error=True,
+                message=f"{where} failed to load: {detail or message or 'no message'}",
+                **common,
+            )
         interim = [r for c, _ in attempts for r in c.interim_result]
         count = len(attempts) + len(interim)
         flaky = status == "passed" and count > 1
@@ -160,9 +179,17 @@ class _Builder:
             texts = [t for c, _ in attempts[:-1] for t in _texts(c)]
             texts += [r.stack_trace or r.text or r.message or "" for r in interim]
             trace = "\n\n".join(t for t in texts if t.strip()) or None
-        return RawRecord(id=self._id(classname, name, file), name=name or classname,
-                         status=status, raw_status=raw, message=message, traceback=trace,
-                         attempts=count, flaky=flaky, **common)
+        return RawRecord(
+            id=self._id(classname, name, file),
+            name=name or classname,
+            status=status,
+            raw_status=raw,
+            message=message,
+            traceback=trace,
+            attempts=count,
+            flaky=flaky,
+            **common,
+        )
 
     def _id(self, classname: str, name: str, file: str | None) -> str:
         if classname and classname != name:
@@ -194,8 +221,9 @@ def _is_load_failure(case: _Case, classname: str, name: str) -> bool:
         return True
     raw = case.classname or ""
     # jest-junit pads top-level titles with a space and uses them as classname too.
-    return (bool(classname) and raw == case.name and raw == classname
-            and bool(_PATH_LIKE.match(name)))
+    return (
+        bool(classname) and raw == case.name and raw == classname and bool(_PATH_LIKE.match(name))
+    )
 
 
 def _mark_describe_failures(records: list[RawRecord]) -> None:
@@ -213,7 +241,7 @@ def _mark_describe_failures(records: list[RawRecord]) -> None:
                 status="error",
                 raw_status="suite_error",
                 message=f"{where}: a suite-level hook (beforeAll/afterAll) failed: "
-                        f"{record.message or 'no message'}",
+                f"{record.message or 'no message'}",
                 collection_error=True,
             )
 

@@ -34,9 +34,14 @@ def parse_pytest_json(data: bytes | str | dict[str, Any]) -> ParsedReport:
     if not isinstance(tests, list):
         raise ReportError("pytest-json-report has no `tests` list")
     records = [_test_record(t) for t in tests if isinstance(t, dict) and "nodeid" in t]
-    facts = {str(f.get("nodeid")): f for f in report.get(LOAD_ERRORS_FIELD) or [] if isinstance(f, dict)}
-    records += [_collector_record(c, facts.get(str(c.get("nodeid") or ""))) for c in report.get("collectors") or []
-                if isinstance(c, dict) and c.get("outcome") == "failed"]
+    facts = {
+        str(f.get("nodeid")): f for f in report.get(LOAD_ERRORS_FIELD) or [] if isinstance(f, dict)
+    }
+    records += [
+        _collector_record(c, facts.get(str(c.get("nodeid") or "")))
+        for c in report.get("collectors") or []
+        if isinstance(c, dict) and c.get("outcome") == "failed"
+    ]
     summary = report.get("summary") or {}
     collected = summary.get("collected")
     exit_code = report.get("exitcode")
@@ -131,13 +136,20 @@ def load_error(facts: Any) -> LoadError | None:
         return None
 
     def located(key: str) -> list[tuple[str, int | None]]:
-        return [(str(item[0]), item[1] if isinstance(item[1], int) else None)
-                for item in facts.get(key) or [] if isinstance(item, list) and len(item) == 2 and item[0]]
+        return [
+            (str(item[0]), item[1] if isinstance(item[1], int) else None)
+            for item in facts.get(key) or []
+            if isinstance(item, list) and len(item) == 2 and item[0]
+        ]
 
     missing, on_path = facts.get("missing_module"), facts.get("submission_on_path")
-    return LoadError(error=str(facts.get("error") or ""), frames=located("frames"), files=located("files"),
-                     missing_module=missing if isinstance(missing, str) else None,
-                     submission_on_path=on_path if isinstance(on_path, bool) else None)
+    return LoadError(
+        error=str(facts.get("error") or ""),
+        frames=located("frames"),
+        files=located("files"),
+        missing_module=missing if isinstance(missing, str) else None,
+        submission_on_path=on_path if isinstance(on_path, bool) else None,
+    )
 
 
 def _collector_record(collector: dict[str, Any], facts: dict[str, Any] | None = None) -> RawRecord:

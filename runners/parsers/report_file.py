@@ -24,21 +24,27 @@ class ReportError(Exception):
     """The report cannot be trusted or read; the message is the reason."""
 
 
-def read_report(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, not_before: float | None = None) -> bytes:
+def read_report(
+    path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, not_before: float | None = None
+) -> bytes:
     path = Path(path)
     try:
         dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except FileNotFoundError:
         raise ReportError(f"report directory {path.parent} is missing") from None
     except OSError as exc:
-        raise ReportError(f"report directory {path.parent} is not a plain directory ({exc.strerror})") from None
+        raise ReportError(
+            f"report directory {path.parent} is not a plain directory ({exc.strerror})"
+        ) from None
     try:
         try:
             fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
         except FileNotFoundError:
             raise ReportError(f"report {path.name} was not written") from None
         except OSError as exc:
-            raise ReportError(f"report {path.name} cannot be opened safely ({exc.strerror}; a symlink?)") from None
+            raise ReportError(
+                f"report {path.name} cannot be opened safely ({exc.strerror}; a symlink?)"
+            ) from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
@@ -46,7 +52,9 @@ def read_report(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, not_before: f
             if info.st_size == 0:
                 raise ReportError(f"report {path.name} is empty")
             if info.st_size > max_bytes:
-                raise ReportError(f"report {path.name} is {info.st_size} bytes, over the {max_bytes}-byte cap")
+                raise ReportError(
+                    f"report {path.name} is {info.st_size} bytes, over the {max_bytes}-byte cap"
+                )
             if not_before is not None and info.st_mtime < not_before - 1:
                 raise ReportError(f"report {path.name} was written before the run started")
             chunks, remaining = [], max_bytes + 1
@@ -55,7 +63,9 @@ def read_report(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, not_before: f
                 remaining -= len(chunk)
             data = b"".join(chunks)
             if len(data) > max_bytes:
-                raise ReportError(f"report {path.name} grew past the {max_bytes}-byte cap while read")
+                raise ReportError(
+                    f"report {path.name} grew past the {max_bytes}-byte cap while read"
+                )
             return data
         finally:
             os.close(fd)
@@ -75,7 +85,9 @@ def check_no_links(root: Path, relative: str) -> Path:
         except FileNotFoundError:
             raise ReportError(f"report directory {current} is missing") from None
         if not stat.S_ISDIR(mode):
-            raise ReportError(f"report path component {current} is not a plain directory (a symlink?)")
+            raise ReportError(
+                f"report path component {current} is not a plain directory (a symlink?)"
+            )
     return current / parts[-1]
 
 

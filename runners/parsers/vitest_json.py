@@ -66,8 +66,10 @@ def parse_vitest_json(data: bytes | str | dict[str, Any], root: str | None = Non
         failed_files += 1
         failing = [a for a in entry.assertionResults if a.status == "failed"]
         for test in failing:
-            explained.update((file, tuple(test.ancestorTitles[:n]))
-                             for n in range(1, len(test.ancestorTitles) + 1))
+            explained.update(
+                (file, tuple(test.ancestorTitles[:n]))
+                for n in range(1, len(test.ancestorTitles) + 1)
+            )
         candidates = _skipped_scopes(entry.assertionResults)
         if not entry.assertionResults:
             records.append(_load_error(entry, file, new_id))
@@ -75,8 +77,9 @@ def parse_vitest_json(data: bytes | str | dict[str, Any], root: str | None = Non
             continue  # no test's failure: the runner notes it (obsolete snapshots are not errors)
         elif not failing:
             records.append(_file_hook_error(entry, file, candidates, new_id))
-            explained.update((file, scope[:n]) for scope in candidates
-                             for n in range(1, len(scope) + 1))
+            explained.update(
+                (file, scope[:n]) for scope in candidates for n in range(1, len(scope) + 1)
+            )
         elif candidates:
             hidden.append((len(records), file, candidates))
     errors: list[str] = []
@@ -85,8 +88,10 @@ def parse_vitest_json(data: bytes | str | dict[str, Any], root: str | None = Non
         for at, file, scopes in reversed(hidden):  # after the file's own records
             records[at:at] = [_scope_hook_error(file, scope, new_id) for scope in scopes]
         if not hidden:
-            errors.append(f"vitest counts {unexplained} failed suite(s) that no failing test "
-                          f"explains: {_HOOK} somewhere; its error is not in the JSON report")
+            errors.append(
+                f"vitest counts {unexplained} failed suite(s) that no failing test "
+                f"explains: {_HOOK} somewhere; its error is not in the JSON report"
+            )
     return ParsedReport(records=records, collected=report.numTotalTests, errors=errors)
 
 
@@ -125,8 +130,11 @@ def _skipped_scopes(tests: list[AssertionResult]) -> list[Scope]:
             scope = tuple(test.ancestorTitles[:n])
             scopes[scope] = scopes.get(scope, True) and skipped
     all_skipped = [s for s, ok in scopes.items() if ok]
-    return [s for s in all_skipped if not any(s[:n] in scopes and scopes[s[:n]]
-                                              for n in range(1, len(s)))]
+    return [
+        s
+        for s in all_skipped
+        if not any(s[:n] in scopes and scopes[s[:n]] for n in range(1, len(s)))
+    ]
 
 
 def _load_error(entry: FileResult, file: str, new_id: IdAllocator) -> RawRecord:
@@ -143,8 +151,9 @@ def _load_error(entry: FileResult, file: str, new_id: IdAllocator) -> RawRecord:
     )
 
 
-def _file_hook_error(entry: FileResult, file: str, scopes: list[Scope],
-                     new_id: IdAllocator) -> RawRecord:
+def _file_hook_error(
+    entry: FileResult, file: str, scopes: list[Scope], new_id: IdAllocator
+) -> RawRecord:
     where = f" (probably in: {'; '.join(' > '.join(s) for s in scopes)})" if scopes else ""
     text = (entry.message or "").strip()
     detail = f": {text}" if text else "; the report does not include its error"
@@ -169,8 +178,10 @@ def _scope_hook_error(file: str, scope: Scope, new_id: IdAllocator) -> RawRecord
         file=file,
         status="error",
         raw_status="suite_error",
-        message=(f"{file} > {path}: {_HOOK}, so its tests were reported as skipped; "
-                 "the report does not include the hook's error"),
+        message=(
+            f"{file} > {path}: {_HOOK}, so its tests were reported as skipped; "
+            "the report does not include the hook's error"
+        ),
         markers=title_markers(scope),
         collection_error=True,
     )

@@ -67,7 +67,9 @@ def pytest_configure(config):
     for line in os.environ.get(MARKERS_ENV, "").splitlines():
         if line.strip():
             config.addinivalue_line("markers", line)
-    _doctest_only = frozenset(p for p in os.environ.get(DOCTEST_ONLY_ENV, "").split(os.pathsep) if p)
+    _doctest_only = frozenset(
+        p for p in os.environ.get(DOCTEST_ONLY_ENV, "").split(os.pathsep) if p
+    )
 
 
 def _report_file_from_argv(argv):
@@ -135,7 +137,10 @@ def pytest_load_initial_conftests(early_config, parser, args):
         if _reports_dir:
             try:
                 with open(os.path.join(_reports_dir, CONFTEST_ERROR_FILE), "w") as handle:
-                    json.dump({"nodeid": str(getattr(exc, "path", "") or ""), **load_error_facts(exc)}, handle)
+                    json.dump(
+                        {"nodeid": str(getattr(exc, "path", "") or ""), **load_error_facts(exc)},
+                        handle,
+                    )
             except OSError:
                 pass
         raise
@@ -183,8 +188,13 @@ def load_error_facts(exc):
     submission = os.path.realpath(os.environ.get("SUBMISSION_PATH") or "/nonexistent")
     on_path = any(_inside(os.path.realpath(entry or os.getcwd()), submission) for entry in sys.path)
     missing = root.name if isinstance(root, ModuleNotFoundError) else None
-    return {"error": f"{type(root).__name__}: {root}"[:2000], "frames": frames, "files": files,
-            "missing_module": missing, "submission_on_path": on_path}
+    return {
+        "error": f"{type(root).__name__}: {root}"[:2000],
+        "frames": frames,
+        "files": files,
+        "missing_module": missing,
+        "submission_on_path": on_path,
+    }
 
 
 def _inside(path, root):

@@ -29,7 +29,9 @@ def canonical(report):
     parsed file canonicalizes to the same bytes as the object it was written from.
     """
     body = {k: v for k, v in report.items() if k != SIGNATURE_FIELD}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str).encode()
+    return json.dumps(
+        body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str
+    ).encode()
 
 
 def sign(report, key):

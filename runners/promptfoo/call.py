@@ -34,15 +34,18 @@ def call(options: Any, context: Any) -> dict[str, Any]:
         return {"error": f"{PREFIX}{exc}"}
     except Exception as exc:  # noqa: BLE001 - a bug here must still not become a traceback row
         log_traceback()
-        return {"error": f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"}
+        return {
+            "error": f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+        }
     started = time.monotonic()
     outcome = run_bounded(cell, problem, environment)
     latency_ms = round((time.monotonic() - started) * 1000)
     if isinstance(outcome, UserInputError):
         return {"error": f"{PREFIX}{outcome}"}
     if isinstance(outcome, str):  # infrastructure failure before or instead of a result
-        outcome = failure_result(problem, problem.checkpoints[cell.checkpoint], problem.framework,
-                                 cell.sandbox, outcome)
+        outcome = failure_result(
+            problem, problem.checkpoints[cell.checkpoint], problem.framework, cell.sandbox, outcome
+        )
     return response(cell, outcome, latency_ms)
 
 
@@ -52,17 +55,23 @@ def _problem_and_environment(cell: Cell) -> tuple[ProblemConfig, EnvironmentSpec
         from runners.util.suggest import did_you_mean
 
         known = ", ".join(c.name for c in problem.ordered_checkpoints())
-        raise BadInput(f"test `checkpoint`: problem {cell.problem!r} has no checkpoint "
-                       f"{cell.checkpoint!r}{did_you_mean(cell.checkpoint, problem.checkpoints)} (known: {known})")
+        raise BadInput(
+            f"test `checkpoint`: problem {cell.problem!r} has no checkpoint "
+            f"{cell.checkpoint!r}{did_you_mean(cell.checkpoint, problem.checkpoints)} (known: {known})"
+        )
     if not cell.submission.is_dir():
-        raise BadInput(f"agent {cell.agent!r}: submission directory {cell.submission} does not "
-                       f"exist (expected <submissions>/{cell.problem}/{cell.checkpoint}/ under "
-                       f"provider config `submissions` = {cell.submissions})")
+        raise BadInput(
+            f"agent {cell.agent!r}: submission directory {cell.submission} does not "
+            f"exist (expected <submissions>/{cell.problem}/{cell.checkpoint}/ under "
+            f"provider config `submissions` = {cell.submissions})"
+        )
     environment = EnvironmentSpec(sandbox=cell.sandbox)
     if not cell.quality:
         environment.quality = False
     if cell.wall_timeout is not None:
-        environment.limits = environment.limits.model_copy(update={"wall_timeout": cell.wall_timeout})
+        environment.limits = environment.limits.model_copy(
+            update={"wall_timeout": cell.wall_timeout}
+        )
     if cell.cache_dir is not None:
         environment.cache_dir = cell.cache_dir
     if cell.python is not None:
@@ -72,8 +81,9 @@ def _problem_and_environment(cell: Cell) -> tuple[ProblemConfig, EnvironmentSpec
     return problem, environment
 
 
-def run_bounded(cell: Cell, problem: ProblemConfig,
-                environment: EnvironmentSpec) -> ExecutionResult | UserInputError | str:
+def run_bounded(
+    cell: Cell, problem: ProblemConfig, environment: EnvironmentSpec
+) -> ExecutionResult | UserInputError | str:
     """The result, a UserInputError, or the reason of an infrastructure failure (a str).
 
     The run happens in a daemon thread so the call returns by `cell.overall` whatever happens;
@@ -87,14 +97,25 @@ def run_bounded(cell: Cell, problem: ProblemConfig,
 
     def target() -> None:
         try:
-            with running(Subject(cell.problem, cell.checkpoint, cell.agent), for_promptfoo(cell.progress)) as ending:
+            with running(
+                Subject(cell.problem, cell.checkpoint, cell.agent), for_promptfoo(cell.progress)
+            ) as ending:
                 if cell.ray_address:
                     box["result"] = result = _run_on_ray(cell, environment)
                 else:
-                    box["result"] = result = run_checkpoint(problem, cell.checkpoint, cell.submission, environment,
-                                                            output_dir=cell.output_dir)
+                    box["result"] = result = run_checkpoint(
+                        problem,
+                        cell.checkpoint,
+                        cell.submission,
+                        environment,
+                        output_dir=cell.output_dir,
+                    )
                 verdict = "PASS" if PassPolicy(cell.policy).check(result) else "FAIL"
-                ending.text = result.summary if result.infrastructure_failure else f"{verdict} · {result.summary}"
+                ending.text = (
+                    result.summary
+                    if result.infrastructure_failure
+                    else f"{verdict} · {result.summary}"
+                )
         except UserInputError as exc:
             box["result"] = exc
         except InfrastructureError as exc:
@@ -103,12 +124,16 @@ def run_bounded(cell: Cell, problem: ProblemConfig,
             box["result"] = f"harness error {type(exc).__name__}: {exc}"
             box["traceback"] = traceback.format_exc()
 
-    worker = threading.Thread(target=target, name=f"runners-{cell.problem}-{cell.checkpoint}", daemon=True)
+    worker = threading.Thread(
+        target=target, name=f"runners-{cell.problem}-{cell.checkpoint}", daemon=True
+    )
     worker.start()
     worker.join(cell.overall)
     if worker.is_alive():
-        return (f"the run did not finish within the provider's overall cap of {cell.overall:g} s "
-                f"(config `overall_timeout`, or promptfoo `timeout` minus {TIMEOUT_MARGIN_S:g} s)")
+        return (
+            f"the run did not finish within the provider's overall cap of {cell.overall:g} s "
+            f"(config `overall_timeout`, or promptfoo `timeout` minus {TIMEOUT_MARGIN_S:g} s)"
+        )
     if "traceback" in box:
         print(box["traceback"], file=sys.stderr, flush=True)
     return box["result"]
@@ -121,8 +146,13 @@ def _run_on_ray(cell: Cell, environment: EnvironmentSpec) -> ExecutionResult:
     from runners.batch.executors import run_cell_remote
 
     remote = BatchCell.of(cell.problem_dir, cell.checkpoint, cell.submission, agent=cell.agent)
-    return run_cell_remote(remote, cell.ray_address, environment=environment,
-                           output_dir=cell.output_dir, timeout=max(cell.overall - RAY_MARGIN_S, 1.0))
+    return run_cell_remote(
+        remote,
+        cell.ray_address,
+        environment=environment,
+        output_dir=cell.output_dir,
+        timeout=max(cell.overall - RAY_MARGIN_S, 1.0),
+    )
 
 
 def response(cell: Cell, result: ExecutionResult, latency_ms: int) -> dict[str, Any]:
@@ -131,8 +161,15 @@ def response(cell: Cell, result: ExecutionResult, latency_ms: int) -> dict[str, 
 
     policies = {p.value: p.check(result) for p in PassPolicy}
     metadata = result.model_dump(mode="json")
-    metadata.update(agent=cell.agent, problem=cell.problem, checkpoint=cell.checkpoint,
-                    policy=cell.policy, passed=policies[cell.policy], policies=policies, run_ms=latency_ms)
+    metadata.update(
+        agent=cell.agent,
+        problem=cell.problem,
+        checkpoint=cell.checkpoint,
+        policy=cell.policy,
+        passed=policies[cell.policy],
+        policies=policies,
+        run_ms=latency_ms,
+    )
     if cell.report is not None:  # where `runners report --eval <id>` shows this row
         from runners.outputs.report.links import row_link
 

@@ -54,19 +54,32 @@ class GradingConfig(BaseModel):
     problems: StrictStr = DEFAULT_PROBLEMS
     sandbox: StrictStr = "auto"
     pass_policy: StrictStr = DEFAULT_POLICY
-    wall_timeout: PositiveFloat | None = Field(None, strict=True, description="seconds for one test run")
-    overall_timeout: PositiveFloat | None = Field(None, strict=True, description="seconds for the whole row")
+    wall_timeout: PositiveFloat | None = Field(
+        None, strict=True, description="seconds for one test run"
+    )
+    overall_timeout: PositiveFloat | None = Field(
+        None, strict=True, description="seconds for the whole row"
+    )
     output: StrictStr = DEFAULT_OUTPUT
-    report: StrictStr = Field(DEFAULT_REPORTS, description="where `runners report` writes the eval's page "
-                              "(each row's metadata `report` links there)")
-    quality: bool = Field(True, strict=True, description="measure the code-quality figures (docs/quality.md)")
+    report: StrictStr = Field(
+        DEFAULT_REPORTS,
+        description="where `runners report` writes the eval's page "
+        "(each row's metadata `report` links there)",
+    )
+    quality: bool = Field(
+        True, strict=True, description="measure the code-quality figures (docs/quality.md)"
+    )
     cache_dir: StrictStr | None = None
     python: StrictStr | None = None
     node: StrictStr | None = Field(None, description="the Node JavaScript tests run on (as --node)")
-    progress: StrictBool = Field(True, description="say each row's stage on stderr (promptfoo's log)")
+    progress: StrictBool = Field(
+        True, description="say each row's stage on stderr (promptfoo's log)"
+    )
     # Set by promptfoo: the config file's directory, its per-call timeout (ms), and its own.
     base_path: StrictStr | None = Field(None, alias="basePath")
-    timeout: PositiveFloat | None = Field(None, strict=True, description="promptfoo's per-call timeout (ms)")
+    timeout: PositiveFloat | None = Field(
+        None, strict=True, description="promptfoo's per-call timeout (ms)"
+    )
     workers: Any = None
     pythonExecutable: Any = None
 
@@ -76,7 +89,9 @@ class GradingConfig(BaseModel):
         from runners.sandbox.registry import sandbox_choices
 
         if name not in sandbox_choices():
-            raise ValueError(f"{name!r} is not one of {', '.join(sandbox_choices())}{did_you_mean(name, sandbox_choices())}")
+            raise ValueError(
+                f"{name!r} is not one of {', '.join(sandbox_choices())}{did_you_mean(name, sandbox_choices())}"
+            )
         return name
 
     @field_validator("pass_policy")
@@ -86,7 +101,9 @@ class GradingConfig(BaseModel):
 
         names = [p.value for p in PassPolicy]
         if name not in names:
-            raise ValueError(f"{name!r} is not one of {', '.join(names)}{did_you_mean(name, names)}")
+            raise ValueError(
+                f"{name!r} is not one of {', '.join(names)}{did_you_mean(name, names)}"
+            )
         return name
 
     @field_validator("python")
@@ -118,12 +135,16 @@ class GradingConfig(BaseModel):
         # `python: 3.10` in YAML is the number 3.1: say how to write it.
         for key in ("python", "node"):  # `python: 3.10` in YAML is the number 3.1
             if isinstance(config.get(key), int | float):
-                raise BadInput(f"provider config: field `{key}`: expected a quoted version (\"{'3.12' if key == 'python' else '22'}\"), a "
-                               f"range or a path, got {config[key]!r}")
+                raise BadInput(
+                    f'provider config: field `{key}`: expected a quoted version ("{"3.12" if key == "python" else "22"}"), a '
+                    f"range or a path, got {config[key]!r}"
+                )
         try:
             return cls.model_validate(config)
         except ValidationError as exc:
-            raise BadInput("provider config: " + "; ".join(describe_validation_error(exc, cls))) from None
+            raise BadInput(
+                "provider config: " + "; ".join(describe_validation_error(exc, cls))
+            ) from None
 
 
 class ProviderConfig(GradingConfig):
@@ -176,18 +197,35 @@ def resolve_cell(options: Any, context: Any) -> Cell:
     problem_dir = problems / problem
     if not (problem_dir / "config.yaml").is_file():
         known = sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
-        raise BadInput(f"test `problem`: unknown problem {problem!r}{did_you_mean(problem, known)}: "
-                       f"{problem_dir}/config.yaml not found (problems under {problems}: {', '.join(known) or 'none'})")
-    return Cell(agent=config.agent, submissions=submissions, problems=problems, problem=problem,
-                checkpoint=checkpoint, problem_dir=problem_dir,
-                submission=submissions / problem / checkpoint, sandbox=config.sandbox,
-                policy=config.pass_policy, wall_timeout=config.wall_timeout, overall=overall,
-                cache_dir=_path(base, config.cache_dir) if config.cache_dir else None,
-                ray_address=config.ray_address or None, python=config.python,
-                output_dir=_path(base, config.output) / _run_tag(vars_, context) / slug(config.agent)
-                / problem / checkpoint, progress=config.progress,
-                node=_node(base, config.node), report=report_page(base, config, vars_, context),
-                quality=config.quality)
+        raise BadInput(
+            f"test `problem`: unknown problem {problem!r}{did_you_mean(problem, known)}: "
+            f"{problem_dir}/config.yaml not found (problems under {problems}: {', '.join(known) or 'none'})"
+        )
+    return Cell(
+        agent=config.agent,
+        submissions=submissions,
+        problems=problems,
+        problem=problem,
+        checkpoint=checkpoint,
+        problem_dir=problem_dir,
+        submission=submissions / problem / checkpoint,
+        sandbox=config.sandbox,
+        policy=config.pass_policy,
+        wall_timeout=config.wall_timeout,
+        overall=overall,
+        cache_dir=_path(base, config.cache_dir) if config.cache_dir else None,
+        ray_address=config.ray_address or None,
+        python=config.python,
+        output_dir=_path(base, config.output)
+        / _run_tag(vars_, context)
+        / slug(config.agent)
+        / problem
+        / checkpoint,
+        progress=config.progress,
+        node=_node(base, config.node),
+        report=report_page(base, config, vars_, context),
+        quality=config.quality,
+    )
 
 
 def _node(base: Path, node: str | None) -> str | None:
@@ -203,10 +241,18 @@ def refuse_config_error(metadata: dict[str, Any]) -> None:
     error = metadata.get("config_error")
     if isinstance(error, str) and error:
         raise BadInput(error)
-def report_page(base: Path, config: GradingConfig, vars_: dict[str, Any], context: dict[str, Any]) -> Path | None:
+
+
+def report_page(
+    base: Path, config: GradingConfig, vars_: dict[str, Any], context: dict[str, Any]
+) -> Path | None:
     """The page `runners report --eval <id>` writes for this eval (provider config `report`)."""
     eval_id = vars_.get("__evalId") or context.get("evaluationId")
-    return eval_report(_path(base, config.report), eval_id) if isinstance(eval_id, str) and eval_id else None
+    return (
+        eval_report(_path(base, config.report), eval_id)
+        if isinstance(eval_id, str) and eval_id
+        else None
+    )
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -221,18 +267,24 @@ def _overall_cap(config: ProviderConfig) -> float:
     overall = config.overall_timeout
     if overall is None:
         if cap_limit <= 0:
-            raise BadInput(f"provider config `timeout`: {promptfoo_ms:g} ms leaves no time for a test "
-                           f"run (the provider answers {TIMEOUT_MARGIN_S:g} s before it); raise it")
+            raise BadInput(
+                f"provider config `timeout`: {promptfoo_ms:g} ms leaves no time for a test "
+                f"run (the provider answers {TIMEOUT_MARGIN_S:g} s before it); raise it"
+            )
         overall = cap_limit
     elif overall > cap_limit:
-        raise BadInput(f"provider config `overall_timeout`: {overall:g} s must be at least "
-                       f"{TIMEOUT_MARGIN_S:g} s below promptfoo's per-call `timeout` "
-                       f"({promptfoo_ms:g} ms); raise `timeout` or lower `overall_timeout`")
+        raise BadInput(
+            f"provider config `overall_timeout`: {overall:g} s must be at least "
+            f"{TIMEOUT_MARGIN_S:g} s below promptfoo's per-call `timeout` "
+            f"({promptfoo_ms:g} ms); raise `timeout` or lower `overall_timeout`"
+        )
     wall = config.wall_timeout
     if wall is not None and wall >= overall:
-        raise BadInput(f"provider config `wall_timeout`: {wall:g} s does not fit in the "
-                       f"provider's overall cap of {overall:g} s (promptfoo `timeout` "
-                       f"{promptfoo_ms:g} ms minus {TIMEOUT_MARGIN_S:g} s); raise `timeout`")
+        raise BadInput(
+            f"provider config `wall_timeout`: {wall:g} s does not fit in the "
+            f"provider's overall cap of {overall:g} s (promptfoo `timeout` "
+            f"{promptfoo_ms:g} ms minus {TIMEOUT_MARGIN_S:g} s); raise `timeout`"
+        )
     return overall
 
 
@@ -259,12 +311,20 @@ def _directory(base: Path, key: str, text: str) -> Path:
 
 def _cell_name(vars_: dict[str, Any], metadata: dict[str, Any], key: str) -> str:
     """The row's `key`: from the test's vars (hand-written tests), else its metadata (generated)."""
-    where, value = ("var", vars_.get(key)) if vars_.get(key) not in (None, "") else ("metadata", metadata.get(key))
+    where, value = (
+        ("var", vars_.get(key))
+        if vars_.get(key) not in (None, "")
+        else ("metadata", metadata.get(key))
+    )
     if value is None or value == "":
-        raise BadInput(f"test metadata `{key}` (or var `{key}`) is required (tests come from "
-                       "providers/tests_from_problems.py)")
+        raise BadInput(
+            f"test metadata `{key}` (or var `{key}`) is required (tests come from "
+            "providers/tests_from_problems.py)"
+        )
     if not isinstance(value, str) or not _SAFE_NAME.match(value):
-        raise BadInput(f"test {where} `{key}`: {value!r} is not a plain name (letters, digits, '_', '.', '-')")
+        raise BadInput(
+            f"test {where} `{key}`: {value!r} is not a plain name (letters, digits, '_', '.', '-')"
+        )
     return value
 
 

@@ -32,16 +32,24 @@ def summarize(metadata: dict[str, Any], verdict: str | None = None) -> str:
         return f"{head}: INFRASTRUCTURE FAILURE"  # the reason is the row's one red line
     if metadata.get("problem_error"):  # an ERROR row: its text is all the viewer shows of it
         reason = _first_line(metadata.get("problem_error_reason")) or "unknown"
-        return terminal_safe(f"{head}: PROBLEM ERROR (the problem's own files failed to load; no grade)\n"
-                             + _clip(shorten(reason), limit=2 * MAX_HEADLINE_CHARS))
+        return terminal_safe(
+            f"{head}: PROBLEM ERROR (the problem's own files failed to load; no grade)\n"
+            + _clip(shorten(reason), limit=2 * MAX_HEADLINE_CHARS)
+        )
     verdict = verdict or ("PASS" if metadata.get("passed") else "FAIL")
     passed_counts: dict[str, int] = metadata.get("pass_counts") or {}
     total_counts: dict[str, int] = metadata.get("total_counts") or {}
     all_passed, all_total = sum(passed_counts.values()), sum(total_counts.values())
-    lines = [f"{head}: {verdict} {all_passed}/{all_total} tests" if all_total
-             else f"{head}: {verdict}, no tests were run"]
-    groups = [f"{g.value} {passed_counts.get(g.value, 0)}/{total}" for g in GROUP_ORDER
-              if (total := total_counts.get(g.value, 0)) and passed_counts.get(g.value, 0) < total]
+    lines = [
+        f"{head}: {verdict} {all_passed}/{all_total} tests"
+        if all_total
+        else f"{head}: {verdict}, no tests were run"
+    ]
+    groups = [
+        f"{g.value} {passed_counts.get(g.value, 0)}/{total}"
+        for g in GROUP_ORDER
+        if (total := total_counts.get(g.value, 0)) and passed_counts.get(g.value, 0) < total
+    ]
     if groups:
         lines.append(" · ".join(groups))
     if metadata.get("flags"):
@@ -62,7 +70,11 @@ def headline(metadata: dict[str, Any]) -> str | None:
     if metadata.get("infrastructure_failure"):
         # The reason's first line, and the last line of the tool's output quoted under it (the
         # outcome: `error: unrecognized arguments: ...`), see runners.engine.excerpt.
-        lines = [line.strip() for line in (metadata.get("infrastructure_reason") or "").splitlines() if line.strip()]
+        lines = [
+            line.strip()
+            for line in (metadata.get("infrastructure_reason") or "").splitlines()
+            if line.strip()
+        ]
         text = "; ".join(lines[:1] + lines[-1:] if len(lines) > 1 else lines) or "unknown"
         return terminal_safe(_clip(shorten(text), limit=2 * MAX_HEADLINE_CHARS))
     order = {g.value: i for i, g in enumerate(GROUP_ORDER)}
@@ -71,8 +83,15 @@ def headline(metadata: dict[str, Any]) -> str | None:
         return None
     test = min(failing, key=lambda t: order.get(t.get("group_type"), len(order)))
     more = f" (+{len(failing) - 1} more)" if len(failing) > 1 else ""
-    return terminal_safe(_clip(shorten(f"[{test.get('group_type')}] {test.get('name') or test.get('id')}: "
-                                       f"{own_words(test)}"), more))
+    return terminal_safe(
+        _clip(
+            shorten(
+                f"[{test.get('group_type')}] {test.get('name') or test.get('id')}: "
+                f"{own_words(test)}"
+            ),
+            more,
+        )
+    )
 
 
 def own_words(test: dict[str, Any]) -> str:
@@ -81,7 +100,11 @@ def own_words(test: dict[str, Any]) -> str:
     `expect(...)` matcher, what was expected and what came (jest/vitest print them below); for a
     case, the first line of its diff."""
     text = test.get("failure_message") or ""
-    first = _LOCATION.sub("", _first_line(text)).removeprefix("AssertionError: ").removeprefix("Error: ")
+    first = (
+        _LOCATION.sub("", _first_line(text))
+        .removeprefix("AssertionError: ")
+        .removeprefix("Error: ")
+    )
     if not first:
         return str(test.get("status", ""))
     details = [line.strip() for line in _case_details(test).splitlines() if line.strip()]

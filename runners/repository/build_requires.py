@@ -22,10 +22,12 @@ from runners.toolchains.cache import content_key
 MISSING_EXIT = 3  # the driver's exit code when the backend needs more than is installed
 MAX_EXTRA = 20
 # A requirement from the index by name: no URL (`@`), no option (`-e`, `--index-url`), no path.
-_REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,\s-]*\])?\s*[A-Za-z0-9<>=!~.,*\s'\";:()_+-]*")
+_REQUIREMENT = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,\s-]*\])?\s*[A-Za-z0-9<>=!~.,*\s'\";:()_+-]*"
+)
 
 # Run with the backend environment's Python, in the repository: argv = [out file, build command...].
-DRIVER = r'''
+DRIVER = r"""
 import importlib, json, os, re, sys
 import importlib.metadata as metadata
 out, command = sys.argv[1], sys.argv[2:]
@@ -62,7 +64,7 @@ if missing:
         json.dump(missing, file)
     sys.exit(MISSING_EXIT)
 build()
-'''.replace("MISSING_EXIT", str(MISSING_EXIT))
+""".replace("MISSING_EXIT", str(MISSING_EXIT))
 
 
 def read_missing(path: Path) -> list[str]:

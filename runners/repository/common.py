@@ -24,7 +24,9 @@ class RepositoryMixin:
     def copy_tests(self, ctx: RunContext) -> None:
         keep = ctx.workspace.root / OVERLAY_COPY
         ctx.workspace.tests.mkdir(exist_ok=True)  # mounted like any run's (assets go there), empty
-        ctx.workspace.notes += overlay.lay(ctx.problem, self.laid(ctx), ctx.workspace.submission, keep)
+        ctx.workspace.notes += overlay.lay(
+            ctx.problem, self.laid(ctx), ctx.workspace.submission, keep
+        )
         if not ctx.sandbox.remaps_paths:  # `none`: no mounts; read-only files, advisory
             for rel in self.laid(ctx):
                 path = ctx.workspace.submission / rel
@@ -43,7 +45,9 @@ class RepositoryMixin:
 
     def selected(self, ctx: RunContext) -> dict[str, str]:
         """The overlay test files of this run -> the checkpoint each belongs to."""
-        return selection.selected_tests(ctx.problem, ctx.checkpoint, overlay.overlay_files(ctx.problem))
+        return selection.selected_tests(
+            ctx.problem, ctx.checkpoint, overlay.overlay_files(ctx.problem)
+        )
 
     def overlay_mounts(self, ctx: RunContext) -> list[Mount]:
         """Every overlay file read-only at its path in the writable copy (on top of it)."""
@@ -51,5 +55,8 @@ class RepositoryMixin:
             return []
         keep = ctx.workspace.root / OVERLAY_COPY
         # A link is laid as a link (its target, an overlay file, is mounted): never mounted itself.
-        return [Mount(source=keep / rel, target=f"{ctx.layout.submission}/{rel}", writable=False)
-                for rel in self.laid(ctx) if not (keep / rel).is_symlink()]
+        return [
+            Mount(source=keep / rel, target=f"{ctx.layout.submission}/{rel}", writable=False)
+            for rel in self.laid(ctx)
+            if not (keep / rel).is_symlink()
+        ]

@@ -16,7 +16,10 @@ import shlex
 import tomllib
 from pathlib import Path
 
-MANIFESTS: dict[str, tuple[str, ...]] = {"pytest": ("pyproject.toml", "setup.cfg"), "jest": ("package.json",)}
+MANIFESTS: dict[str, tuple[str, ...]] = {
+    "pytest": ("pyproject.toml", "setup.cfg"),
+    "jest": ("package.json",),
+}
 JEST_FILE = "jest.trusted.json"  # the `jest` section, in the config directory
 
 
@@ -37,8 +40,10 @@ def problem_with(framework: str, path: Path) -> str | None:
             tool = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
             pytest = tool.get("pytest") if isinstance(tool, dict) else None
             if not isinstance(pytest, dict):
-                return (f"{name}: table `[tool.pytest.ini_options]` (or `[tool.pytest]`) is missing: it holds "
-                        "the pytest settings `repository.config` trusts")
+                return (
+                    f"{name}: table `[tool.pytest.ini_options]` (or `[tool.pytest]`) is missing: it holds "
+                    "the pytest settings `repository.config` trusts"
+                )
         elif path.name == "setup.cfg":
             parser = _parser()
             parser.read_string(path.read_text(encoding="utf-8"), source=name)

@@ -36,8 +36,21 @@ OWNED_NAMES: dict[str, tuple[str, ...]] = {
     # conftest.py files are loaded for every test path below them; start-up hooks run in any
     # interpreter whose sys.path holds the repository. (pytest.ini & co are never read: -c.)
     "pytest": ("conftest.py", "sitecustomize.py", "usercustomize.py"),
-    "vitest": ("vitest.config.*", "vite.config.*", "vitest.workspace.*", "vitest.projects.*", "tsconfig*.json"),
-    "jest": ("jest.config.*", "babel.config.*", ".babelrc", ".babelrc.*", ".swcrc", "tsconfig*.json"),
+    "vitest": (
+        "vitest.config.*",
+        "vite.config.*",
+        "vitest.workspace.*",
+        "vitest.projects.*",
+        "tsconfig*.json",
+    ),
+    "jest": (
+        "jest.config.*",
+        "babel.config.*",
+        ".babelrc",
+        ".babelrc.*",
+        ".swcrc",
+        "tsconfig*.json",
+    ),
 }
 # The framework configuration a problem can trust, looked for in this order at the overlay's root
 # when `repository.config` names none.
@@ -69,7 +82,11 @@ def laid_files(problem: ProblemConfig, checkpoint: CheckpointConfig) -> list[str
     later = {path for path, cp in owner.items() if cp not in ran}
     trusted = trusted_config(problem)
     read_only = {trusted} if manifest_config.is_manifest(problem.framework, trusted) else set()
-    return [path for path in files if path not in later and _snapshot_of(path) not in later and path not in read_only]
+    return [
+        path
+        for path in files
+        if path not in later and _snapshot_of(path) not in later and path not in read_only
+    ]
 
 
 def _snapshot_of(path: str) -> str | None:
@@ -101,26 +118,39 @@ def check_overlay(problem: ProblemConfig) -> list[str]:
     """What is wrong with a repository problem's files, one message per field."""
     root = problem.overlay_dir
     if not root.is_dir():
-        return [("directory `overlay/` is missing next to config.yaml (kind: repository: the files laid "
-                "over the submission, its tests among them)")]
-    problems = [f"overlay/{path.relative_to(root).as_posix()}: a symbolic link that leaves overlay/ or "
-                "points nowhere (a link must be relative, to a file of the overlay)"
-                for path in _walk(root) if path.is_symlink() and not _inner_link(root, path)]
+        return [
+            (
+                "directory `overlay/` is missing next to config.yaml (kind: repository: the files laid "
+                "over the submission, its tests among them)"
+            )
+        ]
+    problems = [
+        f"overlay/{path.relative_to(root).as_posix()}: a symbolic link that leaves overlay/ or "
+        "points nowhere (a link must be relative, to a file of the overlay)"
+        for path in _walk(root)
+        if path.is_symlink() and not _inner_link(root, path)
+    ]
     if (root / "node_modules").exists():
-        problems.append("overlay/node_modules: not allowed (the repository's node_modules holds its own "
-                        "dependencies, installed from its lock; the test toolchain is the problem's package.json)")
+        problems.append(
+            "overlay/node_modules: not allowed (the repository's node_modules holds its own "
+            "dependencies, installed from its lock; the test toolchain is the problem's package.json)"
+        )
     files = overlay_files(problem)
     for cp in problem.ordered_checkpoints():
         for pattern in cp.tests:
             if not match(pattern, files, problem.framework):
-                problems.append(f"field `checkpoints.{cp.name}.tests`: {pattern!r} selects none of the "
-                                f"{problem.framework} test files under overlay/")
+                problems.append(
+                    f"field `checkpoints.{cp.name}.tests`: {pattern!r} selects none of the "
+                    f"{problem.framework} test files under overlay/"
+                )
     config = problem.settings.config
     if config and config not in files:
         problems.append(f"field `repository.config`: overlay/{config} does not exist")
     trusted = trusted_config(problem)
     if trusted in files and manifest_config.is_manifest(problem.framework, trusted):
-        problems += filter(None, [manifest_config.problem_with(problem.framework, root / str(trusted))])
+        problems += filter(
+            None, [manifest_config.problem_with(problem.framework, root / str(trusted))]
+        )
     return problems
 
 
@@ -184,5 +214,9 @@ def lay(problem: ProblemConfig, files: list[str], submission: Path, keep: Path) 
     if not removed:
         return []
     shown = ", ".join(removed[:8]) + (f" and {len(removed) - 8} more" if len(removed) > 8 else "")
-    return [(f"the submission's own {problem.framework} configuration was not used (removed from the run's "
-            f"copy; the problem's overlay provides the tests and their configuration): {shown}")]
+    return [
+        (
+            f"the submission's own {problem.framework} configuration was not used (removed from the run's "
+            f"copy; the problem's overlay provides the tests and their configuration): {shown}"
+        )
+    ]

@@ -51,14 +51,18 @@ PATH_ENV = "RUNNERS_REPO_PATH"
 LAYERS_PTH = "_runners_layers.pth"
 # Found before any of the repository's on sys.path: its own start-up hooks never run.
 STARTUP_HOOKS = ("sitecustomize.py", "usercustomize.py")
-_EMPTY_HOOK = "# runners: the repository's start-up hooks (sitecustomize, usercustomize) never run\n"
+_EMPTY_HOOK = (
+    "# runners: the repository's start-up hooks (sitecustomize, usercustomize) never run\n"
+)
 BUILD_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 DEFAULT_BUILD_REQUIRES = ["setuptools>=40.8.0"]  # PEP 517's fallback for a project without one
 # A build without VCS metadata still gets a version (setuptools-scm, hatch-vcs, pdm, flit_scm).
 BUILD_ENV = {"SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0", "PDM_BUILD_SCM_VERSION": "0.0.0"}
 # Appends this run's paths after the cached layers (an `import` line is the only code a .pth runs).
-_PATH_HOOK = (f"import os, sys; sys.path.extend(p for p in os.environ.get({PATH_ENV!r}, '').split(os.pathsep) "
-              "if p and p not in sys.path)\n")
+_PATH_HOOK = (
+    f"import os, sys; sys.path.extend(p for p in os.environ.get({PATH_ENV!r}, '').split(os.pathsep) "
+    "if p and p not in sys.path)\n"
+)
 
 
 @dataclass(frozen=True)
@@ -86,14 +90,22 @@ def repo_requirements(repo: Path, settings: RepositoryConfig) -> tuple[list[str]
                 sources.append(path.name)
                 for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
                     line = raw.split("#", 1)[0].strip()
-                    if line and not line.startswith("-"):  # options (-r, -e, --index-url) not honoured
+                    if line and not line.startswith(
+                        "-"
+                    ):  # options (-r, -e, --index-url) not honoured
                         lines.append(line)
     project = _pyproject(repo).get("project", {})
     if isinstance(project, dict):
         deps = project.get("dependencies", [])
         optional = project.get("optional-dependencies", {})
-        chosen = [*(deps if isinstance(deps, list) else []),
-                  *(d for extra in settings.extras for d in (optional.get(extra, []) if isinstance(optional, dict) else []))]
+        chosen = [
+            *(deps if isinstance(deps, list) else []),
+            *(
+                d
+                for extra in settings.extras
+                for d in (optional.get(extra, []) if isinstance(optional, dict) else [])
+            ),
+        ]
         if chosen:
             sources.append("pyproject.toml")
             lines += [str(d).strip() for d in chosen if str(d).strip()]
@@ -114,22 +126,28 @@ def prepare_repository_python(ctx: RunContext) -> PreparedRepoPython:
     """The toolchain, the repository's dependencies and the layer over them (cached), and this
     run's install of the repository."""
     request = python_request(ctx.environment.python, ctx.problem)
-    toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, request,
-                                  ctx.environment.prepare_timeout, ctx.run_id)
+    toolchains = PythonToolchains(
+        ctx.sandbox, ctx.environment.cache_dir, request, ctx.environment.prepare_timeout, ctx.run_id
+    )
     ctx.sandbox = toolchains.sandbox  # the runner takes the test step's image from it
     ctx.python = toolchains.host.python_version(toolchains.python)
     settings = ctx.problem.settings
     repo = ctx.workspace.submission
     toolchain = toolchains.toolchain(ctx.problem.test_dependencies)
-    deps, failure = toolchains.requirements_env(*repo_requirements(repo, settings)) if settings.dependencies \
+    deps, failure = (
+        toolchains.requirements_env(*repo_requirements(repo, settings))
+        if settings.dependencies
         else toolchains.requirements_env([], "")
+    )
     if failure:
         ctx.errors.append(f"the repository's dependencies could not be installed: {failure}")
         ctx.flags.append("submission-dependencies-failed")
     layer = _layer(toolchains, toolchain, deps)
     install = settings.install
     if install is None:
-        install = any((repo / name).is_file() and not (repo / name).is_symlink() for name in BUILD_FILES)
+        install = any(
+            (repo / name).is_file() and not (repo / name).is_symlink() for name in BUILD_FILES
+        )
     paths = _install(ctx, toolchains) if install else None
     if paths is None:
         paths = [_source_root(repo, ctx.layout.submission)]
@@ -140,14 +158,23 @@ def _layer(toolchains: PythonToolchains, toolchain: PythonEnv, deps: PythonEnv) 
     sites = [_site_in_sandbox(toolchain), _site_in_sandbox(deps)]
 
     def build(host_tmp: Path, sandbox_tmp: str) -> None:
-        toolchains._venv(host_tmp, sandbox_tmp, None, [], scope="tools", what="layered Python environment")
+        toolchains._venv(
+            host_tmp, sandbox_tmp, None, [], scope="tools", what="layered Python environment"
+        )
         text = "".join(f"{path}\n" for path in sites) + _PATH_HOOK
         (site_packages(host_tmp) / LAYERS_PTH).write_text(text, encoding="utf-8")
         for name in STARTUP_HOOKS:
             (site_packages(host_tmp) / name).write_text(_EMPTY_HOOK, encoding="utf-8")
 
-    material = {"python": toolchains.identity, "sites": sites, "hook": _PATH_HOOK, "startup": STARTUP_HOOKS}
-    return PythonEnv(ensure_env(toolchains.host_root, toolchains.sandbox_root, "pylayer", material, build))
+    material = {
+        "python": toolchains.identity,
+        "sites": sites,
+        "hook": _PATH_HOOK,
+        "startup": STARTUP_HOOKS,
+    }
+    return PythonEnv(
+        ensure_env(toolchains.host_root, toolchains.sandbox_root, "pylayer", material, build)
+    )
 
 
 def _install(ctx: RunContext, toolchains: PythonToolchains) -> list[str] | None:
@@ -167,21 +194,47 @@ def _install(ctx: RunContext, toolchains: PythonToolchains) -> list[str] | None:
     try:
         for attempt in (1, 2):
             backend, failure = toolchains.requirements_env(
-                [*requires, *extra], "[build-system].requires" + (" and what the backend asks for" if extra else ""))
+                [*requires, *extra],
+                "[build-system].requires" + (" and what the backend asks for" if extra else ""),
+            )
             if failure:
                 raise InfrastructureError(failure)
             missing = scratch / "home" / "build-requires.json"
             missing.unlink(missing_ok=True)
-            build = [toolchains.host.uv_binary(), "pip", "install", "--quiet", "--offline", "--no-deps",
-                     "--no-build-isolation", "--python", backend.python, "--target", target, "-e", layout.submission]
+            build = [
+                toolchains.host.uv_binary(),
+                "pip",
+                "install",
+                "--quiet",
+                "--offline",
+                "--no-deps",
+                "--no-build-isolation",
+                "--python",
+                backend.python,
+                "--target",
+                target,
+                "-e",
+                layout.submission,
+            ]
             try:
                 toolchains.step(
-                    [backend.python, "-c", build_requires.DRIVER, f"{layout.root}/{SCRATCH_DIR}/home/{missing.name}",
-                     *build], layout.submission,
-                    [Mount(source=host_install, target=target, writable=True),
-                     Mount(source=repo, target=layout.submission, writable=True)],
-                    scope="submission", what="repository's install", env=BUILD_ENV,
-                    scratch_dir=(scratch, f"{layout.root}/{SCRATCH_DIR}"))
+                    [
+                        backend.python,
+                        "-c",
+                        build_requires.DRIVER,
+                        f"{layout.root}/{SCRATCH_DIR}/home/{missing.name}",
+                        *build,
+                    ],
+                    layout.submission,
+                    [
+                        Mount(source=host_install, target=target, writable=True),
+                        Mount(source=repo, target=layout.submission, writable=True),
+                    ],
+                    scope="submission",
+                    what="repository's install",
+                    env=BUILD_ENV,
+                    scratch_dir=(scratch, f"{layout.root}/{SCRATCH_DIR}"),
+                )
                 break
             except InfrastructureError:
                 more = [r for r in build_requires.read_missing(missing) if r not in extra]
@@ -190,7 +243,9 @@ def _install(ctx: RunContext, toolchains: PythonToolchains) -> list[str] | None:
                 extra += more  # the backend's own editable requirements (hatchling: editables)
                 build_requires.remember(toolchains.host_root, requires, extra)
     except InfrastructureError as exc:
-        ctx.errors.append(f"the repository could not be installed, so it is imported from its source tree: {exc}")
+        ctx.errors.append(
+            f"the repository could not be installed, so it is imported from its source tree: {exc}"
+        )
         ctx.flags.append("submission-install-failed")
         return None
     roots = _editable_roots(host_install, layout.submission)
@@ -212,7 +267,9 @@ def _editable_roots(install: Path, repo_in_sandbox: str) -> list[str]:
             if not line or line.startswith(("#", "import ", "import\t")):
                 continue
             path = os.path.normpath(line)
-            if (path == repo_in_sandbox or path.startswith(repo_in_sandbox + "/")) and path not in roots:
+            if (
+                path == repo_in_sandbox or path.startswith(repo_in_sandbox + "/")
+            ) and path not in roots:
                 roots.append(path)
         pth.unlink()
     return roots
@@ -221,7 +278,12 @@ def _editable_roots(install: Path, repo_in_sandbox: str) -> list[str]:
 def _source_root(repo: Path, repo_in_sandbox: str) -> str:
     """Without an install: `src/` when the code lives there (a src layout), else the root."""
     src = repo / "src"
-    if src.is_dir() and not src.is_symlink() and any(
-            (child / "__init__.py").is_file() or child.suffix == ".py" for child in src.iterdir()):
+    if (
+        src.is_dir()
+        and not src.is_symlink()
+        and any(
+            (child / "__init__.py").is_file() or child.suffix == ".py" for child in src.iterdir()
+        )
+    ):
         return f"{repo_in_sandbox}/src"
     return repo_in_sandbox

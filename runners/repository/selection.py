@@ -94,7 +94,9 @@ def match(pattern: str, files: Iterable[str], wanted: str) -> list[str]:
     return [path for path in files if selects(pattern, path, wanted)]
 
 
-def selected_tests(problem: ProblemConfig, checkpoint: CheckpointConfig, files: list[str]) -> dict[str, str]:
+def selected_tests(
+    problem: ProblemConfig, checkpoint: CheckpointConfig, files: list[str]
+) -> dict[str, str]:
     """The overlay test files (of `files`) that run at `checkpoint` -> the checkpoint each belongs
     to: the first, in checkpoint order, whose `tests:` select it (earlier ones' are Regression)."""
     owner = owners(problem, files, "tests")
@@ -122,7 +124,8 @@ def checkpoint_of(problem: ProblemConfig, file: str | None, current: str) -> str
         return current
     rel = file.replace("\\", "/").removeprefix("./")
     for cp in problem.ordered_checkpoints():
-        if any(selects(p, rel, problem.framework) for p in cp.tests) or \
-                any(selects(p, rel, "doctest") for p in cp.doctests):
+        if any(selects(p, rel, problem.framework) for p in cp.tests) or any(
+            selects(p, rel, "doctest") for p in cp.doctests
+        ):
             return cp.name
     return current

@@ -42,10 +42,18 @@ class SandboxRequest(BaseModel):
     run_id: str = Field(description="Label put on everything the run starts, for sweeping.")
     purpose: str = Field("test", description="'prepare' or 'test', for logs and labels.")
     # The agent step's extras (runners/egress, budgets); never serialized.
-    egress: Any = Field(None, exclude=True, description="An allow-list proxy (runners.egress.proxy."
-                        "EgressProxy): the run's network namespace holds only its listeners.")
-    stop: Any = Field(None, exclude=True, description="A threading.Event: set, the run is ended early.")
-    on_stdout: Any = Field(None, exclude=True, description="Called with each chunk of stdout as it comes.")
+    egress: Any = Field(
+        None,
+        exclude=True,
+        description="An allow-list proxy (runners.egress.proxy."
+        "EgressProxy): the run's network namespace holds only its listeners.",
+    )
+    stop: Any = Field(
+        None, exclude=True, description="A threading.Event: set, the run is ended early."
+    )
+    on_stdout: Any = Field(
+        None, exclude=True, description="Called with each chunk of stdout as it comes."
+    )
 
 
 class SandboxResult(BaseModel):
@@ -86,8 +94,10 @@ class Sandbox(ABC):
         unknown = sorted(set(options) - set(cls.options))
         if unknown:
             takes = ", ".join(sorted(cls.options)) or "none"
-            raise UserInputError(f"sandbox_options.{cls.name}: {', '.join(unknown)} is not a setting of the "
-                                 f"{cls.name} sandbox (it takes: {takes})")
+            raise UserInputError(
+                f"sandbox_options.{cls.name}: {', '.join(unknown)} is not a setting of the "
+                f"{cls.name} sandbox (it takes: {takes})"
+            )
         return cls(**dict(options))
 
     @classmethod
@@ -142,12 +152,31 @@ def register_sandbox(cls: type[Sandbox]) -> type[Sandbox]:
 
 # Variables an install step needs to reach a package index through a proxy with its own CA.
 NETWORK_ENV_NAMES = (
-    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
-    "http_proxy", "https_proxy", "no_proxy", "all_proxy",
-    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "PIP_CERT",
-    "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_NATIVE_TLS",
-    "UV_INSECURE_HOST", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
-    "NPM_CONFIG_REGISTRY", "npm_config_registry", "NPM_CONFIG_CAFILE", "npm_config_cafile",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "PIP_CERT",
+    "UV_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_EXTRA_INDEX_URL",
+    "UV_INDEX",
+    "UV_NATIVE_TLS",
+    "UV_INSECURE_HOST",
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "NPM_CONFIG_REGISTRY",
+    "npm_config_registry",
+    "NPM_CONFIG_CAFILE",
+    "npm_config_cafile",
 )
 
 

@@ -55,13 +55,39 @@ def _base_args(network: bool) -> list[str]:
     if _is_root():
         # Privileged setup (root can reach every mount source, e.g. a cache under /root), then
         # the command's first step, setpriv, drops to an unprivileged uid with no capabilities.
-        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                 "--cap-add", "CAP_SETPCAP"]
+        args += [
+            "--cap-drop",
+            "ALL",
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+            "--cap-add",
+            "CAP_SETPCAP",
+        ]
     else:
-        args += ["--unshare-user", "--uid", str(INNER_UID), "--gid", str(INNER_UID), "--cap-drop", "ALL"]
+        args += [
+            "--unshare-user",
+            "--uid",
+            str(INNER_UID),
+            "--gid",
+            str(INNER_UID),
+            "--cap-drop",
+            "ALL",
+        ]
         if _supports_disable_userns():
-            args.append("--disable-userns")  # no `unshare -r` inside: docker's seccomp refuses it too
-    args += ["--die-with-parent", "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
+            args.append(
+                "--disable-userns"
+            )  # no `unshare -r` inside: docker's seccomp refuses it too
+    args += [
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "sandbox",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
     for name in _ROOT_LINKS:
         path = Path("/") / name
         if path.is_symlink():
@@ -84,13 +110,25 @@ def _drop_inside(seccomp: list[str] | None = None) -> list[str]:
 
 
 def _setpriv() -> list[str]:
-    return ["/usr/bin/setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    return [
+        "/usr/bin/setpriv",
+        f"--reuid={SANDBOX_UID}",
+        f"--regid={SANDBOX_UID}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
 
 
 def _host_key() -> list[str]:
     """What the probes below depend on: the programs, the kernel's namespace settings, the uid."""
-    return [file_identity(_bwrap() or "bwrap"), file_identity("/usr/bin/setpriv"), *kernel_identity()]
+    return [
+        file_identity(_bwrap() or "bwrap"),
+        file_identity("/usr/bin/setpriv"),
+        *kernel_identity(),
+    ]
 
 
 @lru_cache(maxsize=1)
@@ -98,8 +136,13 @@ def _supports_disable_userns() -> bool:
     def ask() -> bool:
         bwrap = _bwrap()
         try:
-            out = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=20,
-                                 check=False).stdout if bwrap else ""
+            out = (
+                subprocess.run(
+                    [bwrap, "--help"], capture_output=True, text=True, timeout=20, check=False
+                ).stdout
+                if bwrap
+                else ""
+            )
         except (OSError, subprocess.SubprocessError):
             return False
         return "--disable-userns" in out
@@ -114,16 +157,44 @@ def _no_nested_userns() -> list[str]:
     the kernel surface a namespace-root gets). [] where that is unavailable (bwrap < 0.8, no
     unprivileged user namespaces); the rest of the profile still holds."""
     bwrap = _bwrap()
-    if not bwrap or not _is_root() or not bwrap.startswith("/usr/") or not _supports_disable_userns():
+    if (
+        not bwrap
+        or not _is_root()
+        or not bwrap.startswith("/usr/")
+        or not _supports_disable_userns()
+    ):
         return []
-    inner = [bwrap, "--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-             "--dev-bind", "/", "/", "--"]
+    inner = [
+        bwrap,
+        "--unshare-user",
+        "--disable-userns",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--dev-bind",
+        "/",
+        "/",
+        "--",
+    ]
 
     def ask() -> bool:
         try:
-            proc = subprocess.run([bwrap, *_base_args(network=False), "--tmpfs", "/tmp", "--", *_setpriv(),
-                                   *inner, "/usr/bin/true"],
-                                  capture_output=True, timeout=20, check=False)
+            proc = subprocess.run(
+                [
+                    bwrap,
+                    *_base_args(network=False),
+                    "--tmpfs",
+                    "/tmp",
+                    "--",
+                    *_setpriv(),
+                    *inner,
+                    "/usr/bin/true",
+                ],
+                capture_output=True,
+                timeout=20,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError):
             return False
         return proc.returncode == 0
@@ -152,9 +223,16 @@ class BubblewrapSandbox(Sandbox):
                     _chown_tree(mount.source, SANDBOX_UID)
         notes: list[str] = []
         self._sweep_once()
-        netns = _egress_netns(request)  # an allow-list: a namespace holding only the proxy's listeners
-        cgroup = RunCgroup.create(f"{request.run_id}-{request.purpose}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
-                                  limits) if _is_root() else None
+        netns = _egress_netns(
+            request
+        )  # an allow-list: a namespace holding only the proxy's listeners
+        cgroup = (
+            RunCgroup.create(
+                f"{request.run_id}-{request.purpose}-{os.getpid()}-{uuid.uuid4().hex[:6]}", limits
+            )
+            if _is_root()
+            else None
+        )
         if cgroup is None:
             notes.append("memory, process and CPU limits not enforced: no cgroup access")
         else:
@@ -164,14 +242,28 @@ class BubblewrapSandbox(Sandbox):
         if seccomp_fd is None:
             notes.append(f"no seccomp filter: none for {platform.machine()}")
         nested = _is_root() and bool(_no_nested_userns())  # then the inner bwrap installs it
-        args = [bwrap, *_base_args(request.network or netns is not None), *([] if nested else filter_args)]
+        args = [
+            bwrap,
+            *_base_args(request.network or netns is not None),
+            *([] if nested else filter_args),
+        ]
         # The run's own POSIX message queues, listed (as docker does): a case-based run removes
         # what one case left before the next (runners/cases/fresh.py); unlisted, they would stay.
         args += ["--mqueue", "/dev/mqueue"]
         tmp_size = (limits.tmp_size_mb or 512) * MB
         # A private /tmp the unprivileged uid can use (bwrap would make it root-owned 0755).
-        args += ["--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp",
-                 "--perms", "0777", "--dir", "/tmp/home"]
+        args += [
+            "--perms",
+            "1777",
+            "--size",
+            str(tmp_size),
+            "--tmpfs",
+            "/tmp",
+            "--perms",
+            "0777",
+            "--dir",
+            "/tmp/home",
+        ]
         args += _parent_dirs(m.target for m in request.mounts)
         for mount in request.mounts:
             args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
@@ -188,10 +280,17 @@ class BubblewrapSandbox(Sandbox):
             apply_rlimits(limits)
 
         try:
-            result = run_process(args, cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=request.timeout,
-                                 output_cap=limits.output_bytes or 4 * MB, preexec_fn=enter_limits,
-                                 pass_fds=[seccomp_fd] if seccomp_fd is not None else [],
-                                 stop=request.stop, on_stdout=request.on_stdout)
+            result = run_process(
+                args,
+                cwd="/",
+                env={"PATH": "/usr/bin:/bin"},
+                timeout=request.timeout,
+                output_cap=limits.output_bytes or 4 * MB,
+                preexec_fn=enter_limits,
+                pass_fds=[seccomp_fd] if seccomp_fd is not None else [],
+                stop=request.stop,
+                on_stdout=request.on_stdout,
+            )
         finally:
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
@@ -204,14 +303,22 @@ class BubblewrapSandbox(Sandbox):
         result.notes += notes
         return result
 
-
     def limitations(self) -> dict[str, str]:
         found = {}
         if not (_is_root() and RunCgroup.usable()):
             why = "no cgroup access (the harness is not root): rlimits only"
-            found.update({"limits.memory": why, "limits.memory_flagged": why, "limits.pids": why, "limits.cpu": why})
+            found.update(
+                {
+                    "limits.memory": why,
+                    "limits.memory_flagged": why,
+                    "limits.pids": why,
+                    "limits.cpu": why,
+                }
+            )
         if not _is_root():
-            found["network.allow_list"] = "the egress proxy is opened in the sandbox's namespace as root"
+            found["network.allow_list"] = (
+                "the egress proxy is opened in the sandbox's namespace as root"
+            )
         return found
 
     def leftovers(self, run_id: str) -> list[str]:
@@ -243,7 +350,9 @@ def _egress_netns(request: SandboxRequest) -> int | None:
         request.egress.attach(netns)
     except OSError as exc:
         os.close(netns)
-        raise InfrastructureError(f"cannot open the egress proxy in the sandbox's network namespace: {exc}") from None
+        raise InfrastructureError(
+            f"cannot open the egress proxy in the sandbox's network namespace: {exc}"
+        ) from None
     except BaseException:
         os.close(netns)
         raise
@@ -290,16 +399,30 @@ def _probe() -> str | None:
 
     def ask() -> str | None:
         try:
-            proc = subprocess.run([bwrap, *_base_args(network=False), "--tmpfs", "/tmp", "--", *_drop_inside(),
-                                   "/usr/bin/true"],
-                                  capture_output=True, text=True, timeout=20, check=False)
+            proc = subprocess.run(
+                [
+                    bwrap,
+                    *_base_args(network=False),
+                    "--tmpfs",
+                    "/tmp",
+                    "--",
+                    *_drop_inside(),
+                    "/usr/bin/true",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             return f"bwrap could not be started: {exc}"
         if proc.returncode != 0:
             detail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
-            return (f"bwrap cannot create namespaces here ({detail[0]}); unprivileged user namespaces "
-                    "may be disabled (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
-                    "kernel.apparmor_restrict_unprivileged_userns=0)")
+            return (
+                f"bwrap cannot create namespaces here ({detail[0]}); unprivileged user namespaces "
+                "may be disabled (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
+                "kernel.apparmor_restrict_unprivileged_userns=0)"
+            )
         return None
 
     # Only a working bwrap is remembered: whatever made it fail may be fixed by the next run.

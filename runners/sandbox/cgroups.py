@@ -72,7 +72,9 @@ class RunCgroup:
             parent = ROOT / PARENT
             return os.access(parent if parent.is_dir() else ROOT, os.W_OK)
         memory = ROOT / "memory"
-        return memory.is_dir() and os.access(memory / PARENT if (memory / PARENT).is_dir() else memory, os.W_OK)
+        return memory.is_dir() and os.access(
+            memory / PARENT if (memory / PARENT).is_dir() else memory, os.W_OK
+        )
 
     @classmethod
     def create(cls, run_id: str, limits: ResourceLimits) -> RunCgroup | None:
@@ -149,8 +151,11 @@ class RunCgroup:
 
     @staticmethod
     def _parents() -> list[Path]:
-        return [ROOT / PARENT] if (ROOT / "cgroup.controllers").is_file() else \
-            [ROOT / controller / PARENT for controller in ("memory", "pids", "cpu")]
+        return (
+            [ROOT / PARENT]
+            if (ROOT / "cgroup.controllers").is_file()
+            else [ROOT / controller / PARENT for controller in ("memory", "pids", "cpu")]
+        )
 
     @classmethod
     def groups(cls) -> list[Path]:

@@ -113,7 +113,9 @@ def run_process(
         )
     except OSError as exc:
         held.release()
-        return SandboxResult(exit_code=None, stderr=f"cannot start {argv[0]}: {exc}", notes=[str(exc)])
+        return SandboxResult(
+            exit_code=None, stderr=f"cannot start {argv[0]}: {exc}", notes=[str(exc)]
+        )
     except BaseException:
         held.release()
         raise
@@ -161,7 +163,9 @@ def run_process(
     )
 
 
-def wait_exact(proc: subprocess.Popen[bytes], timeout: float, stop: threading.Event | None = None) -> int:
+def wait_exact(
+    proc: subprocess.Popen[bytes], timeout: float, stop: threading.Event | None = None
+) -> int:
     """`proc.wait(timeout)`, but woken the moment the process ends: Popen polls with sleeps of up
     to 50 ms, which every sandboxed step (probe, prepare, tests) would add to the run.
 

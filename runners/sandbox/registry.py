@@ -22,8 +22,17 @@ from runners.model.errors import InfrastructureError, UserInputError
 if TYPE_CHECKING:
     from runners.sandbox.base import Sandbox
 
-__all__ = ["AUTO_ORDER", "BUILTINS", "check_sandbox_name", "register_sandbox", "resolve_sandbox",
-           "sandbox_choices", "sandbox_class", "sandbox_names", "sweep_orphans"]
+__all__ = [
+    "AUTO_ORDER",
+    "BUILTINS",
+    "check_sandbox_name",
+    "register_sandbox",
+    "resolve_sandbox",
+    "sandbox_choices",
+    "sandbox_class",
+    "sandbox_names",
+    "sweep_orphans",
+]
 
 ENTRY_POINT_GROUP = "runners.sandboxes"
 BUILTINS = {
@@ -73,7 +82,9 @@ def check_sandbox_name(name: str, where: str = "option --sandbox") -> str:
         from runners.util.suggest import did_you_mean
 
         choices = sandbox_choices()
-        raise UserInputError(f"{where}: {name!r} is not one of {', '.join(choices)}{did_you_mean(name, choices)}")
+        raise UserInputError(
+            f"{where}: {name!r} is not one of {', '.join(choices)}{did_you_mean(name, choices)}"
+        )
     return name
 
 
@@ -95,7 +106,8 @@ def sandbox_class(name: str) -> type[Sandbox]:
         except Exception as exc:  # an ImportError, or a bug that breaks the module's import
             raise InfrastructureError(
                 f"the sandbox backend {name!r} cannot be loaded from {target}: "
-                f"{type(exc).__name__}: {exc}") from exc
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
     if not (isinstance(cls, type) and issubclass(cls, Sandbox)):
         raise InfrastructureError(f"the sandbox backend {name!r} ({target}) is not a Sandbox class")
     SANDBOX_CLASSES.setdefault(name, cls)

@@ -24,17 +24,43 @@ X32_SYSCALL_BIT = 0x40000000
 
 # x86-64 numbers (arch/x86/entry/syscalls/syscall_64.tbl).
 DENIED_X86_64: dict[str, int] = {
-    "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
-    "add_key": 248, "request_key": 249, "keyctl": 250,
-    "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
-    "kexec_load": 246, "kexec_file_load": 320,
-    "init_module": 175, "finit_module": 313, "delete_module": 176,
-    "mount": 165, "umount2": 166, "pivot_root": 155, "open_tree": 428, "move_mount": 429,
-    "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
-    "unshare": 272, "setns": 308,
-    "swapon": 167, "swapoff": 168, "reboot": 169, "sethostname": 170, "setdomainname": 171,
-    "name_to_handle_at": 303, "open_by_handle_at": 304,
-    "iopl": 172, "ioperm": 173, "acct": 163, "quotactl": 179,
+    "ptrace": 101,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "bpf": 321,
+    "perf_event_open": 298,
+    "userfaultfd": 323,
+    "kexec_load": 246,
+    "kexec_file_load": 320,
+    "init_module": 175,
+    "finit_module": 313,
+    "delete_module": 176,
+    "mount": 165,
+    "umount2": 166,
+    "pivot_root": 155,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "mount_setattr": 442,
+    "unshare": 272,
+    "setns": 308,
+    "swapon": 167,
+    "swapoff": 168,
+    "reboot": 169,
+    "sethostname": 170,
+    "setdomainname": 171,
+    "name_to_handle_at": 303,
+    "open_by_handle_at": 304,
+    "iopl": 172,
+    "ioperm": 173,
+    "acct": 163,
+    "quotactl": 179,
 }
 
 # Classic BPF opcodes (linux/filter.h) and seccomp return values (linux/seccomp.h).
@@ -53,14 +79,16 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def deny_list_program(denied: dict[str, int] = DENIED_X86_64, arch: int = AUDIT_ARCH_X86_64) -> bytes:
+def deny_list_program(
+    denied: dict[str, int] = DENIED_X86_64, arch: int = AUDIT_ARCH_X86_64
+) -> bytes:
     """The BPF program, as bwrap reads it: an array of `struct sock_filter`."""
     numbers = sorted(set(denied.values()))
     deny = _RET_ERRNO | errno.EPERM
     program = [
         _insn(_LD_W_ABS, _OFFSET_ARCH),
-        _insn(_JEQ_K, arch, jt=1),                 # our ABI: go on
-        _insn(_RET_K, deny),                       # any other ABI: refused
+        _insn(_JEQ_K, arch, jt=1),  # our ABI: go on
+        _insn(_RET_K, deny),  # any other ABI: refused
         _insn(_LD_W_ABS, _OFFSET_NR),
         _insn(_JGE_K, X32_SYSCALL_BIT, jt=len(numbers) + 1),  # x32 numbering: to the refusal
     ]

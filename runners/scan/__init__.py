@@ -36,13 +36,26 @@ from runners.scan.core import (
 from runners.scan.javascript import JavaScriptScan
 from runners.scan.python import PythonScan
 
-__all__ = ["LANGUAGES", "MAX_FILES", "PREFIX", "Finding", "LanguageScan", "Protected", "scan", "scan_submission"]
+__all__ = [
+    "LANGUAGES",
+    "MAX_FILES",
+    "PREFIX",
+    "Finding",
+    "LanguageScan",
+    "Protected",
+    "scan",
+    "scan_submission",
+]
 
 LANGUAGES: tuple[LanguageScan, ...] = (PythonScan(), JavaScriptScan())
 
 
-def scan_submission(root: Path, entry_file: str | None = None, protected: Protected | None = None,
-                    skip: set[str] | frozenset[str] = frozenset()) -> list[str]:
+def scan_submission(
+    root: Path,
+    entry_file: str | None = None,
+    protected: Protected | None = None,
+    skip: set[str] | frozenset[str] = frozenset(),
+) -> list[str]:
     """Flags for what in the submission copy at `root` touches the grader; [] for ordinary code.
 
     `entry_file` is the problem's entry file (a CLI may end itself, a library may not);
@@ -57,7 +70,11 @@ def scan_submission(root: Path, entry_file: str | None = None, protected: Protec
     return as_flags(findings)
 
 
-def scan(root: Path, entry_file: str | None = None, protected: Protected | None = None,
-         skip: set[str] | frozenset[str] = frozenset()) -> list[Finding]:
+def scan(
+    root: Path,
+    entry_file: str | None = None,
+    protected: Protected | None = None,
+    skip: set[str] | frozenset[str] = frozenset(),
+) -> list[Finding]:
     given = ScanInput(entry_file, protected if protected is not None else Protected())
     return scan_files(root, LANGUAGES, given, skip)

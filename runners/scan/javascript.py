@@ -20,23 +20,46 @@ from runners.scan.core import Finding, LanguageScan, ScanInput, is_entry, lines
 
 JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"})
 
-TEST_FRAMEWORKS = r"vitest|@vitest/[\w./-]+|jest|@jest/[\w./-]+|expect|jest-circus|jest-jasmine2|chai"
+TEST_FRAMEWORKS = (
+    r"vitest|@vitest/[\w./-]+|jest|@jest/[\w./-]+|expect|jest-circus|jest-jasmine2|chai"
+)
 JS_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(rf"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*|^\s*import\s+)["'](?P<m>{TEST_FRAMEWORKS})["']"""),
-     "imports {m}: the test framework, in the test worker: can change how it judges"),
-    (re.compile(r"""["'][^"']*node_modules/(?P<m>vitest|jest|expect|@vitest|@jest)\b"""),
-     "imports the test framework's files ({m}): can change how it judges"),
-    (re.compile(r"\bexpect\s*\.\s*(?P<m>extend|addSnapshotSerializer|addEqualityTesters)\b"),
-     "expect.{m}: changes how the assertions compare"),
-    (re.compile(r"\b(?P<m>(?:Object|Array|Function|Reflect|JSON|Math|Number|String|Promise|Error|Symbol)"
-                r"(?:\.prototype)?\.\w+)\s*=(?!=)"), "replaces {m}: a built-in the assertions use"),
-    (re.compile(r"\b(?:globalThis|global)\s*\.\s*(?P<m>expect|test|it|describe|vi|jest|__vitest\w*|chai)\b"),
-     "touches the test framework's global {m}: can change how it judges"),
-    (re.compile(r"""Symbol\.for\(\s*["'](?P<m>\$\$jest[\w-]*|expect[\w-]*)"""),
-     "touches {m}: the test framework's shared state"),
+    (
+        re.compile(
+            rf"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*|^\s*import\s+)["'](?P<m>{TEST_FRAMEWORKS})["']"""
+        ),
+        "imports {m}: the test framework, in the test worker: can change how it judges",
+    ),
+    (
+        re.compile(r"""["'][^"']*node_modules/(?P<m>vitest|jest|expect|@vitest|@jest)\b"""),
+        "imports the test framework's files ({m}): can change how it judges",
+    ),
+    (
+        re.compile(r"\bexpect\s*\.\s*(?P<m>extend|addSnapshotSerializer|addEqualityTesters)\b"),
+        "expect.{m}: changes how the assertions compare",
+    ),
+    (
+        re.compile(
+            r"\b(?P<m>(?:Object|Array|Function|Reflect|JSON|Math|Number|String|Promise|Error|Symbol)"
+            r"(?:\.prototype)?\.\w+)\s*=(?!=)"
+        ),
+        "replaces {m}: a built-in the assertions use",
+    ),
+    (
+        re.compile(
+            r"\b(?:globalThis|global)\s*\.\s*(?P<m>expect|test|it|describe|vi|jest|__vitest\w*|chai)\b"
+        ),
+        "touches the test framework's global {m}: can change how it judges",
+    ),
+    (
+        re.compile(r"""Symbol\.for\(\s*["'](?P<m>\$\$jest[\w-]*|expect[\w-]*)"""),
+        "touches {m}: the test framework's shared state",
+    ),
     (re.compile(r"\b(?P<m>__vitest_\w+)"), "touches {m}: the test framework's shared state"),
 ]
-JS_EXIT = re.compile(r"\bprocess\s*\.\s*(?P<m>exit|reallyExit|abort)\s*\(|\bprocess\.kill\(\s*process\.pid")
+JS_EXIT = re.compile(
+    r"\bprocess\s*\.\s*(?P<m>exit|reallyExit|abort)\s*\(|\bprocess\.kill\(\s*process\.pid"
+)
 JS_EXPORTS = re.compile(r"^\s*export\s|\bmodule\.exports\b|\bexports\.\w+\s*=", re.MULTILINE)
 
 
@@ -59,11 +82,21 @@ def _package_json(rel: PurePosixPath, text: str) -> list[Finding]:
         return []
     found = []
     if re.fullmatch(TEST_FRAMEWORKS, str(data.get("name", ""))):
-        found.append(Finding(str(rel), None, f"a package named {data['name']!r}, like the test framework: "
-                                             "can be resolved instead of it"))
+        found.append(
+            Finding(
+                str(rel),
+                None,
+                f"a package named {data['name']!r}, like the test framework: "
+                "can be resolved instead of it",
+            )
+        )
     for key in ("imports", "exports", "browser", "overrides", "resolutions"):
         if key in data and re.search(TEST_FRAMEWORKS, json.dumps(data[key])):
-            found.append(Finding(str(rel), None, f"{key} remap the test framework: can resolve it to other code"))
+            found.append(
+                Finding(
+                    str(rel), None, f"{key} remap the test framework: can resolve it to other code"
+                )
+            )
     return found
 
 
@@ -72,7 +105,9 @@ _LINE_COMMENT = re.compile(r"(^|[\s;{}()])//.*$", re.MULTILINE)
 
 
 def _javascript(rel: PurePosixPath, text: str, given: ScanInput) -> list[Finding]:
-    if any(p in ("test", "tests", "__tests__") for p in rel.parts[:-1]) or re.search(r"\.(test|spec)\.[cm]?[jt]sx?$", rel.name):
+    if any(p in ("test", "tests", "__tests__") for p in rel.parts[:-1]) or re.search(
+        r"\.(test|spec)\.[cm]?[jt]sx?$", rel.name
+    ):
         return []  # the submission's own tests: never run by the harness
     code = _BLOCK_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     code = _LINE_COMMENT.sub(lambda m: m.group(1), code)
@@ -84,7 +119,13 @@ def _javascript(rel: PurePosixPath, text: str, given: ScanInput) -> list[Finding
                 found.append(Finding(str(rel), number, what.format(**match.groupdict())))
         exit_call = JS_EXIT.search(line)
         if exit_call and library:
-            found.append(Finding(str(rel), number, f"process.{exit_call.group('m') or 'kill'} in library code: "
-                                                   "ends the test worker before its report (no grade)"))
+            found.append(
+                Finding(
+                    str(rel),
+                    number,
+                    f"process.{exit_call.group('m') or 'kill'} in library code: "
+                    "ends the test worker before its report (no grade)",
+                )
+            )
     strings = [(n, line) for n, line in lines(code) if '"' in line or "'" in line or "`" in line]
     return found + given.strings(rel, strings)

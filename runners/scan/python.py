@@ -27,11 +27,38 @@ from pathlib import PurePosixPath
 from runners.scan.core import Finding, LanguageScan, ScanInput, is_entry, lines
 
 # Modules whose attributes a submission replaces to fool the tests (time.time, subprocess.run, ...).
-PATCHED_BASES = {"builtins", "__builtins__", "sys", "time", "datetime", "os", "posix", "subprocess",
-                 "unittest", "pytest", "_pytest", "signal", "atexit", "importlib", "inspect", "gc"}
+PATCHED_BASES = {
+    "builtins",
+    "__builtins__",
+    "sys",
+    "time",
+    "datetime",
+    "os",
+    "posix",
+    "subprocess",
+    "unittest",
+    "pytest",
+    "_pytest",
+    "signal",
+    "atexit",
+    "importlib",
+    "inspect",
+    "gc",
+}
 # ... but not these of `sys`: no test reads them to decide an outcome.
-HARMLESS_SYS = {"excepthook", "displayhook", "unraisablehook", "breakpointhook", "ps1", "ps2",
-                "tracebacklimit", "stdout", "stderr", "stdin", "dont_write_bytecode"}
+HARMLESS_SYS = {
+    "excepthook",
+    "displayhook",
+    "unraisablehook",
+    "breakpointhook",
+    "ps1",
+    "ps2",
+    "tracebacklimit",
+    "stdout",
+    "stderr",
+    "stdin",
+    "dont_write_bytecode",
+}
 REPLACED = "the tests' own calls to it get another object"
 INTROSPECTION = {
     "gc.get_referrers": "can find and change any object of the test process (its report, its key)",
@@ -57,10 +84,22 @@ class PythonScan(LanguageScan):
         name = rel.name
         found = []
         if name in ("sitecustomize.py", "usercustomize.py"):
-            found.append(Finding(str(rel), None, "an interpreter start-up hook: runs before pytest wherever its "
-                                                 "directory is on the import path (a repository's is)"))
+            found.append(
+                Finding(
+                    str(rel),
+                    None,
+                    "an interpreter start-up hook: runs before pytest wherever its "
+                    "directory is on the import path (a repository's is)",
+                )
+            )
         elif rel.suffix == ".pth":
-            found.append(Finding(str(rel), None, "a .pth file: runs code at interpreter start where it is installed"))
+            found.append(
+                Finding(
+                    str(rel),
+                    None,
+                    "a .pth file: runs code at interpreter start where it is installed",
+                )
+            )
         if len(rel.parts) == 1 and rel.suffix == ".py":
             module = rel.stem
         elif len(rel.parts) == 2 and name == "__init__.py":
@@ -72,8 +111,14 @@ class PythonScan(LanguageScan):
         if protected.grader_modules:
             shadowed |= {"pytest", "py"}
         if module in shadowed:
-            found.append(Finding(str(rel), None, f"shadows the grader's module {module}: imported instead of it "
-                                                 "where the submission comes first on the import path"))
+            found.append(
+                Finding(
+                    str(rel),
+                    None,
+                    f"shadows the grader's module {module}: imported instead of it "
+                    "where the submission comes first on the import path",
+                )
+            )
         return found
 
     def by_content(self, rel: PurePosixPath, text: str, given: ScanInput) -> list[Finding]:
@@ -100,21 +145,36 @@ def _dotted(node: ast.AST) -> str | None:
 
 def _is_main_guard(node: ast.If) -> bool:
     test = node.test
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
-            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+    )
 
 
 def _returns_constant(body: list[ast.stmt], value: bool) -> bool:
-    statements = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return (len(statements) == 1 and isinstance(statements[0], ast.Return)
-            and isinstance(statements[0].value, ast.Constant) and statements[0].value.value is value)
+    statements = [
+        s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    return (
+        len(statements) == 1
+        and isinstance(statements[0], ast.Return)
+        and isinstance(statements[0].value, ast.Constant)
+        and statements[0].value.value is value
+    )
 
 
 class _PythonVisitor(ast.NodeVisitor):
-    def __init__(self, rel: PurePosixPath, library: bool, test_code: bool, given: ScanInput) -> None:
+    def __init__(
+        self, rel: PurePosixPath, library: bool, test_code: bool, given: ScanInput
+    ) -> None:
         self.rel, self.library, self.test_code = str(rel), library, test_code
         self.conftest = rel.name == "conftest.py"  # never loaded by the harness
-        self.grader_modules, self.harness_modules = given.protected.grader_modules, given.protected.modules
+        self.grader_modules, self.harness_modules = (
+            given.protected.grader_modules,
+            given.protected.modules,
+        )
         self.found: list[Finding] = []
         self.depth = 0  # functions and classes around the current node
         self.guarded = 0  # inside `if __name__ == "__main__":`
@@ -130,7 +190,10 @@ class _PythonVisitor(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if node.name.startswith("pytest_") and not self.test_code and not self.conftest:
-            self.add(node, f"{node.name}: a pytest hook; registered as a plugin, it rewrites what pytest reports")
+            self.add(
+                node,
+                f"{node.name}: a pytest hook; registered as a plugin, it rewrites what pytest reports",
+            )
         if node.name == "__eq__" and _returns_constant(node.body, True):
             self.add(node, "__eq__ always True: equal to any expected value")
         if node.name == "__ne__" and _returns_constant(node.body, False):
@@ -172,10 +235,18 @@ class _PythonVisitor(ast.NodeVisitor):
     def _module(self, node: ast.AST, name: str) -> None:
         root = name.split(".")[0]
         if root in self.grader_modules:
-            self.add(node, f"imports {root}: the test framework's internals, which decide the outcomes")
+            self.add(
+                node, f"imports {root}: the test framework's internals, which decide the outcomes"
+            )
         elif root in self.harness_modules:
             self.add(node, "names the harness's report plugin: where the report's key is kept")
-        elif root == "pytest" and self.grader_modules and self.library and not self.test_code and not self.conftest:
+        elif (
+            root == "pytest"
+            and self.grader_modules
+            and self.library
+            and not self.test_code
+            and not self.conftest
+        ):
             self.add(node, "imports pytest in library code: can reach the running test session")
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -189,27 +260,45 @@ class _PythonVisitor(ast.NodeVisitor):
             self.add(node, f"{name}: {INTROSPECTION[name]}")
         if name in ("setattr", "delattr") and node.args:
             target = _dotted(node.args[0])
-            if target and _patchable(target, _constant(node.args[1]) if len(node.args) > 1 else None):
+            if target and _patchable(
+                target, _constant(node.args[1]) if len(node.args) > 1 else None
+            ):
                 self.add(node, f"replaces an attribute of {target}: {REPLACED}")
         if isinstance(node.func, ast.Attribute):
             owner = _dotted(node.func.value)
-            if owner in IMPORT_HOOKS and node.func.attr in ("insert", "append", "extend", "__setitem__"):
-                self.add(node, f"installs an import hook ({owner}): can replace what the tests import")
+            if owner in IMPORT_HOOKS and node.func.attr in (
+                "insert",
+                "append",
+                "extend",
+                "__setitem__",
+            ):
+                self.add(
+                    node, f"installs an import hook ({owner}): can replace what the tests import"
+                )
             if node.func.attr in MUTATORS and _frame_attribute(node.func.value) == "f_globals":
-                self.add(node, "rewrites a frame's module globals (.f_globals): the test's names included")
+                self.add(
+                    node,
+                    "rewrites a frame's module globals (.f_globals): the test's names included",
+                )
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr == "f_locals" and not self.test_code and not self.conftest:
-            self.add(node, "reads or rewrites a frame's variables (.f_locals): the test's expected values included")
+            self.add(
+                node,
+                "reads or rewrites a frame's variables (.f_locals): the test's expected values included",
+            )
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self._target(target, node)
-        if (any(isinstance(t, ast.Name) and t.id == "__eq__" for t in node.targets)
-                and isinstance(node.value, ast.Lambda) and isinstance(node.value.body, ast.Constant)
-                and node.value.body.value is True):
+        if (
+            any(isinstance(t, ast.Name) and t.id == "__eq__" for t in node.targets)
+            and isinstance(node.value, ast.Lambda)
+            and isinstance(node.value.body, ast.Constant)
+            and node.value.body.value is True
+        ):
             self.add(node, "__eq__ always True: equal to any expected value")
         self.generic_visit(node)
 
@@ -237,9 +326,15 @@ class _PythonVisitor(ast.NodeVisitor):
                 self.add(node, f"replaces an entry of {name}: {REPLACED}")
             elif name == "sys.modules" and isinstance(key, str):
                 # A module wrapping its own entry (`sys.modules[__name__] = ...`) changes nothing of the tests'.
-                self.add(node, f"replaces the module {key!r} in sys.modules: every later import of it gets another object")
+                self.add(
+                    node,
+                    f"replaces the module {key!r} in sys.modules: every later import of it gets another object",
+                )
             elif _frame_attribute(target.value) == "f_globals":
-                self.add(node, "rewrites a frame's module globals (.f_globals): the test's names included")
+                self.add(
+                    node,
+                    "rewrites a frame's module globals (.f_globals): the test's names included",
+                )
 
 
 def _patchable(name: str, attribute: object = None) -> bool:
@@ -259,7 +354,11 @@ def _constant(node: ast.AST) -> object:
 
 def _frame_attribute(node: ast.AST) -> str | None:
     """`f_globals` / `f_locals` when `node` is `<something>.f_globals` (a frame's namespace)."""
-    return node.attr if isinstance(node, ast.Attribute) and node.attr in ("f_globals", "f_locals") else None
+    return (
+        node.attr
+        if isinstance(node, ast.Attribute) and node.attr in ("f_globals", "f_locals")
+        else None
+    )
 
 
 def _python(rel: PurePosixPath, text: str, given: ScanInput) -> list[Finding]:
@@ -275,6 +374,9 @@ def _python(rel: PurePosixPath, text: str, given: ScanInput) -> list[Finding]:
         visitor.visit(tree)
     except RecursionError:
         visitor.found.append(Finding(str(rel), None, "nested too deeply to scan"))
-    strings = [(node.lineno, node.value) for node in ast.walk(tree)
-               if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    strings = [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
     return visitor.found + ([] if test_code else given.strings(rel, strings))

@@ -25,7 +25,9 @@ class DockerToolchains(ToolchainHost):
 
     def __init__(self, sandbox: DockerSandbox) -> None:  # type: ignore[override]
         super().__init__(sandbox)
-        self.host_cache: Path | None = None  # known once cache_root is asked: the image memo goes there
+        self.host_cache: Path | None = (
+            None  # known once cache_root is asked: the image memo goes there
+        )
 
     def use_cache(self, host_cache: Path) -> None:
         self.host_cache = Path(host_cache)
@@ -55,7 +57,8 @@ class DockerToolchains(ToolchainHost):
                 f"--node {requested}: the docker sandbox runs Node {version or 'unknown'} (image "
                 f"{self.sandbox.node_image}), not {parse_requirement(requested)}; use --sandbox bubblewrap "
                 f"with a Node of this machine, or build the node image on another Node "
-                f"(`runners image build --kind node --base-image node:X-slim`)")
+                f"(`runners image build --kind node --base-image node:X-slim`)"
+            )
         return NODE_IN_IMAGE
 
     def node_version(self, node: str) -> str | None:
@@ -67,14 +70,24 @@ class DockerToolchains(ToolchainHost):
         ident = self.sandbox.engine.image_id(self.sandbox.node_image)
 
         def ask() -> str | None:
-            result = self.sandbox.run(SandboxRequest(
-                argv=[node, "--version"], cwd="/", env={"PATH": "/usr/local/bin:/usr/bin:/bin"},
-                limits=ResourceLimits(memory_mb=256, pids=64, output_bytes=4096), timeout=60,
-                image=ident, run_id="node-probe", purpose="probe"))
+            result = self.sandbox.run(
+                SandboxRequest(
+                    argv=[node, "--version"],
+                    cwd="/",
+                    env={"PATH": "/usr/local/bin:/usr/bin:/bin"},
+                    limits=ResourceLimits(memory_mb=256, pids=64, output_bytes=4096),
+                    timeout=60,
+                    image=ident,
+                    run_id="node-probe",
+                    purpose="probe",
+                )
+            )
             text = result.stdout.strip().lstrip("v")
             return text if result.exit_code == 0 and text[:1].isdigit() else None
 
-        return remembered("docker-node-version", [ident, node], ask, keep=lambda found: found is not None)
+        return remembered(
+            "docker-node-version", [ident, node], ask, keep=lambda found: found is not None
+        )
 
     def npm_for_toolchains(self, node: str) -> list[str]:
         return [str(Path(node).parent / "npm")]
@@ -96,8 +109,11 @@ class DockerToolchains(ToolchainHost):
         configured image when none matches."""
         if request is not None and request.is_path:
             return self, request.spec
-        if (request is None or (request.preferred and not request.picks_image)
-                or self._python_matches(self.sandbox.python_image, request)):
+        if (
+            request is None
+            or (request.preferred and not request.picks_image)
+            or self._python_matches(self.sandbox.python_image, request)
+        ):
             return self, self._python_in(self.sandbox.python_image)
         repository = image_repository(self.sandbox.python_image)
         tried = [self.sandbox.python_image]
@@ -125,7 +141,8 @@ class DockerToolchains(ToolchainHost):
             raise UserInputError(
                 f"{why} picks {self.sandbox.python_image} (Python {mine.python_version}), but this problem runs "
                 f"in {image}, which has Python {theirs.python_version or 'none'} (it is built on the default python "
-                "image): run it without that Python choice, or with --sandbox bubblewrap")
+                "image): run it without that Python choice, or with --sandbox bubblewrap"
+            )
 
     def python_version(self, python: str) -> str | None:
         info = self._info(self.sandbox.python_image)
@@ -154,9 +171,10 @@ class DockerToolchains(ToolchainHost):
     def uv_binary(self) -> str:
         info = self._info(self.sandbox.python_image)
         if not info.uv:
-            raise InfrastructureError(f"the image {self.sandbox.python_image} has no uv; {BUILD_HINT}")
+            raise InfrastructureError(
+                f"the image {self.sandbox.python_image} has no uv; {BUILD_HINT}"
+            )
         return info.uv
 
     def _info(self, image: str) -> ImageInfo:
         return image_info(image, self.sandbox.run, self.host_cache, self.sandbox.engine)
-

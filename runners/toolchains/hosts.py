@@ -171,8 +171,10 @@ def _host_class(backend: type[Sandbox]) -> type[ToolchainHost]:
         module, _, attr = named.partition(":")
         named = getattr(importlib.import_module(module), attr)
     if not (isinstance(named, type) and issubclass(named, ToolchainHost)):
-        raise InfrastructureError(f"the sandbox backend {backend.name!r} names {backend.toolchains!r} as its "
-                                  "toolchain host, which is not a ToolchainHost class")
+        raise InfrastructureError(
+            f"the sandbox backend {backend.name!r} names {backend.toolchains!r} as its "
+            "toolchain host, which is not a ToolchainHost class"
+        )
     return named
 
 
@@ -188,21 +190,29 @@ def host_interpreter_mounts(python: str) -> list[Mount]:
 def _interpreter_prefix(python: str) -> str | None:
     def ask() -> str | None:
         try:
-            out = subprocess.run([python, "-I", "-S", "-c", "import sys; print(sys.base_prefix)"],
-                                 capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+            out = subprocess.run(
+                [python, "-I", "-S", "-c", "import sys; print(sys.base_prefix)"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return None
         return os.path.realpath(out) if out else None
 
-    return remembered("python-prefix", interpreter_key(python), ask, keep=lambda found: found is not None)
+    return remembered(
+        "python-prefix", interpreter_key(python), ask, keep=lambda found: found is not None
+    )
 
 
 @lru_cache(maxsize=16)
 def host_program_identity(program: str, version_args: tuple[str, ...]) -> str:
     def ask() -> str:
         try:
-            out = subprocess.run([program, *version_args], capture_output=True, text=True, timeout=30,
-                                 check=True).stdout.strip()
+            out = subprocess.run(
+                [program, *version_args], capture_output=True, text=True, timeout=30, check=True
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError) as exc:
             raise InfrastructureError(f"cannot run {program!r}: {exc}") from None
         return f"{os.path.realpath(program)} {out}"
@@ -217,11 +227,22 @@ def host_interpreter_identity(python: str) -> str:
             # -I -S and os.uname(): the same line as `platform.machine()` gives, in a quarter of the
             # start-up time (no site, no platform import).
             out = subprocess.run(
-                [python, "-I", "-S", "-c", "import os, sys; print(sys.version, os.uname().machine, sys.base_prefix)"],
-                capture_output=True, text=True, timeout=30, check=True,
+                [
+                    python,
+                    "-I",
+                    "-S",
+                    "-c",
+                    "import os, sys; print(sys.version, os.uname().machine, sys.base_prefix)",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
             ).stdout.strip()
         except (OSError, subprocess.SubprocessError) as exc:
-            raise InfrastructureError(f"cannot run the Python interpreter {python!r}: {exc}") from None
+            raise InfrastructureError(
+                f"cannot run the Python interpreter {python!r}: {exc}"
+            ) from None
         return f"{os.path.realpath(python)} {out}"
 
     return remembered("python-identity", interpreter_key(python), ask)

@@ -36,8 +36,14 @@ class NodeEnv:
 
 
 class NodeToolchains:
-    def __init__(self, sandbox: Sandbox, cache_dir: Path, node: str | None, prepare_timeout: float,
-                 run_id: str) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        cache_dir: Path,
+        node: str | None,
+        prepare_timeout: float,
+        run_id: str,
+    ) -> None:
         self.sandbox = sandbox
         self.host = toolchain_host(sandbox)
         self.host_root, self.sandbox_root = self.host.cache_root(cache_dir, kind="node")
@@ -49,16 +55,22 @@ class NodeToolchains:
         self.run_id = run_id
 
     def mounts(self) -> list[Mount]:
-        return [Mount(source=self.host_root, target=self.sandbox_root, writable=False),
-                *self.host.program_mounts(self.node)]
+        return [
+            Mount(source=self.host_root, target=self.sandbox_root, writable=False),
+            *self.host.program_mounts(self.node),
+        ]
 
     def problem_env(self, problem: ProblemConfig) -> NodeEnv:
         missing = [name for name in PACKAGE_FILES if not (problem.path / name).is_file()]
         if missing:
-            raise ConfigError(problem.path / "config.yaml",
-                              f"framework {problem.framework!r} needs {' and '.join(missing)} next to "
-                              "config.yaml (the test toolchain, installed with `npm ci`)")
-        contents = {name: (problem.path / name).read_text(encoding="utf-8") for name in PACKAGE_FILES}
+            raise ConfigError(
+                problem.path / "config.yaml",
+                f"framework {problem.framework!r} needs {' and '.join(missing)} next to "
+                "config.yaml (the test toolchain, installed with `npm ci`)",
+            )
+        contents = {
+            name: (problem.path / name).read_text(encoding="utf-8") for name in PACKAGE_FILES
+        }
         for name, text in contents.items():
             _check_package_file(problem.path / name, text)
         _check_in_sync(problem.path, contents)
@@ -76,40 +88,70 @@ class NodeToolchains:
                 result = self._npm(npm, "install", host_tmp, sandbox_tmp)
             if result.exit_code != 0:
                 why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-                raise InfrastructureError(with_output(f"npm for {problem.name} failed ({why})",
-                                                      result.stderr, result.stdout))
+                raise InfrastructureError(
+                    with_output(
+                        f"npm for {problem.name} failed ({why})", result.stderr, result.stdout
+                    )
+                )
 
-        return NodeEnv(ensure_env(self.host_root, self.sandbox_root, "nodemods", material, build), self.node)
+        return NodeEnv(
+            ensure_env(self.host_root, self.sandbox_root, "nodemods", material, build), self.node
+        )
 
     def _npm(self, npm: list[str], command: str, host_tmp: Path, cwd: str) -> SandboxResult:
-        return self.install_step([*npm, command, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-                                 host_tmp, cwd)
+        return self.install_step(
+            [*npm, command, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            host_tmp,
+            cwd,
+        )
 
-    def install_step(self, argv: list[str], host_tmp: Path, cwd: str, env: dict[str, str] | None = None,
-                     scratch: tuple[str, ...] = ("npm-cache", "home-npm"), read_cache: bool = False) -> SandboxResult:
+    def install_step(
+        self,
+        argv: list[str],
+        host_tmp: Path,
+        cwd: str,
+        env: dict[str, str] | None = None,
+        scratch: tuple[str, ...] = ("npm-cache", "home-npm"),
+        read_cache: bool = False,
+    ) -> SandboxResult:
         """One install command, network on: only the new directory (`host_tmp`, at `cwd`) and the
         `scratch` directories of the cache (package caches, a home) are writable; with
         `read_cache`, the rest of the cache (package managers installed there) is readable."""
         paths = [self.host_root / name for name in scratch]
         for path in paths:
             path.mkdir(exist_ok=True)
-        return self.sandbox.prepare(SandboxRequest(
-            argv=argv,
-            cwd=cwd,
-            env={"PATH": f"{Path(self.node).parent}:/usr/local/bin:/usr/bin:/bin",
-                 "npm_config_cache": f"{self.sandbox_root}/npm-cache", "HOME": f"{self.sandbox_root}/home-npm",
-                 "npm_config_update_notifier": "false", **(env or {})},
-            mounts=[*([Mount(source=self.host_root, target=self.sandbox_root, writable=False)] if read_cache else []),
+        return self.sandbox.prepare(
+            SandboxRequest(
+                argv=argv,
+                cwd=cwd,
+                env={
+                    "PATH": f"{Path(self.node).parent}:/usr/local/bin:/usr/bin:/bin",
+                    "npm_config_cache": f"{self.sandbox_root}/npm-cache",
+                    "HOME": f"{self.sandbox_root}/home-npm",
+                    "npm_config_update_notifier": "false",
+                    **(env or {}),
+                },
+                mounts=[
+                    *(
+                        [Mount(source=self.host_root, target=self.sandbox_root, writable=False)]
+                        if read_cache
+                        else []
+                    ),
                     Mount(source=host_tmp, target=cwd, writable=True),
-                    *(Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True) for path in paths),
-                    *self.host.program_mounts(self.node)],
-            network=True,
-            limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
-            timeout=self.prepare_timeout,
-            image=self.host.image_for("node"),
-            run_id=self.run_id,
-            purpose="prepare",
-        ))
+                    *(
+                        Mount(source=path, target=f"{self.sandbox_root}/{path.name}", writable=True)
+                        for path in paths
+                    ),
+                    *self.host.program_mounts(self.node),
+                ],
+                network=True,
+                limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
+                timeout=self.prepare_timeout,
+                image=self.host.image_for("node"),
+                run_id=self.run_id,
+                purpose="prepare",
+            )
+        )
 
 
 def _check_package_file(path: Path, text: str) -> None:
@@ -119,7 +161,9 @@ def _check_package_file(path: Path, text: str) -> None:
     except ValueError as exc:
         raise ConfigError(path, f"not valid JSON ({exc}); expected the npm {path.name}") from None
     if not isinstance(data, dict):
-        raise ConfigError(path, f"expected a JSON object (the npm {path.name}), got {type(data).__name__}")
+        raise ConfigError(
+            path, f"expected a JSON object (the npm {path.name}), got {type(data).__name__}"
+        )
     if path.name == "package.json":
         for field in ("dependencies", "devDependencies"):
             if field in data and not isinstance(data[field], dict):
@@ -139,12 +183,13 @@ def _check_in_sync(folder: Path, contents: dict[str, str]) -> None:
             continue
         for name in sorted(set(wanted) | set(locked)):
             if wanted.get(name) != locked.get(name):
-                raise ConfigError(folder / "package-lock.json",
-                                  f"out of date: package.json field `{field}.{name}` is {_spec(wanted.get(name))}, "
-                                  f"the lock has {_spec(locked.get(name))}; run `npm install --package-lock-only` "
-                                  "next to config.yaml")
+                raise ConfigError(
+                    folder / "package-lock.json",
+                    f"out of date: package.json field `{field}.{name}` is {_spec(wanted.get(name))}, "
+                    f"the lock has {_spec(locked.get(name))}; run `npm install --package-lock-only` "
+                    "next to config.yaml",
+                )
 
 
 def _spec(value: object) -> str:
     return "no entry" if value is None else repr(value)
-

@@ -52,8 +52,14 @@ class PythonEnv:
 class PythonToolchains:
     """Builds and finds Python environments for one sandbox backend."""
 
-    def __init__(self, sandbox: Sandbox, cache_dir: Path, python: str | PythonRequest | None,
-                 prepare_timeout: float, run_id: str) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        cache_dir: Path,
+        python: str | PythonRequest | None,
+        prepare_timeout: float,
+        run_id: str,
+    ) -> None:
         if isinstance(python, str):
             python = PythonRequest(python, "option --python")
         toolchain_host(sandbox).use_cache(cache_dir)
@@ -75,20 +81,40 @@ class PythonToolchains:
 
     def mounts(self) -> list[Mount]:
         """What the test step needs: the cache read-only, the interpreter and the tools."""
-        return [Mount(source=self.host_root, target=self.sandbox_root, writable=False),
-                *self.host.interpreter_mounts(self.python), *self.tools.mounts]
+        return [
+            Mount(source=self.host_root, target=self.sandbox_root, writable=False),
+            *self.host.interpreter_mounts(self.python),
+            *self.tools.mounts,
+        ]
 
-    def toolchain(self, test_dependencies: list[str], tools_file: Path = TOOLS_FILE,
-                  plugin_files: tuple[Path, ...] = PLUGIN_FILES, name: str = "pytools") -> PythonEnv:
+    def toolchain(
+        self,
+        test_dependencies: list[str],
+        tools_file: Path = TOOLS_FILE,
+        plugin_files: tuple[Path, ...] = PLUGIN_FILES,
+        name: str = "pytools",
+    ) -> PythonEnv:
         """pytest and its plugins at pinned versions (or another pinned list: `tools_file`, with
         its own `plugin_files`), plus the problem's test dependencies."""
         tools = tools_file.read_text()
         plugin = "".join(path.read_text() for path in plugin_files)
-        material = {"python": self.identity, "tools": tools, "deps": sorted(test_dependencies),
-                    "plugin": plugin, "bytecode": BYTECODE}
+        material = {
+            "python": self.identity,
+            "tools": tools,
+            "deps": sorted(test_dependencies),
+            "plugin": plugin,
+            "bytecode": BYTECODE,
+        }
 
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
-            self._venv(host_tmp, sandbox_tmp, tools, test_dependencies, scope="tools", what="test toolchain")
+            self._venv(
+                host_tmp,
+                sandbox_tmp,
+                tools,
+                test_dependencies,
+                scope="tools",
+                what="test toolchain",
+            )
             site = site_packages(host_tmp)
             for path in plugin_files:  # two small modules: left to compile at import (a few ms)
                 shutil.copy(path, site / path.name)
@@ -107,19 +133,33 @@ class PythonToolchains:
         requirements, source = declared_requirements(submission_dir)
         return self.requirements_env(requirements, source or "")
 
-    def requirements_env(self, requirements: list[str], source: str) -> tuple[PythonEnv, str | None]:
+    def requirements_env(
+        self, requirements: list[str], source: str
+    ) -> tuple[PythonEnv, str | None]:
         """A venv with `requirements` (wheels only), cached by them; see `submission_env`."""
         if not requirements:
             return self._empty_env(), None
-        material = {"python": self.identity, "requirements": requirements, "only_wheels": True,
-                    "bytecode": BYTECODE}
+        material = {
+            "python": self.identity,
+            "requirements": requirements,
+            "only_wheels": True,
+            "bytecode": BYTECODE,
+        }
 
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
-            self._venv(host_tmp, sandbox_tmp, "\n".join(requirements) + "\n", ["--no-build"],
-                       scope="submission", what=f"submission dependencies from {source}")
+            self._venv(
+                host_tmp,
+                sandbox_tmp,
+                "\n".join(requirements) + "\n",
+                ["--no-build"],
+                scope="submission",
+                what=f"submission dependencies from {source}",
+            )
 
         try:
-            return PythonEnv(ensure_env(self.host_root, self.sandbox_root, "subenv", material, build)), None
+            return PythonEnv(
+                ensure_env(self.host_root, self.sandbox_root, "subenv", material, build)
+            ), None
         except InfrastructureError as exc:
             return self._empty_env(), str(exc)
 
@@ -129,19 +169,42 @@ class PythonToolchains:
         material = {"python": self.identity, "requirements": requirements, "bytecode": BYTECODE}
 
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
-            self._venv(host_tmp, sandbox_tmp, "\n".join(requirements) + "\n", [], scope=name, what=what)
+            self._venv(
+                host_tmp, sandbox_tmp, "\n".join(requirements) + "\n", [], scope=name, what=what
+            )
 
         return PythonEnv(ensure_env(self.host_root, self.sandbox_root, name, material, build))
 
     def _empty_env(self) -> PythonEnv:
         def build(host_tmp: Path, sandbox_tmp: str) -> None:
-            self._venv(host_tmp, sandbox_tmp, None, [], scope="submission", what="empty submission environment")
+            self._venv(
+                host_tmp,
+                sandbox_tmp,
+                None,
+                [],
+                scope="submission",
+                what="empty submission environment",
+            )
 
-        return PythonEnv(ensure_env(self.host_root, self.sandbox_root, "subenv",
-                                    {"python": self.identity, "requirements": []}, build))
+        return PythonEnv(
+            ensure_env(
+                self.host_root,
+                self.sandbox_root,
+                "subenv",
+                {"python": self.identity, "requirements": []},
+                build,
+            )
+        )
 
-    def _venv(self, host_tmp: Path, target: str, requirements: str | None, extra: list[str],
-              scope: str, what: str) -> None:
+    def _venv(
+        self,
+        host_tmp: Path,
+        target: str,
+        requirements: str | None,
+        extra: list[str],
+        scope: str,
+        what: str,
+    ) -> None:
         """Create a venv at `target` and install into it, byte-compiled.
 
         Only the new environment, a uv cache of this trust scope and a scratch home are
@@ -154,18 +217,48 @@ class PythonToolchains:
         uv = self.host.uv_binary()
         host_tmp.mkdir(parents=True)
         mounts = [Mount(source=host_tmp, target=target, writable=True)]
-        self.step([uv, "venv", "--quiet", "--allow-existing", "--relocatable", "--python", self.python, target],
-                  target, mounts, scope, what)
+        self.step(
+            [
+                uv,
+                "venv",
+                "--quiet",
+                "--allow-existing",
+                "--relocatable",
+                "--python",
+                self.python,
+                target,
+            ],
+            target,
+            mounts,
+            scope,
+            what,
+        )
         if requirements or extra:
-            install = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", f"{target}/bin/python"]
+            install = [
+                uv,
+                "pip",
+                "install",
+                "--quiet",
+                "--compile-bytecode",
+                "--python",
+                f"{target}/bin/python",
+            ]
             if requirements:
                 (host_tmp / ".requirements.txt").write_text(requirements)
                 install += ["-r", f"{target}/.requirements.txt"]
             self.step(install + list(extra), target, mounts, scope, what)
         (host_tmp / ".requirements.txt").unlink(missing_ok=True)
 
-    def step(self, argv: list[str], cwd: str, mounts: list[Mount], scope: str, what: str,
-             env: dict[str, str] | None = None, scratch_dir: tuple[Path, str] | None = None) -> None:
+    def step(
+        self,
+        argv: list[str],
+        cwd: str,
+        mounts: list[Mount],
+        scope: str,
+        what: str,
+        env: dict[str, str] | None = None,
+        scratch_dir: tuple[Path, str] | None = None,
+    ) -> None:
         """One install command in the sandbox's prepare step: `mounts` plus a uv cache and a
         scratch home of this trust scope are writable, with the network on; raises on failure.
 
@@ -175,20 +268,35 @@ class PythonToolchains:
         nothing outside."""
         uv = self.host.uv_binary()
         if scratch_dir is None:
-            scratch = [(self.host_root / f"{name}-{scope}", f"{self.sandbox_root}/{name}-{scope}")
-                       for name in ("uv-cache", "home")]
+            scratch = [
+                (self.host_root / f"{name}-{scope}", f"{self.sandbox_root}/{name}-{scope}")
+                for name in ("uv-cache", "home")
+            ]
         else:
-            scratch = [(scratch_dir[0] / name, f"{scratch_dir[1]}/{name}") for name in ("uv-cache", "home")]
+            scratch = [
+                (scratch_dir[0] / name, f"{scratch_dir[1]}/{name}") for name in ("uv-cache", "home")
+            ]
         for path, _ in scratch:
             path.mkdir(exist_ok=True)
         request = SandboxRequest(
             argv=argv,
             cwd=cwd,
-            env={**base_env(), "UV_CACHE_DIR": scratch[0][1], "HOME": scratch[1][1],
-                 "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1", "UV_LINK_MODE": "copy", **(env or {})},
-            mounts=[*([Mount(source=self.host_root, target=self.sandbox_root)] if scratch_dir else []),
-                    *mounts, *(Mount(source=host, target=target, writable=True) for host, target in scratch),
-                    *self.host.interpreter_mounts(self.python), *self.host.uv_mounts(uv)],
+            env={
+                **base_env(),
+                "UV_CACHE_DIR": scratch[0][1],
+                "HOME": scratch[1][1],
+                "UV_PYTHON_DOWNLOADS": "never",
+                "UV_NO_PROGRESS": "1",
+                "UV_LINK_MODE": "copy",
+                **(env or {}),
+            },
+            mounts=[
+                *([Mount(source=self.host_root, target=self.sandbox_root)] if scratch_dir else []),
+                *mounts,
+                *(Mount(source=host, target=target, writable=True) for host, target in scratch),
+                *self.host.interpreter_mounts(self.python),
+                *self.host.uv_mounts(uv),
+            ],
             network=scratch_dir is None,
             limits=ResourceLimits(output_bytes=256 * 1024, wall_timeout=self.prepare_timeout),
             timeout=self.prepare_timeout,
@@ -199,8 +307,9 @@ class PythonToolchains:
         result = self.sandbox.prepare(request) if request.network else self.sandbox.run(request)
         if result.exit_code != 0:
             why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-            raise InfrastructureError(with_output(f"preparing the {what} failed ({why})",
-                                                  result.stderr, result.stdout))
+            raise InfrastructureError(
+                with_output(f"preparing the {what} failed ({why})", result.stderr, result.stdout)
+            )
         self.log.append(" ".join(argv))
 
 
@@ -224,14 +333,17 @@ def prepare_python(ctx: RunContext, tools_file: Path | None = None) -> PreparedP
     dependencies cannot be installed is noted and flagged, and runs in an empty environment.
     `tools_file`: another pinned tool list than pytest's (the case program's), without plugins."""
     request = python_request(ctx.environment.python, ctx.problem)
-    toolchains = PythonToolchains(ctx.sandbox, ctx.environment.cache_dir, request,
-                                  ctx.environment.prepare_timeout, ctx.run_id)
+    toolchains = PythonToolchains(
+        ctx.sandbox, ctx.environment.cache_dir, request, ctx.environment.prepare_timeout, ctx.run_id
+    )
     ctx.sandbox = toolchains.sandbox  # the runner takes the test step's image from it
     ctx.python = toolchains.host.python_version(toolchains.python)
     if tools_file is None:
         toolchain = toolchains.toolchain(ctx.problem.test_dependencies)
     else:
-        toolchain = toolchains.toolchain(ctx.problem.test_dependencies, tools_file, (), tools_file.stem)
+        toolchain = toolchains.toolchain(
+            ctx.problem.test_dependencies, tools_file, (), tools_file.stem
+        )
     submission_env, failure = toolchains.submission_env(ctx.workspace.submission)
     if failure:
         ctx.errors.append(f"the submission's dependencies could not be installed: {failure}")
@@ -265,5 +377,7 @@ def declared_requirements(submission_dir: Path) -> tuple[list[str], str | None]:
 def site_packages(venv: Path) -> Path:
     found = sorted(venv.glob("lib/python3*/site-packages"))
     if not found:
-        raise InfrastructureError(f"{venv}: no site-packages directory after creating the environment")
+        raise InfrastructureError(
+            f"{venv}: no site-packages directory after creating the environment"
+        )
     return found[0]

@@ -25,8 +25,27 @@ from runners.toolchains.cache import ensure_env
 from runners.util.probe_memo import file_identity, remembered
 
 # What SCBench's image offers a submission besides its Python (docs: docs/scbench.md).
-SCBENCH_TOOLS = ("uv", "uvx", "node", "npm", "npx", "gcc", "g++", "make", "cargo", "rustc", "bzip2",
-                 "bzcat", "tar", "gzip", "zip", "unzip", "curl", "gpg", "ps")
+SCBENCH_TOOLS = (
+    "uv",
+    "uvx",
+    "node",
+    "npm",
+    "npx",
+    "gcc",
+    "g++",
+    "make",
+    "cargo",
+    "rustc",
+    "bzip2",
+    "bzcat",
+    "tar",
+    "gzip",
+    "zip",
+    "unzip",
+    "curl",
+    "gpg",
+    "ps",
+)
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 _NODE = ("node", "npm", "npx")
 
@@ -64,6 +83,7 @@ def host_tools(cache_root: Path, mount: bool) -> SubmissionTools:
         prefixes.append(real_bin.parent if real_bin.name == "bin" else real_bin)
     bin_dirs: list[str] = []
     if links:
+
         def build(host_tmp: Path, _: str) -> None:
             host_tmp.mkdir(parents=True)
             for name, target in links.items():
@@ -88,13 +108,22 @@ def rust_sysroot() -> str | None:
 
     def ask() -> str | None:
         try:
-            out = subprocess.run([rustc, "--print", "sysroot"], capture_output=True, text=True, timeout=60,
-                                 check=True).stdout.strip()
+            out = subprocess.run(
+                [rustc, "--print", "sysroot"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=True,
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return None
         return os.path.realpath(out) if out and Path(out, "bin", "rustc").is_file() else None
 
     # rustup's proxy answers from its settings: they are part of the key, with the proxy itself.
     settings = Path(os.environ.get("RUSTUP_HOME") or Path.home() / ".rustup") / "settings.toml"
-    return remembered("rust-sysroot", [file_identity(rustc), file_identity(settings)], ask,
-                      keep=lambda found: found is not None)
+    return remembered(
+        "rust-sysroot",
+        [file_identity(rustc), file_identity(settings)],
+        ask,
+        keep=lambda found: found is not None,
+    )

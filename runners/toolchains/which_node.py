@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 _VERSION = re.compile(r"^v?\d+(\.\d+){0,2}$")
 _OPERATORS = ("==", "!=", "<=", ">=", "<", ">", "~=")
-EXPECTED = "expected a Node version (e.g. 22), a version range (e.g. >=22) or a path to a node binary"
+EXPECTED = (
+    "expected a Node version (e.g. 22), a version range (e.g. >=22) or a path to a node binary"
+)
 
 
 def is_path(text: str) -> bool:
@@ -83,7 +85,9 @@ class NodeRequest:
         if version is None:
             return False
         try:
-            return parse_requirement(self.spec).contains(Version(version.lstrip("v")), prereleases=True)
+            return parse_requirement(self.spec).contains(
+                Version(version.lstrip("v")), prereleases=True
+            )
         except (InvalidVersion, ValueError):
             return False
 
@@ -95,13 +99,17 @@ def node_version(node: str) -> str | None:
 
     def ask() -> str | None:
         try:
-            out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=True).stdout
+            out = subprocess.run(
+                [node, "--version"], capture_output=True, text=True, timeout=30, check=True
+            ).stdout
         except (OSError, subprocess.SubprocessError):
             return None
         version = out.strip().lstrip("v")
         return version if re.match(r"^\d+\.\d+\.\d+", version) else None
 
-    return remembered("node-version", [file_identity(node)], ask, keep=lambda found: found is not None)
+    return remembered(
+        "node-version", [file_identity(node)], ask, keep=lambda found: found is not None
+    )
 
 
 def host_candidates() -> list[str]:
@@ -143,8 +151,10 @@ def find_host_node(requested: str | None) -> str:
 
         found = requested or shutil.which("node")
         if not found:
-            raise InfrastructureError("node is not installed (needed for vitest/jest problems); install Node, "
-                                      "or name one with --node PATH")
+            raise InfrastructureError(
+                "node is not installed (needed for vitest/jest problems); install Node, "
+                "or name one with --node PATH"
+            )
         if not os.path.isfile(found):
             raise UserInputError(f"--node {requested}: no such file")
         return os.path.realpath(found)
@@ -157,4 +167,5 @@ def find_host_node(requested: str | None) -> str:
         tried.append(f"{node} v{version}" if version else f"{node} (does not run)")
     raise UserInputError(
         f"--node {requested}: no Node matching {parse_requirement(requested)} here (found: {', '.join(tried) or 'none'});"
-        " install it (e.g. `nvm install 22`, or `npm install node@22` in the project) or give its path")
+        " install it (e.g. `nvm install 22`, or `npm install node@22` in the project) or give its path"
+    )

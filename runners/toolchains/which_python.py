@@ -64,7 +64,9 @@ class PythonRequest:
 
     spec: str
     source: str  # "option --python", "problems/x/config.yaml: field `python`"
-    preferred: bool = False  # a preference, not a requirement: the harness's default when nothing matches
+    preferred: bool = (
+        False  # a preference, not a requirement: the harness's default when nothing matches
+    )
     # docker: whether a preference may pick another image (`runners-python:X.Y`) than the configured one
     picks_image: bool = True
 
@@ -99,8 +101,12 @@ def python_request(user: str | None, problem: object) -> PythonRequest | None:
         return PythonRequest(wanted, f"{where}: field `python`")
     preferred = getattr(problem, "preferred_python", None)
     if isinstance(preferred, str):
-        return PythonRequest(preferred, f"SCBench's Python {preferred} (the problem names no `python`)",
-                             preferred=True, picks_image=getattr(problem, "preferred_python_picks_image", True))
+        return PythonRequest(
+            preferred,
+            f"SCBench's Python {preferred} (the problem names no `python`)",
+            preferred=True,
+            picks_image=getattr(problem, "preferred_python_picks_image", True),
+        )
     return None
 
 
@@ -115,15 +121,22 @@ def _probe(python: str) -> tuple[str, str] | None:
 
     def ask() -> list[str] | None:
         try:
-            out = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=30,
-                                 check=True).stdout.split("\n")
+            out = subprocess.run(
+                [python, "-I", "-S", "-c", code],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
+            ).stdout.split("\n")
         except (OSError, subprocess.SubprocessError):
             return None
         if len(out) < 2 or not out[0].strip() or not out[1].strip():
             return None
         return [out[0].strip(), os.path.realpath(out[1].strip())]
 
-    found = remembered("python-version", interpreter_key(python), ask, keep=lambda found: found is not None)
+    found = remembered(
+        "python-version", interpreter_key(python), ask, keep=lambda found: found is not None
+    )
     return (found[0], found[1]) if found else None
 
 
@@ -152,7 +165,11 @@ def _path_candidates() -> list[str]:
     if (exe := shutil.which("python3")) and os.path.dirname(exe) != shims:
         found.append(exe)
     # the system's, even when a version manager's shims come first on PATH
-    return found + [str(exe) for exe in sorted(Path("/usr/bin").glob("python3.*")) if re.fullmatch(r"python3\.\d+", exe.name)]
+    return found + [
+        str(exe)
+        for exe in sorted(Path("/usr/bin").glob("python3.*"))
+        if re.fullmatch(r"python3\.\d+", exe.name)
+    ]
 
 
 def _pyenv_candidates() -> list[str]:
@@ -183,16 +200,31 @@ def _uv_candidates() -> list[str]:
     def ask() -> list[str] | None:
         try:
             out = subprocess.run(
-                [uv, "python", "list", "--only-installed", "--python-preference", "only-managed",
-                 "--output-format", "json"],
-                capture_output=True, text=True, timeout=60, check=True,
+                [
+                    uv,
+                    "python",
+                    "list",
+                    "--only-installed",
+                    "--python-preference",
+                    "only-managed",
+                    "--output-format",
+                    "json",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=True,
                 env={**os.environ, "UV_PYTHON_DOWNLOADS": "never"},
             ).stdout
             return [entry["path"] for entry in json.loads(out) if entry.get("path")]
         except (OSError, subprocess.SubprocessError, ValueError, TypeError, KeyError):
             return None
 
-    key = [file_identity(uv), file_identity(_uv_python_dir()), os.environ.get("UV_PYTHON_INSTALL_DIR", "")]
+    key = [
+        file_identity(uv),
+        file_identity(_uv_python_dir()),
+        os.environ.get("UV_PYTHON_INSTALL_DIR", ""),
+    ]
     return remembered("uv-pythons", key, ask, keep=lambda found: found is not None) or []
 
 
@@ -217,7 +249,9 @@ def find_host_python(request: PythonRequest | None) -> str:
     if request.is_path:
         exe = os.path.expanduser(request.spec)
         if not os.path.isfile(exe) or interpreter_version(exe) is None:
-            raise UserInputError(f"{request.source}: {request.spec} is not a Python interpreter that runs here")
+            raise UserInputError(
+                f"{request.source}: {request.spec} is not a Python interpreter that runs here"
+            )
         return os.path.abspath(exe)
     specifier = request.specifier  # validated where the request was made
     own_version = ".".join(map(str, sys.version_info[:3]))

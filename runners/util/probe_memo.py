@@ -37,9 +37,12 @@ def file_identity(path: str | os.PathLike[str]) -> str:
 
 
 # Kernel settings that decide whether unprivileged user namespaces (so bwrap) work.
-_USERNS_SETTINGS = ("/proc/sys/kernel/random/boot_id", "/proc/sys/user/max_user_namespaces",
-                    "/proc/sys/kernel/unprivileged_userns_clone",
-                    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+_USERNS_SETTINGS = (
+    "/proc/sys/kernel/random/boot_id",
+    "/proc/sys/user/max_user_namespaces",
+    "/proc/sys/kernel/unprivileged_userns_clone",
+    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+)
 
 
 def kernel_identity() -> list[str]:
@@ -73,8 +76,13 @@ def interpreter_key(python: str) -> list[str] | None:
     return [os.path.abspath(python), file_identity(python), file_identity(cfg)]
 
 
-def remembered(name: str, key: Iterable[str] | None, compute: Callable[[], T], *,
-               keep: Callable[[T], bool] = lambda _: True) -> T:
+def remembered(
+    name: str,
+    key: Iterable[str] | None,
+    compute: Callable[[], T],
+    *,
+    keep: Callable[[T], bool] = lambda _: True,
+) -> T:
     """`compute()`, or the answer it gave before for the same `name` and `key` (None: not to be
     remembered, always asked).
 

@@ -18,7 +18,7 @@ def start_time(pid: int) -> str | None:
     except OSError:
         return None
     # Fields after the parenthesised command name (which may hold spaces or parentheses).
-    fields = data[data.rfind(b")") + 2:].split()
+    fields = data[data.rfind(b")") + 2 :].split()
     if len(fields) <= 19 or fields[0] in (b"Z", b"X"):
         return None
     return fields[19].decode()

@@ -167,8 +167,13 @@ class LiveReporter:
     per running subject with a spinner, its stage and its time. Use as a context manager;
     `print` puts a line above the display (on stdout or stderr) without tearing it."""
 
-    def __init__(self, console: Console, total: int | None = None, title: str = "",
-                 header: Callable[[], list[list[RenderableType]]] | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        total: int | None = None,
+        title: str = "",
+        header: Callable[[], list[list[RenderableType]]] | None = None,
+    ) -> None:
         self.console = console
         self.total = total
         self.title = title
@@ -183,8 +188,14 @@ class LiveReporter:
         from rich.live import Live
 
         # No redirection of sys.stdout: the result printed there must stay on stdout.
-        self._live = Live(_Renderable(self), console=self.console, transient=True,
-                          refresh_per_second=8, redirect_stdout=False, redirect_stderr=False)
+        self._live = Live(
+            _Renderable(self),
+            console=self.console,
+            transient=True,
+            refresh_per_second=8,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
         self._live.start()
         return self
 
@@ -198,7 +209,9 @@ class LiveReporter:
         with self._lock:
             from rich.spinner import Spinner
 
-            self._subjects[key] = _Running(subject, "starting", time.monotonic(), Spinner("dots", style="cyan"))
+            self._subjects[key] = _Running(
+                subject, "starting", time.monotonic(), Spinner("dots", style="cyan")
+            )
 
     def stage(self, key: int, stage: str) -> None:
         with self._lock:
@@ -239,12 +252,19 @@ class LiveReporter:
         running = Table.grid(padding=(0, 1))
         with self._lock:
             if self.total:
-                top.add_row(Text(self.title or "progress", style="bold"),
-                            ProgressBar(total=self.total, completed=self.done, width=30),
-                            Text(f"{self.done}/{self.total}"), Text(_clock(now - self.started), style="dim"))
+                top.add_row(
+                    Text(self.title or "progress", style="bold"),
+                    ProgressBar(total=self.total, completed=self.done, width=30),
+                    Text(f"{self.done}/{self.total}"),
+                    Text(_clock(now - self.started), style="dim"),
+                )
             for entry in self._subjects.values():
-                running.add_row(entry.spinner, Text(entry.subject.label, style="bold"),
-                                Text(entry.stage, style="cyan"), Text(_clock(now - entry.started), style="dim"))
+                running.add_row(
+                    entry.spinner,
+                    Text(entry.subject.label, style="bold"),
+                    Text(entry.stage, style="cyan"),
+                    Text(_clock(now - entry.started), style="dim"),
+                )
         return Group(top, running)
 
 
@@ -272,9 +292,13 @@ def _clock(seconds: float) -> str:
 
 
 @contextmanager
-def for_cli(console: Callable[[], Console], enabled: bool = True, total: int | None = None,
-            title: str = "", header: Callable[[], list[list[RenderableType]]] | None = None,
-            ) -> Iterator[LiveReporter | LineReporter | None]:
+def for_cli(
+    console: Callable[[], Console],
+    enabled: bool = True,
+    total: int | None = None,
+    title: str = "",
+    header: Callable[[], list[list[RenderableType]]] | None = None,
+) -> Iterator[LiveReporter | LineReporter | None]:
     """The CLI's reporter for the block: live on a terminal's stderr (`console()`: the CLI's
     stderr console, created only then), lines when stderr is a pipe or a file, None with
     `--no-progress`."""

@@ -1,4 +1,4 @@
-""""Did you mean ...?" for a name the user wrote that is not one we know (an option's value, a
+""" "Did you mean ...?" for a name the user wrote that is not one we know (an option's value, a
 config key, a checkpoint, a problem): difflib's close matches among the names that are.
 
 No suggestion when none is close, nor when several are equally close (`checkpoint_9` among

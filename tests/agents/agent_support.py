@@ -15,9 +15,11 @@ from runners.model.environment import EnvironmentSpec
 from runners.model.limits import ResourceLimits
 from runners.model.problem_loader import load_problem
 
-BACKENDS = [pytest.param("none", id="none"),
-            pytest.param("bubblewrap", marks=pytest.mark.bubblewrap, id="bubblewrap"),
-            pytest.param("docker", marks=pytest.mark.docker, id="docker")]
+BACKENDS = [
+    pytest.param("none", id="none"),
+    pytest.param("bubblewrap", marks=pytest.mark.bubblewrap, id="bubblewrap"),
+    pytest.param("docker", marks=pytest.mark.docker, id="docker"),
+]
 LIMITS = ResourceLimits(memory_mb=512, pids=128, cpus=1.0, tmp_size_mb=64, output_bytes=256 * 1024)
 
 # A problem whose tests check two files the agent is asked to write: `answer.txt` (checkpoint 1)
@@ -49,7 +51,9 @@ SPECS = {
 }
 
 
-def answer_problem(root: Path, name: str = "answer", checkpoints: int = 3, **config: Any) -> ProblemConfig:
+def answer_problem(
+    root: Path, name: str = "answer", checkpoints: int = 3, **config: Any
+) -> ProblemConfig:
     tests = {k: v for k, v in TESTS.items() if int(k.split("_")[2][0]) <= checkpoints}
     problem = make_problem(root, tests, name=name, checkpoints=checkpoints, **config)
     write_files(problem, {k: v for k, v in SPECS.items() if int(k.split("_")[1][0]) <= checkpoints})
@@ -57,8 +61,16 @@ def answer_problem(root: Path, name: str = "answer", checkpoints: int = 3, **con
 
 
 def agent(command: str | list[str], name: str = "a", **fields: Any) -> AgentSpec:
-    return parse_agent({"name": name, "command": command, "timeout": 60, "limits": LIMITS.model_dump(exclude_none=True),
-                        **fields}, "test agent").resolved(Path.cwd(), "test agent")
+    return parse_agent(
+        {
+            "name": name,
+            "command": command,
+            "timeout": 60,
+            "limits": LIMITS.model_dump(exclude_none=True),
+            **fields,
+        },
+        "test agent",
+    ).resolved(Path.cwd(), "test agent")
 
 
 def environment(backend: str, cache: Path | None = None) -> EnvironmentSpec:
@@ -71,4 +83,8 @@ def environment(backend: str, cache: Path | None = None) -> EnvironmentSpec:
 
 def snapshot_files(layout: RunLayout, record: StepRecord) -> dict[str, str]:
     root = layout.snapshot(record.agent, record.problem, record.checkpoint)
-    return {p.relative_to(root).as_posix(): p.read_text(errors="replace") for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_text(errors="replace")
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }

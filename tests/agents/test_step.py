@@ -19,10 +19,12 @@ from runners.model.errors import UserInputError
 from runners.model.policy import PassPolicy
 
 # checkpoint 1 writes the answer and a note; checkpoint 2 reads both back (its own earlier files).
-CARRY = ("sh -c 'ls -a {workspace} > listing-{checkpoint_number}.txt; "
-         "if [ {checkpoint_number} = 1 ]; then echo forty-two > answer.txt; "
-         "echo \"note from {checkpoint}\" > notes.txt; "
-         "else tr a-z A-Z < answer.txt > upper.txt; cat notes.txt > seen.txt; fi; echo did {checkpoint}'")
+CARRY = (
+    "sh -c 'ls -a {workspace} > listing-{checkpoint_number}.txt; "
+    "if [ {checkpoint_number} = 1 ]; then echo forty-two > answer.txt; "
+    'echo "note from {checkpoint}" > notes.txt; '
+    "else tr a-z A-Z < answer.txt > upper.txt; cat notes.txt > seen.txt; fi; echo did {checkpoint}'"
+)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -34,9 +36,17 @@ def test_each_checkpoint_starts_from_what_the_previous_one_left(tmp_path, backen
     assert [s.step.failure for s in solved] == [None, None]
     first, second = (snapshot_files(layout, s.step) for s in solved)
     assert second["seen.txt"] == "note from checkpoint_1\n"  # read back what checkpoint 1 wrote
-    assert second["upper.txt"] == "FORTY-TWO\n" and "seen.txt" not in first  # snapshots are separate
-    assert second["listing-2.txt"].split() == [".", "..", "answer.txt", "listing-1.txt", "listing-2.txt",
-                                                 "notes.txt"]
+    assert (
+        second["upper.txt"] == "FORTY-TWO\n" and "seen.txt" not in first
+    )  # snapshots are separate
+    assert second["listing-2.txt"].split() == [
+        ".",
+        "..",
+        "answer.txt",
+        "listing-1.txt",
+        "listing-2.txt",
+        "notes.txt",
+    ]
     assert [s.result.summary for s in solved] == ["Core 1/1", "Core 1/1, Regression 1/1"]
     assert all(s.passed(PassPolicy.ALL_CASES) for s in solved)
     assert solved[1].step.started_from == "checkpoint_1" and solved[0].step.started_from == "empty"
@@ -48,25 +58,41 @@ def test_each_checkpoint_starts_from_what_the_previous_one_left(tmp_path, backen
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_the_agent_gets_its_spec_alone_its_home_and_only_allowed_variables(tmp_path, backend, monkeypatch):
+def test_the_agent_gets_its_spec_alone_its_home_and_only_allowed_variables(
+    tmp_path, backend, monkeypatch
+):
     monkeypatch.setenv("RUNNERS_TEST_API_KEY", "key-123")
     monkeypatch.setenv("RUNNERS_TEST_SECRET", "secret-456")
     problem = answer_problem(tmp_path / "problems", checkpoints=2)
     layout = RunLayout(tmp_path / "run")
-    command = ("sh -c 'ls $(dirname {prompt_file}) > prompts.txt; cat {prompt_file} > spec.txt; "
-               "env | sort > env.txt; touch $HOME/h && echo home-ok > home.txt; "
-               "echo tmp > $TMPDIR/t && echo tmp-ok > tmp.txt'")
-    spec = agent(command, pass_env=["RUNNERS_TEST_API_KEY", "RUNNERS_TEST_MISSING"], env={"MODE": "fast"})
-    records = ensure_steps(spec, problem, problem.checkpoints["checkpoint_2"], layout, environment(backend),
-                           agent_sandbox(spec, environment(backend)))
+    command = (
+        "sh -c 'ls $(dirname {prompt_file}) > prompts.txt; cat {prompt_file} > spec.txt; "
+        "env | sort > env.txt; touch $HOME/h && echo home-ok > home.txt; "
+        "echo tmp > $TMPDIR/t && echo tmp-ok > tmp.txt'"
+    )
+    spec = agent(
+        command, pass_env=["RUNNERS_TEST_API_KEY", "RUNNERS_TEST_MISSING"], env={"MODE": "fast"}
+    )
+    records = ensure_steps(
+        spec,
+        problem,
+        problem.checkpoints["checkpoint_2"],
+        layout,
+        environment(backend),
+        agent_sandbox(spec, environment(backend)),
+    )
     files = snapshot_files(layout, records[1])
-    assert files["prompts.txt"].split() == ["checkpoint_2.md"]  # not checkpoint_1's or any later spec
+    assert files["prompts.txt"].split() == [
+        "checkpoint_2.md"
+    ]  # not checkpoint_1's or any later spec
     assert files["spec.txt"] == (problem.path / "checkpoint_2.md").read_text()
     env = dict(line.split("=", 1) for line in files["env.txt"].splitlines() if "=" in line)
     assert env["RUNNERS_TEST_API_KEY"] == "key-123" and env["MODE"] == "fast"
     assert "RUNNERS_TEST_SECRET" not in env and "secret-456" not in files["env.txt"]
     assert env["RUNNERS_CHECKPOINT"] == "checkpoint_2" and env["RUNNERS_CHECKPOINT_NUMBER"] == "2"
-    assert env["RUNNERS_PROBLEM"] == "answer" and env["RUNNERS_PROMPT_FILE"].endswith("/checkpoint_2.md")
+    assert env["RUNNERS_PROBLEM"] == "answer" and env["RUNNERS_PROMPT_FILE"].endswith(
+        "/checkpoint_2.md"
+    )
     assert env["HOME"] != os.environ.get("HOME") and env["PATH"] == "/usr/local/bin:/usr/bin:/bin"
     assert files["home.txt"] == "home-ok\n" and files["tmp.txt"] == "tmp-ok\n"
     assert "not set on the host, so not passed: RUNNERS_TEST_MISSING" in records[1].notes
@@ -76,18 +102,24 @@ def test_the_agent_gets_its_spec_alone_its_home_and_only_allowed_variables(tmp_p
 def test_a_failed_or_timed_out_step_is_a_graded_failure_and_the_next_goes_on(tmp_path, backend):
     problem = answer_problem(tmp_path / "problems", checkpoints=3)
     layout = RunLayout(tmp_path / "run")
-    command = ("sh -c 'case {checkpoint_number} in "
-               "1) echo forty-two > answer.txt; echo cannot go on >&2; exit 3;; "
-               "2) tr a-z A-Z < answer.txt > upper.txt; sleep 300;; "
-               "3) test -f upper.txt && touch done.txt;; esac'")
+    command = (
+        "sh -c 'case {checkpoint_number} in "
+        "1) echo forty-two > answer.txt; echo cannot go on >&2; exit 3;; "
+        "2) tr a-z A-Z < answer.txt > upper.txt; sleep 300;; "
+        "3) test -f upper.txt && touch done.txt;; esac'"
+    )
     spec = agent(command, timeout=3)
     solved = solve(spec, problem, layout, environment(backend))
     first, second, third = solved
     assert first.step.failure == "the agent exited with code 3: cannot go on"
     assert not first.passed(PassPolicy.ALL_CASES)
     assert first.result.summary == "Core 1/1"  # what it left is graded all the same
-    assert second.step.timed_out and second.step.failure.startswith("timed out: the agent did not finish within its limit of 3 s")
-    assert snapshot_files(layout, second.step)["upper.txt"] == "FORTY-TWO\n"  # kept what it wrote before the kill
+    assert second.step.timed_out and second.step.failure.startswith(
+        "timed out: the agent did not finish within its limit of 3 s"
+    )
+    assert (
+        snapshot_files(layout, second.step)["upper.txt"] == "FORTY-TWO\n"
+    )  # kept what it wrote before the kill
     assert third.step.failure is None and third.step.started_from == "checkpoint_2"
     assert third.result.summary == "Core 1/1, Regression 2/2"
     assert third.verdicts()["all-cases"] and not second.verdicts()["all-cases"]
@@ -100,8 +132,14 @@ def test_a_starter_directory_seeds_the_first_checkpoint(tmp_path):
     (problem.path / "starter" / "answer.txt").write_text("forty-two\n")
     layout = RunLayout(tmp_path / "run")
     spec = agent("sh -c 'ls > seen.txt'")
-    [record] = ensure_steps(spec, problem, problem.checkpoints["checkpoint_1"], layout, environment("none"),
-                            agent_sandbox(spec, environment("none")))
+    [record] = ensure_steps(
+        spec,
+        problem,
+        problem.checkpoints["checkpoint_1"],
+        layout,
+        environment("none"),
+        agent_sandbox(spec, environment("none")),
+    )
     assert record.started_from == "starter"
     assert snapshot_files(layout, record)["seen.txt"].split() == ["answer.txt", "seen.txt"]
     assert (problem.path / "starter" / "answer.txt").read_text() == "forty-two\n"  # only read
@@ -131,15 +169,26 @@ def test_rows_in_any_order_and_processes_run_each_step_once_in_order(tmp_path):
     chain's lock makes each step run once, in order, and nobody waits on a row that waits."""
     problem = answer_problem(tmp_path / "problems", checkpoints=3)
     log = tmp_path / "runs.log"
-    rows = [subprocess.Popen([sys.executable, "-c", ROW, str(problem.path), str(tmp_path / "run"), cp, str(log)],
-                             stdout=subprocess.PIPE, text=True)
-            for cp in ("checkpoint_3", "checkpoint_2", "checkpoint_3", "checkpoint_1")]
+    rows = [
+        subprocess.Popen(
+            [sys.executable, "-c", ROW, str(problem.path), str(tmp_path / "run"), cp, str(log)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for cp in ("checkpoint_3", "checkpoint_2", "checkpoint_3", "checkpoint_1")
+    ]
     outs = [row.communicate(timeout=120)[0].split() for row in rows]
     assert all(row.returncode == 0 for row in rows)
-    assert outs == [["checkpoint_1", "checkpoint_2", "checkpoint_3"], ["checkpoint_1", "checkpoint_2"],
-                    ["checkpoint_1", "checkpoint_2", "checkpoint_3"], ["checkpoint_1"]]
+    assert outs == [
+        ["checkpoint_1", "checkpoint_2", "checkpoint_3"],
+        ["checkpoint_1", "checkpoint_2"],
+        ["checkpoint_1", "checkpoint_2", "checkpoint_3"],
+        ["checkpoint_1"],
+    ]
     assert log.read_text().split() == ["checkpoint_1", "checkpoint_2", "checkpoint_3"]
-    trail = (tmp_path / "run" / "submissions" / "a" / "answer" / "checkpoint_3" / "trail.txt").read_text()
+    trail = (
+        tmp_path / "run" / "submissions" / "a" / "answer" / "checkpoint_3" / "trail.txt"
+    ).read_text()
     assert trail.split() == ["checkpoint_1", "checkpoint_2", "checkpoint_3"]
 
 
@@ -152,9 +201,11 @@ def test_an_agent_that_removes_its_workspace_leaves_an_empty_snapshot(tmp_path, 
     outside = tmp_path / "host-dir"
     outside.mkdir()
     (outside / "host-secret.txt").write_text("not the agent's\n")
-    replace = f"ln -s {outside} \"$w\"" if leaves == "a link" else "true"
-    command = ("sh -c 'if [ {checkpoint_number} = 1 ]; then echo forty-two > answer.txt; w=$(pwd); cd ..; "
-               f"rm -rf \"$w\"; {replace}; echo gone; else ls -a > seen.txt; fi'")
+    replace = f'ln -s {outside} "$w"' if leaves == "a link" else "true"
+    command = (
+        "sh -c 'if [ {checkpoint_number} = 1 ]; then echo forty-two > answer.txt; w=$(pwd); cd ..; "
+        f'rm -rf "$w"; {replace}; echo gone; else ls -a > seen.txt; fi\''
+    )
     layout = RunLayout(tmp_path / "run")
     first, second = solve(agent(command), problem, layout, environment("none"))
     assert first.step.excerpt == "gone" and first.step.exit_code == 0
@@ -178,10 +229,19 @@ def test_a_row_whose_steps_are_done_does_not_wait_for_a_later_step(tmp_path):
     spec, env = agent("sh -c 'echo {checkpoint} > trail.txt'"), environment("none")
     sandbox = agent_sandbox(spec, env)
     done = ensure_steps(spec, problem, problem.checkpoints["checkpoint_2"], layout, env, sandbox)
-    with chain_lock(layout.chain_dir("a", "answer") / LOCK_FILE, None):  # checkpoint 3's row, running
+    with chain_lock(
+        layout.chain_dir("a", "answer") / LOCK_FILE, None
+    ):  # checkpoint 3's row, running
         started = time.monotonic()
-        again = ensure_steps(spec, problem, problem.checkpoints["checkpoint_1"], layout, env, sandbox,
-                             deadline=time.monotonic() + 2)
+        again = ensure_steps(
+            spec,
+            problem,
+            problem.checkpoints["checkpoint_1"],
+            layout,
+            env,
+            sandbox,
+            deadline=time.monotonic() + 2,
+        )
         assert time.monotonic() - started < 1
     assert again == done[:1]
 
@@ -197,12 +257,17 @@ def test_an_agent_program_that_is_not_there_says_so_and_nothing_is_graded(tmp_pa
     with pytest.raises(AgentNotStarted) as info:
         solve(agent("no-such-agent-cli -p {prompt}"), problem, layout, environment(backend))
     step = info.value.record
-    assert step.failure == ("the agent could not be started: its program 'no-such-agent-cli' was not found where it "
-                            "runs (its PATH: /usr/local/bin:/usr/bin:/bin; install it there, mount it, or give its "
-                            "absolute path)"), step.failure
+    assert step.failure == (
+        "the agent could not be started: its program 'no-such-agent-cli' was not found where it "
+        "runs (its PATH: /usr/local/bin:/usr/bin:/bin; install it there, mount it, or give its "
+        "absolute path)"
+    ), step.failure
     assert step.not_started and not step.timed_out and "timeout" not in step.failure
     assert isinstance(info.value, UserInputError) and "nothing was graded" in str(info.value)
-    assert step.checkpoint == "checkpoint_1" and not layout.snapshot("a", "answer", "checkpoint_1").exists()
+    assert (
+        step.checkpoint == "checkpoint_1"
+        and not layout.snapshot("a", "answer", "checkpoint_1").exists()
+    )
     assert not layout.step_dir("a", "answer", "checkpoint_2").exists()  # the chain stopped
     assert not (layout.root / "grades").exists()
 
@@ -214,12 +279,23 @@ def test_an_agent_that_fails_before_doing_anything_is_not_graded(tmp_path, backe
     problem = answer_problem(tmp_path / "problems", checkpoints=1)
     layout = RunLayout(tmp_path / "run")
     with pytest.raises(AgentNotStarted) as info:
-        solve(agent("sh -c 'echo error: unknown option --frobnicate >&2; exit 2'"), problem, layout,
-              environment(backend))
+        solve(
+            agent("sh -c 'echo error: unknown option --frobnicate >&2; exit 2'"),
+            problem,
+            layout,
+            environment(backend),
+        )
     assert info.value.record.not_started
-    assert "failed before doing anything" in str(info.value) and "unknown option --frobnicate" in str(info.value)
+    assert "failed before doing anything" in str(
+        info.value
+    ) and "unknown option --frobnicate" in str(info.value)
     # One that worked a little (it wrote a file) and then failed is graded, as before.
-    worked = solve(agent("sh -c 'echo wrong > answer.txt; exit 1'", name="b"), problem, layout, environment(backend))
+    worked = solve(
+        agent("sh -c 'echo wrong > answer.txt; exit 1'", name="b"),
+        problem,
+        layout,
+        environment(backend),
+    )
     assert worked[0].step.failed and not worked[0].step.not_started and worked[0].result.graded
 
 
@@ -233,20 +309,38 @@ def test_a_resumed_run_reruns_steps_of_other_settings_or_a_harness_failure(tmp_p
     first = agent("sh -c 'echo wrong > answer.txt; echo first > who.txt'")
     done = [s.step for s in solve(first, problem, layout, env)]
     assert [s.step for s in solve(first, problem, layout, env)] == done  # same settings: kept
-    fixed = agent("sh -c 'echo forty-two > answer.txt; tr a-z A-Z < answer.txt > upper.txt; echo fixed > who.txt'")
+    fixed = agent(
+        "sh -c 'echo forty-two > answer.txt; tr a-z A-Z < answer.txt > upper.txt; echo fixed > who.txt'"
+    )
     redone = solve(fixed, problem, layout, env)
     assert [s.step.command for s in redone] == [fixed.argv, fixed.argv]
     assert [snapshot_files(layout, s.step)["who.txt"] for s in redone] == ["fixed\n", "fixed\n"]
     assert all(s.passed(PassPolicy.ALL_CASES) for s in redone)
     # The harness failed at checkpoint 2 (say docker was down): the next call runs it again.
-    record = redone[1].step.model_copy(update={"failure": "infrastructure failure: engine down", "infrastructure": True})
+    record = redone[1].step.model_copy(
+        update={"failure": "infrastructure failure: engine down", "infrastructure": True}
+    )
     record.save(layout.step_dir("a", "answer", "checkpoint_2"))
-    again = ensure_steps(fixed, problem, problem.checkpoints["checkpoint_2"], layout, env, agent_sandbox(fixed, env))
-    assert again[0] == redone[0].step and again[1].failure is None and again[1].started_at > record.started_at
+    again = ensure_steps(
+        fixed, problem, problem.checkpoints["checkpoint_2"], layout, env, agent_sandbox(fixed, env)
+    )
+    assert (
+        again[0] == redone[0].step
+        and again[1].failure is None
+        and again[1].started_at > record.started_at
+    )
     # Checkpoint 1 ran again on its own (a row of checkpoint 1 alone): checkpoint 2 started from
     # the snapshot before, so it is run again too.
-    record = again[0].model_copy(update={"failure": "infrastructure failure: engine down", "infrastructure": True})
+    record = again[0].model_copy(
+        update={"failure": "infrastructure failure: engine down", "infrastructure": True}
+    )
     record.save(layout.step_dir("a", "answer", "checkpoint_1"))
-    [first_again] = ensure_steps(fixed, problem, problem.checkpoints["checkpoint_1"], layout, env, agent_sandbox(fixed, env))
-    last = ensure_steps(fixed, problem, problem.checkpoints["checkpoint_2"], layout, env, agent_sandbox(fixed, env))
-    assert last[0] == first_again and last[1].started_at > first_again.started_at > again[1].started_at
+    [first_again] = ensure_steps(
+        fixed, problem, problem.checkpoints["checkpoint_1"], layout, env, agent_sandbox(fixed, env)
+    )
+    last = ensure_steps(
+        fixed, problem, problem.checkpoints["checkpoint_2"], layout, env, agent_sandbox(fixed, env)
+    )
+    assert (
+        last[0] == first_again and last[1].started_at > first_again.started_at > again[1].started_at
+    )

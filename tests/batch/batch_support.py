@@ -13,11 +13,18 @@ from typing import Any
 from runners.util.processes import start_time
 
 
-def runners_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 900,
-                cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "runners", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd,
-                          env={**os.environ, "COLUMNS": "200", **(env or {})}, check=False)
+def runners_cli(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 900, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "runners", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        check=False,
+    )
 
 
 _WORKSPACE = re.compile(r"(?:/[^/\s'\"\\]+)*/runners-[a-z0-9_]{8}(?![A-Za-z0-9_])")
@@ -53,11 +60,16 @@ def comparable(result: dict[str, Any]) -> dict[str, Any]:
     return clean(kept)
 
 
-def assert_same_results(batch_dir: Path, cells: list[Any], reference: dict[str, dict[str, Any]]) -> None:
+def assert_same_results(
+    batch_dir: Path, cells: list[Any], reference: dict[str, dict[str, Any]]
+) -> None:
     mismatched = []
     for cell in cells:
-        got = json.loads((batch_dir / "cells" / cell.agent / cell.problem / cell.checkpoint /
-                          "result.json").read_text())
+        got = json.loads(
+            (
+                batch_dir / "cells" / cell.agent / cell.problem / cell.checkpoint / "result.json"
+            ).read_text()
+        )
         want = reference[cell.id]
         if comparable(got) != comparable(want):
             diff = _first_difference(comparable(want), comparable(got))
@@ -85,7 +97,12 @@ def running_with(text: str) -> list[str]:
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cmdline = (
+                Path(f"/proc/{entry}/cmdline")
+                .read_bytes()
+                .replace(b"\0", b" ")
+                .decode(errors="replace")
+            )
         except OSError:
             continue
         if text in cmdline and start_time(int(entry)) is not None:

@@ -38,10 +38,14 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         source = REPO / "problems" / name
         need((source / "config.yaml").is_file(), f"example problem {name} is missing")
         shutil.copytree(source, root / "problems" / name, ignore=ignore)
-    for agent in sorted((REPO / "examples" / "submissions").iterdir()):  # only these problems' cells
+    for agent in sorted(
+        (REPO / "examples" / "submissions").iterdir()
+    ):  # only these problems' cells
         for name in EXAMPLE_PROBLEMS:
             if (agent / name).is_dir():
-                shutil.copytree(agent / name, root / "submissions" / agent.name / name, ignore=ignore)
+                shutil.copytree(
+                    agent / name, root / "submissions" / agent.name / name, ignore=ignore
+                )
     tmp = root / "tmp"
     tmp.mkdir()
     return {"problems": root / "problems", "submissions": root / "submissions", "tmp": tmp}
@@ -55,8 +59,9 @@ def example_cells(examples: dict[str, Path]) -> list[Any]:
 
 
 @pytest.fixture(scope="session")
-def reference(examples: dict[str, Path], example_cells: list[Any],
-              tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def reference(
+    examples: dict[str, Path], example_cells: list[Any], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, dict[str, Any]]:
     """{cell id: result JSON} from `python -m runners run ... --sandbox none --json` per cell."""
     out = tmp_path_factory.mktemp("reference")
     tmp = examples["tmp"] / REF_TMP_NAME
@@ -64,10 +69,21 @@ def reference(examples: dict[str, Path], example_cells: list[Any],
 
     def one(cell: Any) -> tuple[str, dict[str, Any]]:
         target = out / cell.agent / cell.problem / cell.checkpoint
-        proc = runners_cli("run", str(cell.problem_dir), "-c", cell.checkpoint, "-s",
-                           str(cell.submission_dir), "--sandbox", "none", "--json",
-                           str(target / "result.json"), "--output", str(target / "artifacts"),
-                           env={"TMPDIR": str(tmp)})
+        proc = runners_cli(
+            "run",
+            str(cell.problem_dir),
+            "-c",
+            cell.checkpoint,
+            "-s",
+            str(cell.submission_dir),
+            "--sandbox",
+            "none",
+            "--json",
+            str(target / "result.json"),
+            "--output",
+            str(target / "artifacts"),
+            env={"TMPDIR": str(tmp)},
+        )
         assert proc.returncode in (0, 1), f"{cell.id}: exit {proc.returncode}\n{proc.stderr}"
         return cell.id, json.loads((target / "result.json").read_text())
 

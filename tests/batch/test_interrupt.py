@@ -28,15 +28,36 @@ def test_sigint_keeps_finished_cells_and_leaves_nothing_running(sandbox, example
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "runners", "batch", "--problems", str(examples["problems"]),
-         "--submissions", str(examples["submissions"]), "--problem", "inventory_cli",
-         "--sandbox", sandbox, "-j", "2", "--output", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "runners",
+            "batch",
+            "--problems",
+            str(examples["problems"]),
+            "--submissions",
+            str(examples["submissions"]),
+            "--problem",
+            "inventory_cli",
+            "--sandbox",
+            sandbox,
+            "-j",
+            "2",
+            "--output",
+            str(out),
+        ],
         env={**os.environ, "TMPDIR": str(tmp), "COLUMNS": "200"},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 300
         while not list(out.glob("cells/*/*/*/cell.json")):
-            assert proc.poll() is None, f"the batch ended before a cell finished:\n{proc.stdout.read()}"
+            assert proc.poll() is None, (
+                f"the batch ended before a cell finished:\n{proc.stdout.read()}"
+            )
             assert time.monotonic() < deadline, "no cell finished within 300 s"
             time.sleep(0.1)
         # Cells are running now (9 cells, 2 workers): take the process tree, then press Ctrl-C.
@@ -74,18 +95,45 @@ def test_sigint_keeps_finished_cells_and_leaves_nothing_running(sandbox, example
 
         client = docker.from_env()
         owners = {f"{os.uname().nodename}:{pid}" for pid in [proc.pid, *tree]}
-        left = [c.name for c in client.containers.list(all=True, filters={"label": "runners.managed=1"})
-                if (c.labels.get("runners.owner", "").rsplit(":", 1)[0]) in owners]
+        left = [
+            c.name
+            for c in client.containers.list(all=True, filters={"label": "runners.managed=1"})
+            if (c.labels.get("runners.owner", "").rsplit(":", 1)[0]) in owners
+        ]
         assert not left
     if sandbox != "none":
         return
     # A rerun resumes: only the cells that did not finish run (one agent's, to keep it short).
     resumed = subprocess.run(
-        [sys.executable, "-m", "runners", "batch", "--problems", str(examples["problems"]),
-         "--submissions", str(examples["submissions"]), "--problem", "inventory_cli",
-         "--sandbox", sandbox, "-j", "2", "--output", str(out), "--agent", "alpha"],
-        env={**os.environ, "TMPDIR": str(tmp), "COLUMNS": "200"}, capture_output=True, text=True,
-        timeout=600, check=False)
+        [
+            sys.executable,
+            "-m",
+            "runners",
+            "batch",
+            "--problems",
+            str(examples["problems"]),
+            "--submissions",
+            str(examples["submissions"]),
+            "--problem",
+            "inventory_cli",
+            "--sandbox",
+            sandbox,
+            "-j",
+            "2",
+            "--output",
+            str(out),
+            "--agent",
+            "alpha",
+        ],
+        env={**os.environ, "TMPDIR": str(tmp), "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert resumed.returncode == 0, resumed.stdout[-3000:]
     kept_alpha = [p for p in finished if p.parts[-4] == "alpha"]
-    assert f"{3 - len(kept_alpha)} to run" in resumed.stdout and f"{len(kept_alpha)} kept" in resumed.stdout
+    assert (
+        f"{3 - len(kept_alpha)} to run" in resumed.stdout
+        and f"{len(kept_alpha)} kept" in resumed.stdout
+    )

@@ -21,9 +21,20 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 @pytest.fixture(scope="module")
 def batch_j2(examples: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("batch-j2") / "out"
-    proc = runners_cli("batch", "--problems", str(examples["problems"]), "--submissions",
-                       str(examples["submissions"]), "--sandbox", "none", "-j", "2",
-                       "--output", str(out), env={"TMPDIR": str(examples["tmp"])})
+    proc = runners_cli(
+        "batch",
+        "--problems",
+        str(examples["problems"]),
+        "--submissions",
+        str(examples["submissions"]),
+        "--sandbox",
+        "none",
+        "-j",
+        "2",
+        "--output",
+        str(out),
+        env={"TMPDIR": str(examples["tmp"])},
+    )
     return {"out": out, "proc": proc}
 
 
@@ -42,7 +53,15 @@ def test_j2_finishes_every_cell_and_prints_the_matrix(batch_j2, examples, exampl
     assert sorted(records) == sorted(c.id for c in example_cells)
     assert {r.status for r in records.values()} == {"ok"}
     assert len({r.worker for r in records.values()}) == 2, "two worker processes shared the cells"
-    for text in ("Solve rates", "alpha", "beta", "gamma", "inventory_cli", "calc_cli", "text_layout"):
+    for text in (
+        "Solve rates",
+        "alpha",
+        "beta",
+        "gamma",
+        "inventory_cli",
+        "calc_cli",
+        "text_layout",
+    ):
         assert text in proc.stdout
     summary = (out / "summary.md").read_text()
     assert "| Agent | calc_cli | inventory_cli | text_layout | All problems |" in summary
@@ -76,8 +95,12 @@ def test_tables_read_back_with_one_row_per_test(batch_j2, example_cells, referen
     # Per cell and group, the rows add up to the result's counts.
     for cell in example_cells:
         want = reference[cell.id]
-        mine = [r for r in rows if (r["agent"], r["problem"], r["checkpoint"]) ==
-                (cell.agent, cell.problem, cell.checkpoint)]
+        mine = [
+            r
+            for r in rows
+            if (r["agent"], r["problem"], r["checkpoint"])
+            == (cell.agent, cell.problem, cell.checkpoint)
+        ]
         for group, total in want["total_counts"].items():
             in_group = [r for r in mine if r["group"] == group]
             assert len(in_group) == total, (cell.id, group)
@@ -92,9 +115,20 @@ def test_rerun_skips_every_cell(batch_j2, examples, example_cells):
     before = {cid: r.finished_at for cid, r in _records(out).items()}
     parquet_before = pq.read_table(out / "results.parquet").num_rows
     (out / "results.parquet").unlink()  # regenerated from the cells' results
-    proc = runners_cli("batch", "--problems", str(examples["problems"]), "--submissions",
-                       str(examples["submissions"]), "--sandbox", "none", "-j", "2",
-                       "--output", str(out), env={"TMPDIR": str(examples["tmp"])})
+    proc = runners_cli(
+        "batch",
+        "--problems",
+        str(examples["problems"]),
+        "--submissions",
+        str(examples["submissions"]),
+        "--sandbox",
+        "none",
+        "-j",
+        "2",
+        "--output",
+        str(out),
+        env={"TMPDIR": str(examples["tmp"])},
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert f"{len(example_cells)} cells" in proc.stdout and "0 to run" in proc.stdout
     assert {cid: r.finished_at for cid, r in _records(out).items()} == before
@@ -110,17 +144,34 @@ def test_changed_submission_reruns_only_its_cells(batch_j2, examples, tmp_path):
     shutil.copytree(examples["submissions"], submissions, symlinks=True)
     changed = submissions / "beta" / "text_layout" / "checkpoint_2"
     entry = changed / "textkit.mjs"  # the problem's entry_file
-    entry.write_text(entry.read_text() + "\n// edited: a comment changes the hash, not the result\n")
+    entry.write_text(
+        entry.read_text() + "\n// edited: a comment changes the hash, not the result\n"
+    )
     before = _records(out)
-    proc = runners_cli("batch", "--problems", str(examples["problems"]), "--submissions",
-                       str(submissions), "--sandbox", "none", "-j", "2", "--output", str(out),
-                       env={"TMPDIR": str(examples["tmp"])})
+    proc = runners_cli(
+        "batch",
+        "--problems",
+        str(examples["problems"]),
+        "--submissions",
+        str(submissions),
+        "--sandbox",
+        "none",
+        "-j",
+        "2",
+        "--output",
+        str(out),
+        env={"TMPDIR": str(examples["tmp"])},
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "1 to run (1 submission changed)" in proc.stdout
     after = _records(out)
     rerun = sorted(cid for cid in after if after[cid].finished_at != before[cid].finished_at)
     assert rerun == ["beta/text_layout/checkpoint_2"]
     cell_dir = Path("cells/beta/text_layout/checkpoint_2/result.json")
-    assert comparable(json.loads((out / cell_dir).read_text())) == \
-        comparable(json.loads((batch_j2["out"] / cell_dir).read_text()))
-    assert after["beta/text_layout/checkpoint_2"].submission_hash != before["beta/text_layout/checkpoint_2"].submission_hash
+    assert comparable(json.loads((out / cell_dir).read_text())) == comparable(
+        json.loads((batch_j2["out"] / cell_dir).read_text())
+    )
+    assert (
+        after["beta/text_layout/checkpoint_2"].submission_hash
+        != before["beta/text_layout/checkpoint_2"].submission_hash
+    )

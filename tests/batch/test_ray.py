@@ -103,8 +103,10 @@ def _stop(groups: list[int]) -> list[int]:
 @pytest.fixture(scope="module")
 def ray_cluster(examples: dict[str, Path]) -> Iterator[dict[str, Any]]:
     # Not imported here: Ray reads its authentication settings (set below) when first imported.
-    need(importlib.util.find_spec("ray") is not None,
-         "ray is not installed (the dev dependency group and the `ray` extra install it)")
+    need(
+        importlib.util.find_spec("ray") is not None,
+        "ray is not installed (the dev dependency group and the `ray` extra install it)",
+    )
     ray_bin = shutil.which("ray", path=str(Path(sys.executable).parent)) or shutil.which("ray")
     need(ray_bin is not None, "the `ray` command is missing")
     port, client_port = _free_port(), _free_port()
@@ -124,24 +126,46 @@ def ray_cluster(examples: dict[str, Path]) -> Iterator[dict[str, Any]]:
     groups: list[int] = []
 
     def start(*args: str) -> None:
-        proc = subprocess.Popen([ray_bin, "start", *args, "--disable-usage-stats"], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [ray_bin, "start", *args, "--disable-usage-stats"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         groups.append(proc.pid)  # the daemons stay in this process group after `ray start` exits
         out, _ = proc.communicate(timeout=240)
         assert proc.returncode == 0, f"ray start {' '.join(args)} failed:\n{out}"
 
     address = f"127.0.0.1:{port}"
     try:
-        start("--head", f"--port={port}", f"--ray-client-server-port={client_port}", "--num-cpus=0",
-              f"--temp-dir={temp_dir}", "--include-dashboard=false")
+        start(
+            "--head",
+            f"--port={port}",
+            f"--ray-client-server-port={client_port}",
+            "--num-cpus=0",
+            f"--temp-dir={temp_dir}",
+            "--include-dashboard=false",
+        )
         start(f"--address={address}", "--num-cpus=2")
         nodes = subprocess.run(
-            [sys.executable, "-c",
-             ("import json, sys, ray; ray.init(address=sys.argv[1], logging_level='error'); "
-             "print(json.dumps([[n['NodeID'], n['Resources'].get('CPU', 0)] for n in ray.nodes() "
-             "if n['Alive']]))"), address],
-            capture_output=True, text=True, timeout=120, env=env, check=False)
+            [
+                sys.executable,
+                "-c",
+                (
+                    "import json, sys, ray; ray.init(address=sys.argv[1], logging_level='error'); "
+                    "print(json.dumps([[n['NodeID'], n['Resources'].get('CPU', 0)] for n in ray.nodes() "
+                    "if n['Alive']]))"
+                ),
+                address,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            check=False,
+        )
         assert nodes.returncode == 0, nodes.stderr
         listed = json.loads(nodes.stdout.strip().splitlines()[-1])
         assert sorted(cpus for _, cpus in listed) == [0, 2], listed
@@ -162,15 +186,31 @@ def ray_cluster(examples: dict[str, Path]) -> Iterator[dict[str, Any]]:
         assert not Path(temp_dir).exists()
 
 
-def test_ray_batch_gives_the_same_results(ray_cluster, examples, example_cells, reference, tmp_path):
+def test_ray_batch_gives_the_same_results(
+    ray_cluster, examples, example_cells, reference, tmp_path
+):
     out = tmp_path / "out"
-    proc = runners_cli("batch", "--problems", str(examples["problems"]), "--submissions",
-                       str(examples["submissions"]), "--sandbox", "none", "--executor", "ray",
-                       "--address", ray_cluster["address"], "--output", str(out),
-                       env={"TMPDIR": str(examples["tmp"])})
+    proc = runners_cli(
+        "batch",
+        "--problems",
+        str(examples["problems"]),
+        "--submissions",
+        str(examples["submissions"]),
+        "--sandbox",
+        "none",
+        "--executor",
+        "ray",
+        "--address",
+        ray_cluster["address"],
+        "--output",
+        str(out),
+        env={"TMPDIR": str(examples["tmp"])},
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert "ray: 2 node(s)" in proc.stdout
-    records = [CellRecord.model_validate_json(p.read_text()) for p in out.glob("cells/*/*/*/cell.json")]
+    records = [
+        CellRecord.model_validate_json(p.read_text()) for p in out.glob("cells/*/*/*/cell.json")
+    ]
     assert len(records) == len(example_cells)
     assert {r.status for r in records} == {"ok"} and {r.executor for r in records} == {"ray"}
     # The head has no CPU: every cell ran on the node that joined with `ray start --address`.
@@ -181,9 +221,21 @@ def test_ray_batch_gives_the_same_results(ray_cluster, examples, example_cells, 
     assert (cell_dir / "reports").is_dir() and (cell_dir / "stdout.txt").is_file()
     assert json.loads((cell_dir / "result.json").read_text())["artifacts_dir"] == str(cell_dir)
     # Resumable like the local executor: nothing to run the second time.
-    again = runners_cli("batch", "--problems", str(examples["problems"]), "--submissions",
-                        str(examples["submissions"]), "--sandbox", "none", "--executor", "ray",
-                        "--address", ray_cluster["address"], "--output", str(out))
+    again = runners_cli(
+        "batch",
+        "--problems",
+        str(examples["problems"]),
+        "--submissions",
+        str(examples["submissions"]),
+        "--sandbox",
+        "none",
+        "--executor",
+        "ray",
+        "--address",
+        ray_cluster["address"],
+        "--output",
+        str(out),
+    )
     assert again.returncode == 0 and "0 to run" in again.stdout
 
 
@@ -195,7 +247,9 @@ def ray_client(ray_cluster) -> Iterator[str]:
     ray.shutdown()
 
 
-def test_run_cell_remote_from_a_provider_thread(ray_client, examples, example_cells, reference, tmp_path):
+def test_run_cell_remote_from_a_provider_thread(
+    ray_client, examples, example_cells, reference, tmp_path
+):
     cell = next(c for c in example_cells if c.id == "gamma/text_layout/checkpoint_2")
     # What the provider holds: plain paths (its own Cell has other fields).
     cell = Cell.of(cell.problem_dir, cell.checkpoint, cell.submission_dir, agent="gamma")
@@ -204,15 +258,22 @@ def test_run_cell_remote_from_a_provider_thread(ray_client, examples, example_ce
     box: dict[str, Any] = {}
 
     def call() -> None:  # the provider calls from a worker thread of its own
-        box["result"] = run_cell_remote(cell, ray_client, environment=EnvironmentSpec(sandbox="none"),
-                                        output_dir=tmp_path / "artifacts", timeout=240)
+        box["result"] = run_cell_remote(
+            cell,
+            ray_client,
+            environment=EnvironmentSpec(sandbox="none"),
+            output_dir=tmp_path / "artifacts",
+            timeout=240,
+        )
 
     thread = threading.Thread(target=call)
     thread.start()
     thread.join(300)
     result = box["result"]
     assert not result.infrastructure_failure, result.infrastructure_reason
-    assert comparable(result.model_dump(mode="json")) == comparable(reference["gamma/text_layout/checkpoint_2"])
+    assert comparable(result.model_dump(mode="json")) == comparable(
+        reference["gamma/text_layout/checkpoint_2"]
+    )
     assert result.artifacts_dir == str((tmp_path / "artifacts").resolve())
     assert (tmp_path / "artifacts" / "result.json").is_file()
     assert any((tmp_path / "artifacts" / "reports").iterdir())
@@ -224,15 +285,24 @@ def test_run_cell_remote_from_a_provider_thread(ray_client, examples, example_ce
 def test_run_cell_remote_bad_input_and_timeout(ray_client, example_cells):
     from runners.batch.executors import run_cell_remote
 
-    cell = next(c for c in example_cells if c.problem == "inventory_cli" and c.checkpoint == "checkpoint_3")
+    cell = next(
+        c for c in example_cells if c.problem == "inventory_cli" and c.checkpoint == "checkpoint_3"
+    )
     with pytest.raises(UserInputError, match="checkpoint_9"):
         run_cell_remote(Cell.of(cell.problem_dir, "checkpoint_9", cell.submission_dir), ray_client)
     with pytest.raises(UserInputError, match="not a directory"):
-        run_cell_remote(Cell.of(cell.problem_dir, cell.checkpoint, cell.submission_dir / "nope"), ray_client)
+        run_cell_remote(
+            Cell.of(cell.problem_dir, cell.checkpoint, cell.submission_dir / "nope"), ray_client
+        )
     started = time.monotonic()
-    result = run_cell_remote(cell, ray_client, environment=EnvironmentSpec(sandbox="none"), timeout=1.0)
+    result = run_cell_remote(
+        cell, ray_client, environment=EnvironmentSpec(sandbox="none"), timeout=1.0
+    )
     assert time.monotonic() - started < 30
-    assert result.infrastructure_failure and "did not finish within 1 s" in result.infrastructure_reason
+    assert (
+        result.infrastructure_failure
+        and "did not finish within 1 s" in result.infrastructure_reason
+    )
     assert result.problem_name == "inventory_cli" and result.checkpoint_name == "checkpoint_3"
 
 
@@ -250,10 +320,17 @@ def test_promptfoo_provider_runs_rows_on_ray(ray_client, examples, reference, tm
     """Provider config `ray_address`: the row runs as a task on the cluster and reads the same as
     the local run; the artifacts land under the provider's `output` on this machine."""
     provider = _provider()
-    config = {"agent": "beta", "submissions": str(examples["submissions"] / "beta"),
-              "problems": str(examples["problems"]), "sandbox": "none",
-              "output": str(tmp_path / "runs"), "ray_address": ray_client}
-    context = {"vars": {"problem": "inventory_cli", "checkpoint": "checkpoint_2", "__evalId": "eval-ray"}}
+    config = {
+        "agent": "beta",
+        "submissions": str(examples["submissions"] / "beta"),
+        "problems": str(examples["problems"]),
+        "sandbox": "none",
+        "output": str(tmp_path / "runs"),
+        "ray_address": ray_client,
+    }
+    context = {
+        "vars": {"problem": "inventory_cli", "checkpoint": "checkpoint_2", "__evalId": "eval-ray"}
+    }
     response = provider.call_api("inventory_cli checkpoint_2", {"config": config}, context)
     assert "error" not in response, response.get("error")
     meta = response["metadata"]
@@ -263,10 +340,15 @@ def test_promptfoo_provider_runs_rows_on_ray(ray_client, examples, reference, tm
     assert comparable({k: meta[k] for k in expected}) == comparable(expected)
     artifacts = tmp_path / "runs" / "eval-ray" / "beta" / "inventory_cli" / "checkpoint_2"
     assert meta["artifacts_dir"] == str(artifacts) and (artifacts / "result.json").is_file()
-    assert response["output"].startswith("inventory_cli · checkpoint_2: ")  # the column names the agent
+    assert response["output"].startswith(
+        "inventory_cli · checkpoint_2: "
+    )  # the column names the agent
     # A wrong checkpoint is still an error row, found before anything is sent to the cluster.
-    bad = provider.call_api("x", {"config": config}, {"vars": {"problem": "inventory_cli",
-                                                                "checkpoint": "checkpoint_9"}})
+    bad = provider.call_api(
+        "x",
+        {"config": config},
+        {"vars": {"problem": "inventory_cli", "checkpoint": "checkpoint_9"}},
+    )
     assert "checkpoint_9" in bad["error"]
 
 
@@ -290,11 +372,29 @@ def test_private_local_ray_and_ctrl_c(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
     env.update(TMPDIR=str(tmp), COLUMNS="200", RAY_USAGE_STATS_ENABLED="0")
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "runners", "batch", "--problems", str(problems),
-                            "--submissions", str(subs), "--sandbox", "none", "--executor", "ray",
-                            "--output", str(out)],
-                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "runners",
+            "batch",
+            "--problems",
+            str(problems),
+            "--submissions",
+            str(subs),
+            "--sandbox",
+            "none",
+            "--executor",
+            "ray",
+            "--output",
+            str(out),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 240
         while not (out / "cells" / "agent" / "quick" / "checkpoint_1" / "cell.json").is_file():
@@ -303,8 +403,11 @@ def test_private_local_ray_and_ctrl_c(tmp_path):
             time.sleep(0.2)
         time.sleep(2.0)  # the slow cell's test is running now
         tree = process_tree(proc.pid)
-        assert any("raylet" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")
-                   for p in tree if Path(f"/proc/{p}/cmdline").exists()), "no private Ray was started"
+        assert any(
+            "raylet" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")
+            for p in tree
+            if Path(f"/proc/{p}/cmdline").exists()
+        ), "no private Ray was started"
         os.kill(proc.pid, signal.SIGINT)
         stdout, _ = proc.communicate(timeout=120)
     finally:
@@ -313,9 +416,13 @@ def test_private_local_ray_and_ctrl_c(tmp_path):
             proc.wait()
     assert proc.returncode == 130, stdout[-4000:]
     info = json.loads((out / "batch.json").read_text())
-    assert info["ran"] == ["agent/quick/checkpoint_1"] and info["cancelled"] == ["agent/slow/checkpoint_1"]
+    assert info["ran"] == ["agent/quick/checkpoint_1"] and info["cancelled"] == [
+        "agent/slow/checkpoint_1"
+    ]
     assert not (out / "cells" / "agent" / "slow" / "checkpoint_1" / "cell.json").exists()
     deadline = time.monotonic() + 30  # Ray's own processes wind down after the driver exits
-    while (left := [p for p, s in tree.items() if start_time(p) == s]) and time.monotonic() < deadline:
+    while (
+        left := [p for p, s in tree.items() if start_time(p) == s]
+    ) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not left, [Path(f"/proc/{p}/cmdline").read_text(errors="replace")[:120] for p in left]

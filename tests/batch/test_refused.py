@@ -25,14 +25,22 @@ def test_a_submission_over_its_limits_is_a_cell_marked_bad_input(tmp_path):
         handle.truncate(64 << 30)
     started = time.monotonic()
     with open(os.devnull, "w") as sink:
-        outcome = run_batch(BatchOptions(problems=problems, submissions=submissions, output=tmp_path / "out",
-                                         sandbox="none"), Console(file=sink))
+        outcome = run_batch(
+            BatchOptions(
+                problems=problems, submissions=submissions, output=tmp_path / "out", sandbox="none"
+            ),
+            Console(file=sink),
+        )
     assert time.monotonic() - started < 120
     store = BatchStore(tmp_path / "out")
     cells = {c.agent: c for c in discover(problems, submissions).cells}
     huge, fine = store.record(cells["huge"]), store.record(cells["fine"])
     assert fine.status == "ok"
-    assert huge.reason.startswith("bad input: ") and "submission_mb" in huge.reason and "big.bin" in huge.reason
+    assert (
+        huge.reason.startswith("bad input: ")
+        and "submission_mb" in huge.reason
+        and "big.bin" in huge.reason
+    )
     result = store.result(cells["huge"])
     assert result.infrastructure_failure and result.infrastructure_reason.startswith("bad input: ")
     assert "harness crash" not in result.infrastructure_reason
@@ -52,5 +60,7 @@ def test_a_ray_cell_over_its_limits_is_refused_before_it_is_packed(tmp_path):
     cell = discover(problems, submissions).cells[0]
     started = time.monotonic()
     with pytest.raises(SubmissionTooLarge, match="submission_mb"):
-        _submit(None, CellJob(cell=cell, output_dir=tmp_path / "out", environment={}), None)  # never reaches Ray
+        _submit(
+            None, CellJob(cell=cell, output_dir=tmp_path / "out", environment={}), None
+        )  # never reaches Ray
     assert time.monotonic() - started < 10

@@ -26,7 +26,7 @@ OK, FAILED, TIMED_OUT = "ok", "failed", "timed out"
 NOT_STARTED = "not started"  # never ran: an error of its configuration, no snapshot, never graded
 REFUSED = "refused"  # bad input: refused before the step runs (runners.agents.solve.guard)
 
-PRELUDE = '''
+PRELUDE = """
 import glob, os, signal, socket, subprocess, sys, time
 TOKEN = "@@TOKEN@@"
 leaks = []
@@ -43,9 +43,9 @@ def finish(code=0):
     print(f"hostile agent done: {len(leaks)} leak(s)")
     sys.stdout.flush()
     os._exit(code)
-'''
+"""
 
-READS_TESTS = '''
+READS_TESTS = """
 for path in ("@@PROBLEM@@/tests/test_checkpoint_1.py", "@@PROBLEM@@/tests/test_checkpoint_2.py",
              "@@PROBLEM@@/checkpoint_2.md", "@@PROBLEM@@/config.yaml", "/harness/tests/test_checkpoint_1.py",
              "../tests/test_checkpoint_1.py", "/workspace/../tests/test_checkpoint_1.py"):
@@ -65,9 +65,9 @@ for dirpath, dirnames, filenames in os.walk("/"):  # every test or later spec th
     if time.monotonic() > deadline:
         break
 finish()
-'''
+"""
 
-READS_OTHER_AGENTS = '''
+READS_OTHER_AGENTS = """
 for path in ("@@OTHER@@/secret.txt", "@@RUN@@", "@@RUN@@/agent-steps"):
     if os.path.exists(path):
         leaks.append(f"sees {path}")
@@ -91,9 +91,9 @@ for pid in (p for p in os.listdir("/proc") if p.isdigit()):  # the other agent, 
     except OSError:
         pass
 finish()
-'''
+"""
 
-WRITES_CACHES = '''
+WRITES_CACHES = """
 targets = ["@@CACHE@@/hostile-@@TOKEN@@", "@@RUN@@/hostile-@@TOKEN@@", "@@OTHER@@/hostile-@@TOKEN@@",
            "@@PROBLEM@@/tests/hostile-@@TOKEN@@", "@@ESCAPE@@/hostile-@@TOKEN@@",
            os.path.expanduser("~/.cache/runners/hostile-@@TOKEN@@")]
@@ -106,9 +106,9 @@ for target in targets:
     except OSError:
         pass
 finish()
-'''
+"""
 
-LEAVES_DAEMONS = '''
+LEAVES_DAEMONS = """
 subprocess.Popen(["sleep", "600"], start_new_session=True)
 if os.fork() == 0:
     os.setsid()
@@ -122,9 +122,9 @@ subprocess.Popen(["sh", "-c", "trap '' TERM HUP; while :; do sleep 1; done"], st
 with open("work.txt", "w") as handle:
     handle.write("done before leaving daemons\\n")
 finish()
-'''
+"""
 
-FLOODS_OUTPUT = '''
+FLOODS_OUTPUT = """
 line = "x" * 1023 + "\\n"
 for _ in range(20 * 1024):  # 20 MB on each stream
     sys.stdout.write(line)
@@ -133,17 +133,17 @@ sys.stderr.write("\\x1b[2J\\xff junk \\x00\\n")
 with open("work.txt", "w") as handle:
     handle.write("done after the flood\\n")
 finish()
-'''
+"""
 
-SPINS_PAST_ITS_TIME = '''
+SPINS_PAST_ITS_TIME = """
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 with open("work.txt", "w") as handle:
     handle.write("written before the spin\\n")
 while True:
     pass
-'''
+"""
 
-READS_SECRETS = '''
+READS_SECRETS = """
 for name, value in os.environ.items():
     if "@@CANARY@@" in value:
         leaks.append(f"the variable {name} holds the harness's secret")
@@ -158,9 +158,9 @@ home = os.path.expanduser("~")
 if os.path.realpath(home) in ("/root", "/home") or os.path.exists(os.path.join(home, ".ssh")):
     leaks.append(f"its home is the host's: {home}")
 finish()
-'''
+"""
 
-NETWORK = '''
+NETWORK = """
 addresses = {"127.0.0.1"}
 try:
     for line in open("/proc/net/route").read().splitlines()[1:]:
@@ -185,9 +185,9 @@ if reached and os.environ.get("NETWORK_EXPECTED") != "yes":
 if not reached and os.environ.get("NETWORK_EXPECTED") == "yes":
     leaks.append("the network it was given does not work")
 finish()
-'''
+"""
 
-NETWORK_ALLOW = '''
+NETWORK_ALLOW = """
 import urllib.request
 for name in ("NO_PROXY", "no_proxy"):  # urllib would skip the proxy for these addresses
     os.environ.pop(name, None)
@@ -230,10 +230,10 @@ for address in sorted(addresses):
         except OSError:
             pass
 finish()
-'''
+"""
 
 
-SAYS_ESCAPES = '''
+SAYS_ESCAPES = """
 ESCAPES = "\\x1b[2J\\x1b[?1049h\\x1b]0;pwned\\x07\\x1b[31mRED\\x9b31m\\x00"
 sys.stderr.write(ESCAPES + "boom on stderr\\n")
 print(ESCAPES + "boom: all done")
@@ -242,22 +242,22 @@ with open("leaks.txt", "w") as handle:
 print(ESCAPES + "boom: really done")
 sys.stdout.flush()
 os._exit(0)
-'''
+"""
 
-IMPOSSIBLE_FIGURES = '''
+IMPOSSIBLE_FIGURES = """
 import json
 print(json.dumps({"type": "result", "subtype": "success", "is_error": False, "num_turns": -3,
                   "result": "all done", "total_cost_usd": -1000000,
                   "usage": {"input_tokens": -5, "output_tokens": 10 ** 30}}))
 finish()
-'''
+"""
 
-READS_A_COPY = '''
+READS_A_COPY = """
 for path in glob.glob(os.path.join("@@COPY@@", "**", "*"), recursive=True):
     if os.path.isfile(path):
         leaks.append(f"read {path}: {read(path)[:60]!r}")
 finish()
-'''
+"""
 
 
 def _table_clean(record: Any) -> list[str]:
@@ -305,79 +305,157 @@ class AgentCase:
     timeout: float = 30.0
     network: bool = False
     allow_list: bool = False  # `network: {allow: [the world's model server]}`
-    concurrent_other: bool = False  # another agent's step runs (and holds a secret) at the same time
+    concurrent_other: bool = (
+        False  # another agent's step runs (and holds a secret) at the same time
+    )
     check_files: dict[str, str] = field(default_factory=dict)  # snapshot file -> exact content
-    check: Callable[[Any], list[str]] | None = None  # extra assertions on the step record -> problems
+    check: Callable[[Any], list[str]] | None = (
+        None  # extra assertions on the step record -> problems
+    )
     mounts_problem_copy: bool = False  # mounted: a copy of the problem directory, at @@COPY@@
 
 
 AGENT_CASES = [
-    AgentCase("agent-reads-hidden-tests", "reads the hidden tests and the next checkpoint's spec by their host "
-              "paths, relative paths and a walk of `/`", READS_TESTS,
-              "only the workspace, the prompt directory (this checkpoint's spec alone), the agent's home, its "
-              "mounts and the system are mounted; the problem directory never is",
-              skip_on={"none": NOT_ISOLATED}),
-    AgentCase("agent-reads-other-agents", "looks for another agent's finished snapshot and transcript, its live "
-              "workspace (a step running at the same time), other steps' directories and processes",
-              READS_OTHER_AGENTS, "a private root (bubblewrap) or container (docker) per step, its own pid "
-              "namespace and `/tmp`; the run's results directory is never mounted",
-              skip_on={"none": NOT_ISOLATED}, concurrent_other=True),
-    AgentCase("agent-writes-caches", "writes into the harness's toolchain cache (a `.pth` into prepared "
-              "site-packages), the run's results, another agent's snapshot, the hidden tests and a host directory",
-              WRITES_CACHES, "none of them is mounted; the cache digest is compared before and after",
-              skip_on={"none": NOT_ISOLATED}),
-    AgentCase("agent-leaves-daemons", "finishes its work, then leaves a `setsid` sleeper, a double-forked "
-              "SIGTERM-ignoring loop and a shell loop", LEAVES_DAEMONS,
-              "the step's sandbox ends with it: container removed / pid namespace and cgroup killed / the "
-              "`none` supervisor kills every descendant", check_files={"work.txt": "done before leaving daemons\n"}),
-    AgentCase("agent-floods-output", "prints 20 MB on stdout and on stderr, with terminal escapes and bytes "
-              "that are not UTF-8", FLOODS_OUTPUT, "the transcript keeps the head and the tail of each "
-              "stream (the output cap), the step goes on and its work is kept",
-              check_files={"work.txt": "done after the flood\n"}),
-    AgentCase("agent-spins-past-its-time", "ignores SIGTERM and spins after writing a file", SPINS_PAST_ITS_TIME,
-              "the step's time limit: every process killed, the step a failure (timed out), what it wrote kept",
-              expect=TIMED_OUT, timeout=4, check_files={"work.txt": "written before the spin\n"}),
-    AgentCase("agent-reads-secrets", "looks for the harness's secret in its environment, for variables it was "
-              "not given, and at its home", READS_SECRETS, "an allow-listed environment: the base variables, "
-              "the step's own, and those the agent config passes by name or sets; a private home"),
-    AgentCase("agent-network-off", "connects to a server on the host (loopback, the default gateway, the host's "
-              "addresses) with `network` off (the default)", NETWORK, "docker `network_mode=none`, bubblewrap "
-              "`--unshare-net`: only the step's own loopback",
-              skip_on={"none": "`none` cannot take the network away (the step notes it)"}),
-    AgentCase("agent-network-on", "the same with `network: true`: it must reach the host's server",
-              NETWORK, "docker's bridge network, bubblewrap in the host's network namespace",
-              skip_on={"none": "`none` always has the network: nothing to turn on"}, network=True),
-    AgentCase("agent-network-allow-list", "with an allow-list of one endpoint (a server on the host's loopback "
-              "standing in for its model), reaches it through the proxy, then tries the host's other server "
-              "directly, through the proxy's CONNECT and through its plain-HTTP forwarding, on loopback, the "
-              "default gateway and the host's addresses", NETWORK_ALLOW,
-              "a network namespace of its own (docker: a holder container's, network `none`) holding only "
-              "loopback and the harness's proxy, which refuses (403) every `host:port` not on the list",
-              skip_on={"none": "`none` cannot take the network away (the allow-list is not enforced; the step "
-                               "notes it)"}, allow_list=True),
-    AgentCase("agent-not-found", "its command's program does not exist where it runs (it used to be graded on the "
-              "empty workspace and earn the Error tests' credit)", "",
-              "the launcher's words (bwrap, docker's `timeout`, our reaper) are read as \"could not be started\": "
-              "the step is an error of the agent's configuration, with no snapshot and no grade (bad input, exit 2; "
-              "an ERROR row in Promptfoo)", expect=NOT_STARTED, command="no-such-agent-cli -p {prompt}"),
-    AgentCase("agent-fails-at-once", "its program refuses its options and exits 2 at once, changing nothing and "
-              "reporting no model use", "", "a failed step with no change and no model use never started: as "
-              "above", expect=NOT_STARTED, command="sh -c 'echo error: unknown option --frobnicate >&2; exit 2'"),
+    AgentCase(
+        "agent-reads-hidden-tests",
+        "reads the hidden tests and the next checkpoint's spec by their host "
+        "paths, relative paths and a walk of `/`",
+        READS_TESTS,
+        "only the workspace, the prompt directory (this checkpoint's spec alone), the agent's home, its "
+        "mounts and the system are mounted; the problem directory never is",
+        skip_on={"none": NOT_ISOLATED},
+    ),
+    AgentCase(
+        "agent-reads-other-agents",
+        "looks for another agent's finished snapshot and transcript, its live "
+        "workspace (a step running at the same time), other steps' directories and processes",
+        READS_OTHER_AGENTS,
+        "a private root (bubblewrap) or container (docker) per step, its own pid "
+        "namespace and `/tmp`; the run's results directory is never mounted",
+        skip_on={"none": NOT_ISOLATED},
+        concurrent_other=True,
+    ),
+    AgentCase(
+        "agent-writes-caches",
+        "writes into the harness's toolchain cache (a `.pth` into prepared "
+        "site-packages), the run's results, another agent's snapshot, the hidden tests and a host directory",
+        WRITES_CACHES,
+        "none of them is mounted; the cache digest is compared before and after",
+        skip_on={"none": NOT_ISOLATED},
+    ),
+    AgentCase(
+        "agent-leaves-daemons",
+        "finishes its work, then leaves a `setsid` sleeper, a double-forked "
+        "SIGTERM-ignoring loop and a shell loop",
+        LEAVES_DAEMONS,
+        "the step's sandbox ends with it: container removed / pid namespace and cgroup killed / the "
+        "`none` supervisor kills every descendant",
+        check_files={"work.txt": "done before leaving daemons\n"},
+    ),
+    AgentCase(
+        "agent-floods-output",
+        "prints 20 MB on stdout and on stderr, with terminal escapes and bytes that are not UTF-8",
+        FLOODS_OUTPUT,
+        "the transcript keeps the head and the tail of each "
+        "stream (the output cap), the step goes on and its work is kept",
+        check_files={"work.txt": "done after the flood\n"},
+    ),
+    AgentCase(
+        "agent-spins-past-its-time",
+        "ignores SIGTERM and spins after writing a file",
+        SPINS_PAST_ITS_TIME,
+        "the step's time limit: every process killed, the step a failure (timed out), what it wrote kept",
+        expect=TIMED_OUT,
+        timeout=4,
+        check_files={"work.txt": "written before the spin\n"},
+    ),
+    AgentCase(
+        "agent-reads-secrets",
+        "looks for the harness's secret in its environment, for variables it was "
+        "not given, and at its home",
+        READS_SECRETS,
+        "an allow-listed environment: the base variables, "
+        "the step's own, and those the agent config passes by name or sets; a private home",
+    ),
+    AgentCase(
+        "agent-network-off",
+        "connects to a server on the host (loopback, the default gateway, the host's "
+        "addresses) with `network` off (the default)",
+        NETWORK,
+        "docker `network_mode=none`, bubblewrap `--unshare-net`: only the step's own loopback",
+        skip_on={"none": "`none` cannot take the network away (the step notes it)"},
+    ),
+    AgentCase(
+        "agent-network-on",
+        "the same with `network: true`: it must reach the host's server",
+        NETWORK,
+        "docker's bridge network, bubblewrap in the host's network namespace",
+        skip_on={"none": "`none` always has the network: nothing to turn on"},
+        network=True,
+    ),
+    AgentCase(
+        "agent-network-allow-list",
+        "with an allow-list of one endpoint (a server on the host's loopback "
+        "standing in for its model), reaches it through the proxy, then tries the host's other server "
+        "directly, through the proxy's CONNECT and through its plain-HTTP forwarding, on loopback, the "
+        "default gateway and the host's addresses",
+        NETWORK_ALLOW,
+        "a network namespace of its own (docker: a holder container's, network `none`) holding only "
+        "loopback and the harness's proxy, which refuses (403) every `host:port` not on the list",
+        skip_on={
+            "none": "`none` cannot take the network away (the allow-list is not enforced; the step "
+            "notes it)"
+        },
+        allow_list=True,
+    ),
+    AgentCase(
+        "agent-not-found",
+        "its command's program does not exist where it runs (it used to be graded on the "
+        "empty workspace and earn the Error tests' credit)",
+        "",
+        "the launcher's words (bwrap, docker's `timeout`, our reaper) are read as \"could not be started\": "
+        "the step is an error of the agent's configuration, with no snapshot and no grade (bad input, exit 2; "
+        "an ERROR row in Promptfoo)",
+        expect=NOT_STARTED,
+        command="no-such-agent-cli -p {prompt}",
+    ),
+    AgentCase(
+        "agent-fails-at-once",
+        "its program refuses its options and exits 2 at once, changing nothing and "
+        "reporting no model use",
+        "",
+        "a failed step with no change and no model use never started: as above",
+        expect=NOT_STARTED,
+        command="sh -c 'echo error: unknown option --frobnicate >&2; exit 2'",
+    ),
 ]
 AGENT_CASES += [
-    AgentCase("agent-mounts-a-copy-of-the-problem", "is given a mount that is another copy of the problem "
-              "directory (hidden tests, later specifications) and reads it", READS_A_COPY,
-              "contents, not only paths: every file under a mount (or the home template) is compared with the "
-              "problem's files (size, then SHA-256): the agent is refused before any step runs, naming the copy",
-              expect=REFUSED, mounts_problem_copy=True),
-    AgentCase("agent-says-escapes", "ends with terminal escapes (screen clear, alternate screen, window title, "
-              "colours, a C1 CSI), a bell and a NUL in what it says, on stdout and stderr", SAYS_ESCAPES,
-              "the step keeps its words; the CLI's console drops every control character from what it prints "
-              "(the `solve` and `batch --agents` tables), as the Promptfoo row's text does", check=_table_clean),
-    AgentCase("agent-reports-impossible-figures", "reports a cost of -$1,000,000, -5 and 10^30 tokens and -3 "
-              "turns in Claude Code's JSON", IMPOSSIBLE_FIGURES,
-              "its own figures are validated (finite, from 0 to a bound): each impossible one is refused, kept "
-              "in the record with what it said, and shown as `refused`, never summed or passed to Promptfoo",
-              check=_figures_refused),
+    AgentCase(
+        "agent-mounts-a-copy-of-the-problem",
+        "is given a mount that is another copy of the problem "
+        "directory (hidden tests, later specifications) and reads it",
+        READS_A_COPY,
+        "contents, not only paths: every file under a mount (or the home template) is compared with the "
+        "problem's files (size, then SHA-256): the agent is refused before any step runs, naming the copy",
+        expect=REFUSED,
+        mounts_problem_copy=True,
+    ),
+    AgentCase(
+        "agent-says-escapes",
+        "ends with terminal escapes (screen clear, alternate screen, window title, "
+        "colours, a C1 CSI), a bell and a NUL in what it says, on stdout and stderr",
+        SAYS_ESCAPES,
+        "the step keeps its words; the CLI's console drops every control character from what it prints "
+        "(the `solve` and `batch --agents` tables), as the Promptfoo row's text does",
+        check=_table_clean,
+    ),
+    AgentCase(
+        "agent-reports-impossible-figures",
+        "reports a cost of -$1,000,000, -5 and 10^30 tokens and -3 turns in Claude Code's JSON",
+        IMPOSSIBLE_FIGURES,
+        "its own figures are validated (finite, from 0 to a bound): each impossible one is refused, kept "
+        "in the record with what it said, and shown as `refused`, never summed or passed to Promptfoo",
+        check=_figures_refused,
+    ),
 ]
 BY_ID = {case.id: case for case in AGENT_CASES}

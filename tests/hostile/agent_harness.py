@@ -62,7 +62,17 @@ PASSED_BY_NAME = "API_KEY_GIVEN"
 # What every step gets (base_env, the step's own), what the cases pass, and what the sandbox sets
 # itself (a container's HOSTNAME, the python image's ENV, the working directory's PWD): the rest
 # of the host's variables must not arrive.
-GIVEN = {"PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", PASSED_BY_NAME, "HOSTNAME", "PYTHONDONTWRITEBYTECODE", "PWD"}
+GIVEN = {
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "HOME",
+    "TMPDIR",
+    PASSED_BY_NAME,
+    "HOSTNAME",
+    "PYTHONDONTWRITEBYTECODE",
+    "PWD",
+}
 
 
 class AgentWorld:
@@ -74,16 +84,30 @@ class AgentWorld:
     def __enter__(self) -> Self:
         self.root.chmod(0o755)
         problems = self.root / "problems"
-        make_problem(problems, {"test_checkpoint_1.py": f"def test_one():\n    assert '{HIDDEN}'\n",
-                                "test_checkpoint_2.py": f"def test_two():\n    assert '{HIDDEN}'\n"},
-                     name="guarded", checkpoints=2)
-        write_files(problems / "guarded", {"checkpoint_1.md": "# Guarded\n\nWrite anything.\n",
-                                           "checkpoint_2.md": f"# Later\n\n{FUTURE}\n"})
+        make_problem(
+            problems,
+            {
+                "test_checkpoint_1.py": f"def test_one():\n    assert '{HIDDEN}'\n",
+                "test_checkpoint_2.py": f"def test_two():\n    assert '{HIDDEN}'\n",
+            },
+            name="guarded",
+            checkpoints=2,
+        )
+        write_files(
+            problems / "guarded",
+            {
+                "checkpoint_1.md": "# Guarded\n\nWrite anything.\n",
+                "checkpoint_2.md": f"# Later\n\n{FUTURE}\n",
+            },
+        )
         self.problem: ProblemConfig = load_problem(problems / "guarded")
         self.layout = RunLayout(self.root / "run")
         self.other = self.layout.snapshot("other", "guarded", "checkpoint_1")
         write_files(self.other, {"secret.txt": f"{OTHER_DONE}\n"})
-        write_files(self.layout.step_dir("other", "guarded", "checkpoint_1"), {"stdout.txt": f"{OTHER_DONE}\n"})
+        write_files(
+            self.layout.step_dir("other", "guarded", "checkpoint_1"),
+            {"stdout.txt": f"{OTHER_DONE}\n"},
+        )
         self.escape = self.root / "escape"
         self.escape.mkdir()
         self.escape.chmod(0o777)
@@ -158,18 +182,27 @@ class AgentWorld:
     # ---- one run ------------------------------------------------------------------------------
 
     def environment(self, backend: str) -> EnvironmentSpec:
-        return EnvironmentSpec(sandbox=backend, limits=LIMITS.model_copy(update={"wall_timeout": 120}))
+        return EnvironmentSpec(
+            sandbox=backend, limits=LIMITS.model_copy(update={"wall_timeout": 120})
+        )
 
     def _agent_dir(self, case: AgentCase, backend: str, token: str) -> Path:
         directory = self.root / "agents" / f"{case.id}-{backend}"
         shutil.rmtree(directory, ignore_errors=True)
-        values = {"@@TOKEN@@": token, "@@PROBLEM@@": str(self.problem.path), "@@RUN@@": str(self.layout.root),
-                  "@@OTHER@@": str(self.other), "@@CACHE@@": str(default_cache_dir()),
-                  "@@ESCAPE@@": str(self.escape), "@@CANARY@@": CANARY, "@@PORT@@": str(self.port),
-                  "@@MODEL_PORT@@": str(self.model_port),
-                  "@@HOST_ADDRESSES@@": " ".join(_host_addresses()),
-                  "@@HOST_VARIABLES@@": " ".join(sorted(set(os.environ) - GIVEN)),
-                  "@@COPY@@": str(self.root / "copies" / f"{case.id}-{backend}" / "guarded")}
+        values = {
+            "@@TOKEN@@": token,
+            "@@PROBLEM@@": str(self.problem.path),
+            "@@RUN@@": str(self.layout.root),
+            "@@OTHER@@": str(self.other),
+            "@@CACHE@@": str(default_cache_dir()),
+            "@@ESCAPE@@": str(self.escape),
+            "@@CANARY@@": CANARY,
+            "@@PORT@@": str(self.port),
+            "@@MODEL_PORT@@": str(self.model_port),
+            "@@HOST_ADDRESSES@@": " ".join(_host_addresses()),
+            "@@HOST_VARIABLES@@": " ".join(sorted(set(os.environ) - GIVEN)),
+            "@@COPY@@": str(self.root / "copies" / f"{case.id}-{backend}" / "guarded"),
+        }
         source = PRELUDE + f"open('marker-{token}', 'w').close()\n" + case.body
         for key, value in values.items():
             source = source.replace(key, value)
@@ -180,7 +213,12 @@ class AgentWorld:
         try:
             return self._run(case, backend)
         except Exception:  # noqa: BLE001 - the suite's own failure: reported on the case
-            return Observation(case.id, backend, "ERROR", violations=["the suite failed:\n" + traceback.format_exc(limit=6)])
+            return Observation(
+                case.id,
+                backend,
+                "ERROR",
+                violations=["the suite failed:\n" + traceback.format_exc(limit=6)],
+            )
 
     def _run(self, case: AgentCase, backend: str) -> Observation:
         if backend in case.skip_on:
@@ -190,34 +228,60 @@ class AgentWorld:
         mounts = {"agent": str(self._agent_dir(case, backend, token))}
         if case.mounts_problem_copy:
             mounts["copy"] = str(self._problem_copy(case, backend))
-        spec = parse_agent({"name": f"{case.id}-{backend}",
-                            "command": case.command or "{python} {mounts[agent]}/hostile_agent.py",
-                            "mounts": mounts,
-                            "pass_env": [PASSED_BY_NAME], "timeout": case.timeout,
-                            "network": {"allow": [f"127.0.0.1:{self.model_port}"]} if case.allow_list else case.network,
-                            "env": {"HOSTILE_MARKER": token, "NETWORK_EXPECTED": "yes" if case.network else "no"},
-                            "limits": LIMITS.model_dump(exclude_none=True)}, "hostile agent")
+        spec = parse_agent(
+            {
+                "name": f"{case.id}-{backend}",
+                "command": case.command or "{python} {mounts[agent]}/hostile_agent.py",
+                "mounts": mounts,
+                "pass_env": [PASSED_BY_NAME],
+                "timeout": case.timeout,
+                "network": {"allow": [f"127.0.0.1:{self.model_port}"]}
+                if case.allow_list
+                else case.network,
+                "env": {
+                    "HOSTILE_MARKER": token,
+                    "NETWORK_EXPECTED": "yes" if case.network else "no",
+                },
+                "limits": LIMITS.model_dump(exclude_none=True),
+            },
+            "hostile agent",
+        )
         before = self._sentinels()
         started = time.monotonic()
         try:  # what `solve`, `batch --agents` and the Promptfoo provider check before any step
             guard(spec, self.problem, self.layout, environment, f"agent {spec.name!r}")
         except UserInputError as exc:
-            obs = Observation(case.id, backend, REFUSED, elapsed=time.monotonic() - started, reason=str(exc))
+            obs = Observation(
+                case.id, backend, REFUSED, elapsed=time.monotonic() - started, reason=str(exc)
+            )
             if case.expect != REFUSED:
                 obs.violations.append(f"refused before the step: {exc}")
             if self.layout.step_dir(spec.name, self.problem.path.name, "checkpoint_1").exists():
                 obs.violations.append("a step ran although the agent was refused")
             return obs
         if case.expect == REFUSED:
-            return Observation(case.id, backend, "ran", violations=["the agent was not refused before its step"])
+            return Observation(
+                case.id, backend, "ran", violations=["the agent was not refused before its step"]
+            )
         other = self._other_step(backend) if case.concurrent_other else None
-        record = ensure_steps(spec, self.problem, self.problem.checkpoints["checkpoint_1"], self.layout,
-                              environment, agent_sandbox(spec, environment))[-1]
+        record = ensure_steps(
+            spec,
+            self.problem,
+            self.problem.checkpoints["checkpoint_1"],
+            self.layout,
+            environment,
+            agent_sandbox(spec, environment),
+        )[-1]
         elapsed = time.monotonic() - started
         if other is not None:
             other.join(120)
-        outcome = NOT_STARTED if record.not_started else TIMED_OUT if record.timed_out else (
-            FAILED if record.failed else OK)
+        outcome = (
+            NOT_STARTED
+            if record.not_started
+            else TIMED_OUT
+            if record.timed_out
+            else (FAILED if record.failed else OK)
+        )
         obs = Observation(case.id, backend, outcome, elapsed=elapsed, reason=record.failure)
         obs.violations += self._check(case, record, token, elapsed, before)
         return obs
@@ -231,13 +295,28 @@ class AgentWorld:
 
     def _other_step(self, backend: str) -> threading.Thread:
         """Another agent's step, live while the case runs: a secret in its workspace and environment."""
-        spec = parse_agent({"name": f"other-live-{backend}-{uuid.uuid4().hex[:6]}",
-                            "command": ["sh", "-c", f"echo {OTHER_LIVE} > secret-live.txt; sleep 12"],
-                            "env": {"OTHER_MARK": OTHER_LIVE}, "timeout": 60}, "other agent")
+        spec = parse_agent(
+            {
+                "name": f"other-live-{backend}-{uuid.uuid4().hex[:6]}",
+                "command": ["sh", "-c", f"echo {OTHER_LIVE} > secret-live.txt; sleep 12"],
+                "env": {"OTHER_MARK": OTHER_LIVE},
+                "timeout": 60,
+            },
+            "other agent",
+        )
         environment = self.environment(backend)
-        thread = threading.Thread(target=ensure_steps, args=(spec, self.problem, self.problem.checkpoints["checkpoint_1"],
-                                                            self.layout, environment, agent_sandbox(spec, environment)),
-                                  daemon=True)
+        thread = threading.Thread(
+            target=ensure_steps,
+            args=(
+                spec,
+                self.problem,
+                self.problem.checkpoints["checkpoint_1"],
+                self.layout,
+                environment,
+                agent_sandbox(spec, environment),
+            ),
+            daemon=True,
+        )
         thread.start()
         time.sleep(2.0)  # its sandbox is up when the hostile agent starts looking
         return thread
@@ -245,33 +324,63 @@ class AgentWorld:
     # ---- checks -------------------------------------------------------------------------------
 
     def _sentinels(self) -> dict[str, dict[str, str]]:
-        return {"problem directory": tree_digest(self.problem.path), "other agent's snapshot": tree_digest(self.other),
-                "escape directory": tree_digest(self.escape)}
+        return {
+            "problem directory": tree_digest(self.problem.path),
+            "other agent's snapshot": tree_digest(self.other),
+            "escape directory": tree_digest(self.escape),
+        }
 
-    def _check(self, case: AgentCase, record: StepRecord, token: str, elapsed: float,
-               before: dict[str, dict[str, str]]) -> list[str]:
+    def _check(
+        self,
+        case: AgentCase,
+        record: StepRecord,
+        token: str,
+        elapsed: float,
+        before: dict[str, dict[str, str]],
+    ) -> list[str]:
         problems: list[str] = []
-        expected = {OK: "done", FAILED: "failed", TIMED_OUT: "timed out", NOT_STARTED: "not started"}[case.expect]
-        got = "not started" if record.not_started else "timed out" if record.timed_out else (
-            "failed" if record.failed else "done")
+        expected = {
+            OK: "done",
+            FAILED: "failed",
+            TIMED_OUT: "timed out",
+            NOT_STARTED: "not started",
+        }[case.expect]
+        got = (
+            "not started"
+            if record.not_started
+            else "timed out"
+            if record.timed_out
+            else ("failed" if record.failed else "done")
+        )
         if got != expected:
-            problems.append(f"the step {got} ({record.failure}), expected {expected}; said: {record.excerpt[:300]}")
+            problems.append(
+                f"the step {got} ({record.failure}), expected {expected}; said: {record.excerpt[:300]}"
+            )
         snapshot = self.layout.snapshot(record.agent, record.problem, record.checkpoint)
         if case.expect == NOT_STARTED:
             if snapshot.exists():
                 problems.append("an agent that never started left a snapshot (it would be graded)")
             try:
-                grade_step(self.problem, self.problem.checkpoints["checkpoint_1"], record, self.layout,
-                           self.environment(record.sandbox))
+                grade_step(
+                    self.problem,
+                    self.problem.checkpoints["checkpoint_1"],
+                    record,
+                    self.layout,
+                    self.environment(record.sandbox),
+                )
                 problems.append("an agent that never started was graded")
             except AgentNotStarted:
                 pass
             return problems + self._aftermath(record, token, before)
         if elapsed > case.timeout + GRACE:
-            problems.append(f"took {elapsed:.1f} s, over its limit of {case.timeout:g} s + {GRACE:g} s")
+            problems.append(
+                f"took {elapsed:.1f} s, over its limit of {case.timeout:g} s + {GRACE:g} s"
+            )
         leaks = (snapshot / "leaks.txt").read_text() if (snapshot / "leaks.txt").is_file() else None
         if case.expect != TIMED_OUT and leaks is None:
-            problems.append(f"the agent left no leaks.txt (it did not finish its probes): {record.excerpt[:300]}")
+            problems.append(
+                f"the agent left no leaks.txt (it did not finish its probes): {record.excerpt[:300]}"
+            )
         if leaks:
             problems.append(f"the agent reached what it must not: {leaks[:1500]}")
         if case.check is not None:
@@ -286,14 +395,20 @@ class AgentWorld:
                 data = path.read_bytes()
                 for marker in (HIDDEN, FUTURE, OTHER_DONE, OTHER_LIVE, CANARY):
                     if marker.encode() in data:
-                        problems.append(f"{marker.split('-')[0]} marker in {path.relative_to(self.layout.root)}")
+                        problems.append(
+                            f"{marker.split('-')[0]} marker in {path.relative_to(self.layout.root)}"
+                        )
         if case.id == "agent-floods-output":
             size = (step_dir / "stdout.txt").stat().st_size
             if not record.output_truncated or size > 2 * (LIMITS.output_bytes or 0) + 1000:
-                problems.append(f"the transcript is not capped: {size} bytes, truncated={record.output_truncated}")
+                problems.append(
+                    f"the transcript is not capped: {size} bytes, truncated={record.output_truncated}"
+                )
         return problems + self._aftermath(record, token, before)
 
-    def _aftermath(self, record: StepRecord, token: str, before: dict[str, dict[str, str]]) -> list[str]:
+    def _aftermath(
+        self, record: StepRecord, token: str, before: dict[str, dict[str, str]]
+    ) -> list[str]:
         """What no step may leave: processes, containers, its temporary directory, changed host files."""
         problems: list[str] = []
         left = lingering(token)
@@ -310,18 +425,32 @@ class AgentWorld:
         after = self._sentinels()
         for name, digest in before.items():
             if after[name] != digest:
-                problems.append(f"the {name} changed: {sorted(set(digest.items()) ^ set(after[name].items()))[:4]}")
-        targets = [default_cache_dir(), self.layout.root, self.other, self.problem.path / "tests", self.escape,
-                   Path.home() / ".cache" / "runners"]
-        planted = [str(t / f"hostile-{token}") for t in targets if (t / f"hostile-{token}").exists()]
-        if planted or (self.escape / "pwned").exists():  # a planted .pth: the cache digest (test) sees it
+                problems.append(
+                    f"the {name} changed: {sorted(set(digest.items()) ^ set(after[name].items()))[:4]}"
+                )
+        targets = [
+            default_cache_dir(),
+            self.layout.root,
+            self.other,
+            self.problem.path / "tests",
+            self.escape,
+            Path.home() / ".cache" / "runners",
+        ]
+        planted = [
+            str(t / f"hostile-{token}") for t in targets if (t / f"hostile-{token}").exists()
+        ]
+        if (
+            planted or (self.escape / "pwned").exists()
+        ):  # a planted .pth: the cache digest (test) sees it
             problems.append(f"files planted on the host: {planted}")
         return problems
 
 
 def _host_addresses() -> list[str]:
     try:
-        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=10, check=False).stdout
+        out = subprocess.run(
+            ["hostname", "-I"], capture_output=True, text=True, timeout=10, check=False
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return []
     return [a for a in out.split() if "." in a]

@@ -31,8 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PASS, FAIL, INFRA, TIMEOUT = "PASS", "FAIL", "INFRA", "TIMEOUT"
-REFUSED = "REFUSED"  # bad input (UserInputError, CLI exit 2) before anything runs: nothing is copied
-PROBLEM = "PROBLEM"  # a problem error (CLI exit 4): the problem's own files failed to load, no grade
+REFUSED = (
+    "REFUSED"  # bad input (UserInputError, CLI exit 2) before anything runs: nothing is copied
+)
+PROBLEM = (
+    "PROBLEM"  # a problem error (CLI exit 4): the problem's own files failed to load, no grade
+)
 ANY = frozenset({PASS, FAIL, INFRA, TIMEOUT})
 NOT_PASS = frozenset({FAIL, INFRA, TIMEOUT})  # a PROBLEM is only ever expected of a broken problem
 BACKENDS = ("docker", "bubblewrap", "none")
@@ -69,16 +73,16 @@ class Case:
 
 # ---- the honest and the wrong submissions the cases build on --------------------------------
 
-HONEST_CALC = '''
+HONEST_CALC = """
 def add(a, b):
     return a + b
 
 
 def sub(a, b):
     return a - b
-'''
+"""
 
-HONEST_MAIN = '''
+HONEST_MAIN = """
 import sys
 
 from calc import add, sub
@@ -99,21 +103,25 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-'''
+"""
 
-WRONG_CALC = '''
+WRONG_CALC = """
 def add(a, b):
     return 0
 
 
 def sub(a, b):
     return 0
-'''
+"""
 
-WRONG_MAIN = 'print(0)\n'
+WRONG_MAIN = "print(0)\n"
 
-ALL_FAILED = {"test_add_library": "failed", "test_add_cli": "failed", "test_sub_cli": "failed",
-              "test_rejects_words": "failed"}
+ALL_FAILED = {
+    "test_add_library": "failed",
+    "test_add_cli": "failed",
+    "test_sub_cli": "failed",
+    "test_rejects_words": "failed",
+}
 JS_ALL_FAILED = {"adds": "failed", "subtracts": "failed", "rejects words @error": "failed"}
 
 HONEST = {"main.py": HONEST_MAIN, "calc.py": HONEST_CALC}
@@ -122,7 +130,7 @@ WRONG = {"main.py": WRONG_MAIN, "calc.py": WRONG_CALC}
 # A correct submission that also probes: `probe.run()` returns what it got that it must not get.
 # The library then answers wrongly and the CLI prints LEAK, so a hole turns a PASS into a FAIL
 # (the case expects PASS), and everything the probe saw goes to stderr, i.e. into the result.
-PROBE_RUNNER = '''
+PROBE_RUNNER = """
 import os
 import sys
 
@@ -142,9 +150,9 @@ def run(where):
     _DONE[where] = leaks
     return leaks
 
-'''
+"""
 
-PROBING_CALC = '''
+PROBING_CALC = """
 import probe
 
 _LEAKS = probe.run("library")
@@ -156,9 +164,11 @@ def add(a, b):
 
 def sub(a, b):
     return a - b if not _LEAKS else ("LEAK", _LEAKS)
-'''
+"""
 
-PROBING_MAIN = HONEST_MAIN.replace("import sys\n", '''import sys
+PROBING_MAIN = HONEST_MAIN.replace(
+    "import sys\n",
+    """import sys
 
 import probe
 
@@ -166,16 +176,23 @@ _leaks = probe.run("cli")
 if _leaks:
     print("LEAK: " + "; ".join(_leaks))
     sys.exit(3)
-''', 1)
+""",
+    1,
+)
 
 
 def probing(body: str, **extra: str) -> dict[str, str | bytes]:
-    return {"main.py": PROBING_MAIN, "calc.py": PROBING_CALC, "probe.py": PROBE_RUNNER + body, **extra}
+    return {
+        "main.py": PROBING_MAIN,
+        "calc.py": PROBING_CALC,
+        "probe.py": PROBE_RUNNER + body,
+        **extra,
+    }
 
 
 # ---- resource and liveness attacks -----------------------------------------------------------
 
-FORK_BOMB_MAIN = '''
+FORK_BOMB_MAIN = """
 import os
 import subprocess
 
@@ -189,9 +206,9 @@ while True:
         os.fork()
     except OSError:
         pass
-'''
+"""
 
-SPIN_CALC = '''
+SPIN_CALC = """
 import signal
 import subprocess
 import sys
@@ -205,15 +222,16 @@ subprocess.Popen([sys.executable, "-c",
                   "@@TOKEN@@"], start_new_session=True)
 while True:
     pass
-'''
+"""
 
-MEMORY_CALC = '''
+MEMORY_CALC = """
 chunks = []
 while True:
     chunks.append(b"\\x01" * (64 * 1024 * 1024))
-'''
+"""
 
-FLOOD_CALC = '''
+FLOOD_CALC = (
+    """
 import os
 import stat
 import sys
@@ -239,17 +257,19 @@ if os.fork() == 0:
     os._exit(0)
 sys.stdout.write("B" * (2 << 20))
 sys.stdout.flush()
-''' + WRONG_CALC
+"""
+    + WRONG_CALC
+)
 
-TEN_MB_MAIN = '''
+TEN_MB_MAIN = """
 import sys
 
 sys.stdout.write("7" * (10 * 1024 * 1024))
-'''
+"""
 
 JUNK = r'b"\xff\xfe\x00NUL\x00 \x1b[31mRED\x1b[0m \x1b]0;title\x07 \r\x1b[2J \xc3\x28 \xed\xa0\x80 \xf0\x9f\x92\xa9"'
 
-NON_UTF8_MAIN = f'''
+NON_UTF8_MAIN = f"""
 import os
 import sys
 
@@ -257,9 +277,10 @@ junk = {JUNK}
 os.write(1, junk * 64 + b"x" * (1 << 20))  # and a 1 MB line with no newline
 os.write(2, junk * 64)
 sys.exit(1)
-'''
+"""
 
-NON_UTF8_CALC = f'''
+NON_UTF8_CALC = (
+    f"""
 import os
 import stat
 
@@ -270,9 +291,12 @@ for fd in range(0, 64):  # the captured output, and the harness's own pipes
             os.write(fd, junk * 16)
     except OSError:
         pass
-''' + HONEST_CALC
+"""
+    + HONEST_CALC
+)
 
-DISK_CALC = '''
+DISK_CALC = (
+    """
 import os
 
 # Fill every writable place: the workspace, TMPDIR, HOME and the reports directory, 32 MB per write,
@@ -296,9 +320,11 @@ for base in (os.getcwd(), tempfile.gettempdir(), os.environ.get("HOME", "/tmp"),
             log.append(f"{base}: {exc.strerror}")
             break
 print("wrote", total >> 20, "MB;", log)
-''' + WRONG_CALC
+"""
+    + WRONG_CALC
+)
 
-FD_THREADS_BODY = '''
+FD_THREADS_BODY = """
 import threading
 
 
@@ -326,9 +352,9 @@ def probe(where, leaks, log):
         thread.join()
     if len(threads) >= 5000:
         leaks.append("started 5000 threads")
-'''
+"""
 
-KILL_MAIN = '''
+KILL_MAIN = """
 import os
 import signal
 import subprocess
@@ -345,9 +371,10 @@ for pid in (os.getppid(), 1, -1):
     except OSError:
         pass
 print(0)
-'''
+"""
 
-DAEMONS_CALC = '''
+DAEMONS_CALC = (
+    """
 import os
 import subprocess
 import sys
@@ -368,9 +395,13 @@ if "_pytest" in sys.modules:  # in the test process (the CLI imports this module
             subprocess.Popen(argv)
         except OSError:
             pass
-''' + HONEST_CALC
+"""
+    + HONEST_CALC
+)
 
-DAEMONS_MAIN = HONEST_MAIN.replace("import sys\n", '''import os
+DAEMONS_MAIN = HONEST_MAIN.replace(
+    "import sys\n",
+    """import os
 import subprocess
 import sys
 
@@ -389,11 +420,13 @@ if os.fork() == 0:
         import time
         time.sleep(600)
     os._exit(0)
-''', 1)
+""",
+    1,
+)
 
 # ---- the sandbox's walls -----------------------------------------------------------------------
 
-EGRESS_BODY = '''
+EGRESS_BODY = """
 import socket
 
 
@@ -431,9 +464,9 @@ def probe(where, leaks, log):
         leaks.append("opened a raw socket")
     except OSError as exc:
         log.append(f"raw: {exc}")
-'''
+"""
 
-UNIX_SOCKET_BODY = '''
+UNIX_SOCKET_BODY = """
 import glob
 import socket
 
@@ -455,9 +488,9 @@ def probe(where, leaks, log):
             log.append(f"{path!r}: {exc}")
         finally:
             sock.close()
-'''
+"""
 
-WRITE_BODY = '''
+WRITE_BODY = """
 import glob
 
 
@@ -496,9 +529,9 @@ def probe(where, leaks, log):
             log.append(f"append {path}: {exc.strerror}")
     with open("/tmp/hostile-@@TOKEN@@", "w") as handle:  # the sandbox's own /tmp: allowed
         handle.write("private")
-'''
+"""
 
-READ_BODY = '''
+READ_BODY = """
 import glob
 import subprocess
 
@@ -548,9 +581,9 @@ def probe(where, leaks, log):
             except OSError as exc:
                 log.append(f"hidden test {path} is there but unreadable: {exc.strerror}")
     log.append(f"walked {seen} entries")
-'''
+"""
 
-ENVIRON_BODY = '''
+ENVIRON_BODY = """
 def probe(where, leaks, log):
     dump = [f"environ: {dict(os.environ)}"]
     for pid in sorted(p for p in os.listdir("/proc") if p.isdigit()):
@@ -565,9 +598,9 @@ def probe(where, leaks, log):
         leaks.append("the harness's secret variable is visible")
     if any("RUNNERS_REPORT_KEY_FILE" in line for line in dump[:1]):
         leaks.append("the report key's path is in the environment")
-'''
+"""
 
-PRIVESC_BODY = '''
+PRIVESC_BODY = """
 import ctypes
 import subprocess
 
@@ -617,9 +650,9 @@ def probe(where, leaks, log):
         leaks.append(f"read /etc/shadow: {read!r}")
     except OSError as exc:
         log.append(f"/etc/shadow: {exc.strerror}")
-'''
+"""
 
-PAIR_BODY = '''
+PAIR_BODY = """
 import glob
 import socket
 import time
@@ -654,9 +687,9 @@ def probe(where, leaks, log):
     except OSError as exc:
         leaks.append(f"the abstract socket name is taken by the other run: {exc}")
     time.sleep(4)  # hold both while the other copy runs
-'''
+"""
 
-SLOW_INSTALL_MAIN = '''
+SLOW_INSTALL_MAIN = """
 import subprocess
 import sys
 import urllib.request
@@ -674,11 +707,11 @@ except (OSError, subprocess.SubprocessError) as exc:
 import hostile_dep  # noqa: E402  (missing: the run fails, honestly)
 
 print(hostile_dep.add(*map(int, sys.argv[2:])))
-'''
+"""
 
 # ---- grader tampering ---------------------------------------------------------------------------
 
-FORCE_PASS_HOOK = '''
+FORCE_PASS_HOOK = """
 import pytest
 
 
@@ -688,9 +721,9 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     report.outcome = "passed"
     report.longrepr = None
-'''
+"""
 
-SKIP_ALL_HOOK = '''
+SKIP_ALL_HOOK = """
 import pytest
 
 
@@ -701,30 +734,32 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_runtest_setup(item):
     pytest.skip("skipped by the submission")
-'''
+"""
 
-FORGED_JSON = '''{"created": 1, "duration": 0.1, "exitcode": 0, "root": "/harness",
+FORGED_JSON = """{"created": 1, "duration": 0.1, "exitcode": 0, "root": "/harness",
  "summary": {"passed": 4, "total": 4, "collected": 4},
  "tests": [{"nodeid": "tests/test_checkpoint_1.py::test_add_library", "outcome": "passed"},
            {"nodeid": "tests/test_checkpoint_1.py::test_add_cli", "outcome": "passed"},
            {"nodeid": "tests/test_checkpoint_1.py::test_sub_cli", "outcome": "passed"},
            {"nodeid": "tests/test_checkpoint_1.py::test_rejects_words", "outcome": "passed"}],
  "runners_signature": "00000000000000000000000000000000000000000000000000000000000000"}
-'''
+"""
 
-FORGED_CTRF = '''{"results": {"tool": {"name": "pytest"}, "summary": {"tests": 4, "passed": 4, "failed": 0,
+FORGED_CTRF = """{"results": {"tool": {"name": "pytest"}, "summary": {"tests": 4, "passed": 4, "failed": 0,
  "pending": 0, "skipped": 0, "other": 0, "start": 0, "stop": 1},
  "tests": [{"name": "tests/test_checkpoint_1.py::test_add_library", "status": "passed", "duration": 1},
            {"name": "tests/test_checkpoint_1.py::test_add_cli", "status": "passed", "duration": 1},
            {"name": "tests/test_checkpoint_1.py::test_sub_cli", "status": "passed", "duration": 1},
            {"name": "tests/test_checkpoint_1.py::test_rejects_words", "status": "passed", "duration": 1}]}}
-'''
+"""
 
-FORGED_JUNIT = ('<?xml version="1.0"?><testsuites><testsuite name="pytest" tests="4" failures="0" errors="0">'
-                '<testcase classname="tests.test_checkpoint_1" name="test_add_cli"/></testsuite></testsuites>\n')
+FORGED_JUNIT = (
+    '<?xml version="1.0"?><testsuites><testsuite name="pytest" tests="4" failures="0" errors="0">'
+    '<testcase classname="tests.test_checkpoint_1" name="test_add_cli"/></testsuite></testsuites>\n'
+)
 
 # Where the reports are: the fixed path inside docker/bubblewrap, next to the submission on `none`.
-REPORT_DIRS = '''
+REPORT_DIRS = """
 import os
 import sys
 import time
@@ -733,9 +768,11 @@ REPORT_DIRS = [d for d in ("/harness/reports",
                            os.path.join(os.path.dirname(os.environ.get("SUBMISSION_PATH", "/x")), "reports"))
                if os.path.isdir(d)]
 HERE = os.path.dirname(os.path.abspath(__file__))
-'''
+"""
 
-PREWRITE_MAIN = REPORT_DIRS + '''
+PREWRITE_MAIN = (
+    REPORT_DIRS
+    + """
 # Pre-seed the graded reports with a perfect score, dated an hour in the future.
 for directory in REPORT_DIRS:
     for name in ("pytest-report.json", "ctrf-report.json", "junit.xml", "reward.txt"):
@@ -747,15 +784,21 @@ for directory in REPORT_DIRS:
         except OSError:
             pass
 print(0)
-'''
+"""
+)
 
-FORGE_AND_KILL_MAIN = PREWRITE_MAIN.replace("print(0)\n", '''import signal
+FORGE_AND_KILL_MAIN = PREWRITE_MAIN.replace(
+    "print(0)\n",
+    """import signal
 
 os.kill(os.getppid(), signal.SIGKILL)  # pytest never writes its own report
 print(0)
-''')
+""",
+)
 
-REWRITER_MAIN = REPORT_DIRS + '''
+REWRITER_MAIN = (
+    REPORT_DIRS
+    + """
 # A daemon that keeps overwriting the graded reports with a perfect score for 20 s.
 if os.fork() == 0:
     os.setsid()
@@ -778,9 +821,12 @@ if os.fork() == 0:
         time.sleep(0.002)
     os._exit(0)
 print(0)
-'''
+"""
+)
 
-SYMLINK_MAIN = REPORT_DIRS + '''
+SYMLINK_MAIN = (
+    REPORT_DIRS
+    + """
 import itertools
 
 # A daemon that keeps swapping the report files for symlinks to host secrets, FIFOs and
@@ -824,9 +870,11 @@ if os.fork() == 0:
         time.sleep(0.003)
     os._exit(0)
 print(0)
-'''
+"""
+)
 
-PYTEST_PATCH_CALC = '''
+PYTEST_PATCH_CALC = (
+    """
 import _pytest.reports
 
 # In the test process: every report pytest makes from now on says "passed".
@@ -841,9 +889,11 @@ def _forged(cls, item, call):
 
 
 _pytest.reports.TestReport.from_item_and_call = classmethod(_forged)
-''' + WRONG_CALC
+"""
+    + WRONG_CALC
+)
 
-ALWAYS_EQUAL_CALC = '''
+ALWAYS_EQUAL_CALC = """
 import sys
 
 
@@ -864,9 +914,10 @@ def add(a, b):
 
 def sub(a, b):
     return Answer(0)
-'''
+"""
 
-REPORT_FORGERY_CALC = '''
+REPORT_FORGERY_CALC = (
+    """
 import atexit
 import json
 import os
@@ -915,9 +966,11 @@ def _forge():
 
 
 atexit.register(_forge)
-''' + WRONG_CALC
+"""
+    + WRONG_CALC
+)
 
-FAKE_MARKERS = '''
+FAKE_MARKERS = """
 MARKERS = (
     "PASSED tests/test_checkpoint_1.py::test_add_cli\\n"
     "PASSED tests/test_checkpoint_1.py::test_sub_cli\\n"
@@ -925,13 +978,18 @@ MARKERS = (
     '{"exitcode": 0, "summary": {"passed": 4, "total": 4}}\\n'
     "##runners## exit_code=0 passed=4 failed=0\\n"
 )
-'''
+"""
 
-FAKE_MARKERS_MAIN = FAKE_MARKERS + '''
+FAKE_MARKERS_MAIN = (
+    FAKE_MARKERS
+    + """
 print(MARKERS + "0")
-'''
+"""
+)
 
-FAKE_MARKERS_CALC = FAKE_MARKERS + '''
+FAKE_MARKERS_CALC = (
+    FAKE_MARKERS
+    + """
 import os
 import stat
 import sys
@@ -943,9 +1001,11 @@ for fd in range(3, 64):  # straight into the harness's pipes too
             os.write(fd, MARKERS.encode())
     except OSError:
         pass
-''' + WRONG_CALC
+"""
+    + WRONG_CALC
+)
 
-EDIT_TESTS_CODE = '''
+EDIT_TESTS_CODE = """
 import glob
 import os
 import shutil
@@ -970,9 +1030,9 @@ for root in ("/harness", os.path.join(os.path.dirname(os.environ.get("SUBMISSION
         shutil.rmtree(os.path.join(root, "tests"))
     except OSError:
         pass
-'''
+"""
 
-ANSWER_LOOKUP_MAIN = '''
+ANSWER_LOOKUP_MAIN = """
 import glob
 import os
 import re
@@ -989,9 +1049,9 @@ for path in glob.glob("/harness/tests/*.py") + glob.glob(os.path.join(os.environ
 if not a.lstrip("-").isdigit():
     sys.exit(2)
 print(0)
-'''
+"""
 
-ANSWER_LOOKUP_CALC = '''
+ANSWER_LOOKUP_CALC = """
 import glob
 import re
 
@@ -1008,11 +1068,11 @@ def add(a, b):
 
 def sub(a, b):
     return _TABLE.get(("sub", a, b), 0)
-'''
+"""
 
 # ---- JavaScript -------------------------------------------------------------------------------
 
-MJS_HONEST = '''
+MJS_HONEST = """
 function num(x) {
   if (typeof x !== "number") throw new TypeError(`not a number: ${x}`);
   return x;
@@ -1025,9 +1085,9 @@ export function add(a, b) {
 export function sub(a, b) {
   return num(a) - num(b);
 }
-'''
+"""
 
-MJS_WRONG = '''
+MJS_WRONG = """
 export function add() {
   return 0;
 }
@@ -1035,9 +1095,9 @@ export function add() {
 export function sub() {
   return 0;
 }
-'''
+"""
 
-CJS_HONEST = '''
+CJS_HONEST = """
 function num(x) {
   if (typeof x !== "number") throw new TypeError(`not a number: ${x}`);
   return x;
@@ -1047,20 +1107,20 @@ module.exports = {
   add: (a, b) => num(a) + num(b),
   sub: (a, b) => num(a) - num(b),
 };
-'''
+"""
 
-CJS_WRONG = '''
+CJS_WRONG = """
 module.exports = { add: () => 0, sub: () => 0 };
-'''
+"""
 
-FAKE_VITEST_REPORT = '''{"numTotalTests": 3, "numPassedTests": 3, "numFailedTests": 0, "success": true,
+FAKE_VITEST_REPORT = """{"numTotalTests": 3, "numPassedTests": 3, "numFailedTests": 0, "success": true,
  "testResults": [{"name": "/harness/tests/checkpoint_1.test.js", "status": "passed", "assertionResults": [
   {"title": "adds", "fullName": "adds", "ancestorTitles": [], "status": "passed", "failureMessages": []},
   {"title": "subtracts", "fullName": "subtracts", "ancestorTitles": [], "status": "passed", "failureMessages": []},
   {"title": "rejects words @error", "fullName": "rejects words @error", "ancestorTitles": [], "status": "passed",
-   "failureMessages": []}]}]}'''
+   "failureMessages": []}]}]}"""
 
-VITEST_CONFIG = '''
+VITEST_CONFIG = """
 // Swap everything a grader relies on: what runs, how it is reported, and the matchers.
 export default {
   test: {
@@ -1073,16 +1133,16 @@ export default {
     globalSetup: ["./global-setup.mjs"],
   },
 };
-'''
+"""
 
-VITEST_SETUP = '''
+VITEST_SETUP = """
 import { expect } from "vitest";
 
 const pass = () => ({ pass: true, message: () => "" });
 expect.extend({ toBe: pass, toEqual: pass, toThrow: pass });
-'''
+"""
 
-VITEST_REPORTER = f'''
+VITEST_REPORTER = f"""
 import {{ writeFileSync }} from "node:fs";
 
 export default class ForgingReporter {{
@@ -1090,17 +1150,17 @@ export default class ForgingReporter {{
     writeFileSync("/harness/reports/vitest-report.json", {FAKE_VITEST_REPORT!r});
   }}
 }}
-'''
+"""
 
-VITEST_GLOBAL_SETUP = f'''
+VITEST_GLOBAL_SETUP = f"""
 import {{ writeFileSync }} from "node:fs";
 
 export default function setup() {{
   writeFileSync("/harness/reports/vitest-report.json", {FAKE_VITEST_REPORT!r});
 }}
-'''
+"""
 
-MJS_EXIT = '''
+MJS_EXIT = """
 process.exit(0);
 
 export function add() {
@@ -1110,9 +1170,9 @@ export function add() {
 export function sub() {
   return 0;
 }
-'''
+"""
 
-FAKE_VITEST_MODULE = '''
+FAKE_VITEST_MODULE = """
 // A "vitest" of the submission's own: every test passes, every expectation holds.
 const anything = new Proxy(() => anything, { get: () => anything, apply: () => anything });
 export const expect = anything;
@@ -1120,9 +1180,10 @@ export const test = (name, fn) => {};
 export const describe = (name, fn) => fn();
 export const it = test;
 export default { expect, test, describe, it };
-'''
+"""
 
-MJS_FORGE_AND_KILL = f'''
+MJS_FORGE_AND_KILL = (
+    f"""
 // In the test worker: write a perfect report (and a made-up signature) where the harness reads
 // it, then SIGKILL the vitest main process so it never writes its own.
 import {{ writeFileSync }} from "node:fs";
@@ -1136,9 +1197,11 @@ for (const dir of ["/harness/reports", join(process.env.SUBMISSION_PATH, "..", "
   }}
 }}
 process.kill(process.ppid, "SIGKILL");
-''' + MJS_WRONG
+"""
+    + MJS_WRONG
+)
 
-CJS_FORGE_AND_EXIT = '''
+CJS_FORGE_AND_EXIT = """
 // jest runs a single test file in its own process: forge the report, then exit 0 before jest
 // writes the real one.
 const { writeFileSync } = require("node:fs");
@@ -1153,18 +1216,21 @@ for (const dir of ["/harness/reports", require("node:path").join(process.env.SUB
 }
 process.kill(process.pid, "SIGKILL");
 module.exports = { add: () => 0, sub: () => 0 };
-'''
+"""
 
-MJS_MODULE_MOCK = '''
+MJS_MODULE_MOCK = (
+    """
 // The library reaches for "vitest" itself (and for the fake one it ships), to patch the
 // matchers the tests are about to use.
 import * as vitest from "vitest";
 
 const pass = () => ({ pass: true, message: () => "" });
 vitest.expect.extend({ toBe: pass, toEqual: pass, toThrow: pass });
-''' + MJS_WRONG
+"""
+    + MJS_WRONG
+)
 
-MJS_IN_PROCESS = '''
+MJS_IN_PROCESS = """
 // In the test worker's own realm: `toBe` compares with Object.is, so make everything equal.
 Object.is = () => true;
 
@@ -1176,9 +1242,9 @@ export function add(a, b) {
 export function sub() {
   return 0;
 }
-'''
+"""
 
-JEST_CONFIG = '''
+JEST_CONFIG = """
 module.exports = {
   testMatch: ["**/nothing.never.js"],
   passWithNoTests: true,
@@ -1187,16 +1253,16 @@ module.exports = {
   setupFilesAfterEnv: ["./setup.js"],
   transform: { "\\\\.js$": "./transform.js" },
 };
-'''
+"""
 
-JEST_SETUP = '''
+JEST_SETUP = """
 if (typeof expect !== "undefined") {
   const pass = () => ({ pass: true, message: () => "" });
   expect.extend({ toBe: pass, toEqual: pass, toThrow: pass });
 }
-'''
+"""
 
-JEST_REPORTER = '''
+JEST_REPORTER = """
 const { writeFileSync } = require("node:fs");
 
 module.exports = class ForgingReporter {
@@ -1204,19 +1270,19 @@ module.exports = class ForgingReporter {
     writeFileSync("/harness/reports/jest-report.json", JSON.stringify({ success: true, numFailedTests: 0 }));
   }
 };
-'''
+"""
 
-JEST_TRANSFORM = '''
+JEST_TRANSFORM = """
 // Replace every test file with one test that passes.
 module.exports = { process() { return { code: 'test("forced", () => {});' }; } };
-'''
+"""
 
-CJS_EXIT = '''
+CJS_EXIT = """
 process.exit(0);
 module.exports = { add: () => 0, sub: () => 0 };
-'''
+"""
 
-CJS_EXPECT_EXTEND = '''
+CJS_EXPECT_EXTEND = """
 // The test environment's globals are this module's globals: patch the matchers.
 if (typeof expect !== "undefined") {
   const pass = () => ({ pass: true, message: () => "" });
@@ -1230,7 +1296,7 @@ module.exports = {
   },
   sub: () => 0,
 };
-'''
+"""
 
 
 # ---- extra setup and checks -----------------------------------------------------------------------
@@ -1238,14 +1304,27 @@ module.exports = {
 
 def _git_history(root: Path) -> None:
     """A git history whose first commit holds the 'answers'; the run must never see it."""
-    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.invalid",
-           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "a",
+        "GIT_AUTHOR_EMAIL": "a@example.invalid",
+        "GIT_COMMITTER_NAME": "a",
+        "GIT_COMMITTER_EMAIL": "a@example.invalid",
+    }
     (root / "answers.txt").write_text("add 2 3 = 5\n")
     try:
-        for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "answers"],
-                     ["git", "rm", "-q", "answers.txt"], ["git", "commit", "-qm", "hide"]):
+        for argv in (
+            ["git", "init", "-q"],
+            ["git", "add", "-A"],
+            ["git", "commit", "-qm", "answers"],
+            ["git", "rm", "-q", "answers.txt"],
+            ["git", "commit", "-qm", "hide"],
+        ):
             subprocess.run(argv, cwd=root, env=env, check=True, capture_output=True)
-    except (OSError, subprocess.CalledProcessError):  # no git here: a history-shaped directory will do
+    except (
+        OSError,
+        subprocess.CalledProcessError,
+    ):  # no git here: a history-shaped directory will do
         (root / ".git" / "objects").mkdir(parents=True, exist_ok=True)
         (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
         (root / "answers.txt").replace(root / ".git" / "objects" / "answers")
@@ -1260,8 +1339,12 @@ def _report_symlinks(root: Path) -> None:
 def _check_duration(min_seconds: float) -> Callable[..., list[str]]:
     def check(obs) -> list[str]:
         if obs.result is not None and obs.outcome == FAIL and obs.result.duration < min_seconds:
-            return [(f"duration {obs.result.duration} s is below the {min_seconds} s the run really took: "
-                     "the harness took the submission's clock")]
+            return [
+                (
+                    f"duration {obs.result.duration} s is below the {min_seconds} s the run really took: "
+                    "the harness took the submission's clock"
+                )
+            ]
         return []
 
     return check
@@ -1272,7 +1355,11 @@ def _check_bloat(obs) -> list[str]:
     if result is None:
         return []
     size = len(result.model_dump_json())
-    problems = [] if size < 2 * 1024 * 1024 else [f"the result is {size} bytes: captured output is not capped"]
+    problems = (
+        []
+        if size < 2 * 1024 * 1024
+        else [f"the result is {size} bytes: captured output is not capped"]
+    )
     if obs.outcome == FAIL and "test-output-truncated" not in result.flags:
         problems.append("60 MB of captured output is not flagged as truncated")
     return problems
@@ -1284,7 +1371,9 @@ def _check_flood(obs) -> list[str]:
     if result is None:
         return problems
     if len(result.stdout) > 20_000 or len(result.stderr) > 20_000:
-        problems.append(f"result keeps {len(result.stdout)}/{len(result.stderr)} characters of output")
+        problems.append(
+            f"result keeps {len(result.stdout)}/{len(result.stderr)} characters of output"
+        )
     if obs.outcome == FAIL and not (result.output_truncated and "output-truncated" in result.flags):
         problems.append("a flood of output is not flagged as truncated")
     return problems
@@ -1296,192 +1385,492 @@ PY_LIMITS = "pids 128, memory 512 MB, nofile 256, file size 64 MB, /tmp 64 MB"
 
 CASES: list[Case] = [
     # controls and merely broken submissions: honest results, never an infrastructure failure
-    Case("honest-reference", "control", "a correct submission", HONEST, frozenset({PASS}),
-         "nothing to defend: the control every other case is compared with"),
-    Case("broken-syntax-error", "broken", "library and CLI do not even parse",
-         {"main.py": HONEST_MAIN, "calc.py": "def add(a, b) return a + b\n"}, frozenset({FAIL}),
-         "an honest failure: the tests ran", broken=True,
-         statuses={"test_add_library": "error", "test_add_cli": "failed", "test_sub_cli": "failed",
-                   "test_rejects_words": "passed"}),
-    Case("broken-crash", "broken", "library and CLI raise",
-         {"main.py": "raise RuntimeError('crash')\n",
-          "calc.py": "def add(a, b):\n    return 1 / 0\n\ndef sub(a, b):\n    return 1 / 0\n"},
-         frozenset({FAIL}), "an honest failure: the tests ran", broken=True,
-         statuses={"test_add_library": "failed", "test_add_cli": "failed", "test_sub_cli": "failed",
-                   "test_rejects_words": "passed"}),
-    Case("wrong-output", "broken", "wrong answers everywhere", WRONG, frozenset({FAIL}),
-         "an honest failure", broken=True, statuses=ALL_FAILED),
-    Case("stdout-10mb", "§6.4, broken", "the CLI prints 10 MB on one line instead of the answer",
-         {"main.py": TEN_MB_MAIN, "calc.py": HONEST_CALC}, frozenset({FAIL}),
-         "capped capture (head+tail); an honest failure", broken=True,
-         statuses={"test_add_library": "passed", "test_add_cli": "failed", "test_sub_cli": "failed",
-                   "test_rejects_words": "failed"}),
-    Case("non-utf8-output", "§6.24, broken",
-         "invalid UTF-8, NUL bytes, ANSI escapes and a 1 MB line, from the CLI and from the test process "
-         "into the harness's pipes", {"main.py": NON_UTF8_MAIN, "calc.py": NON_UTF8_CALC},
-         frozenset({FAIL}), "decoded with replacement; the result JSON stays valid", broken=True,
-         statuses={"test_add_library": "passed", "test_add_cli": "failed", "test_sub_cli": "failed",
-                   "test_rejects_words": "passed"}),
+    Case(
+        "honest-reference",
+        "control",
+        "a correct submission",
+        HONEST,
+        frozenset({PASS}),
+        "nothing to defend: the control every other case is compared with",
+    ),
+    Case(
+        "broken-syntax-error",
+        "broken",
+        "library and CLI do not even parse",
+        {"main.py": HONEST_MAIN, "calc.py": "def add(a, b) return a + b\n"},
+        frozenset({FAIL}),
+        "an honest failure: the tests ran",
+        broken=True,
+        statuses={
+            "test_add_library": "error",
+            "test_add_cli": "failed",
+            "test_sub_cli": "failed",
+            "test_rejects_words": "passed",
+        },
+    ),
+    Case(
+        "broken-crash",
+        "broken",
+        "library and CLI raise",
+        {
+            "main.py": "raise RuntimeError('crash')\n",
+            "calc.py": "def add(a, b):\n    return 1 / 0\n\ndef sub(a, b):\n    return 1 / 0\n",
+        },
+        frozenset({FAIL}),
+        "an honest failure: the tests ran",
+        broken=True,
+        statuses={
+            "test_add_library": "failed",
+            "test_add_cli": "failed",
+            "test_sub_cli": "failed",
+            "test_rejects_words": "passed",
+        },
+    ),
+    Case(
+        "wrong-output",
+        "broken",
+        "wrong answers everywhere",
+        WRONG,
+        frozenset({FAIL}),
+        "an honest failure",
+        broken=True,
+        statuses=ALL_FAILED,
+    ),
+    Case(
+        "stdout-10mb",
+        "§6.4, broken",
+        "the CLI prints 10 MB on one line instead of the answer",
+        {"main.py": TEN_MB_MAIN, "calc.py": HONEST_CALC},
+        frozenset({FAIL}),
+        "capped capture (head+tail); an honest failure",
+        broken=True,
+        statuses={
+            "test_add_library": "passed",
+            "test_add_cli": "failed",
+            "test_sub_cli": "failed",
+            "test_rejects_words": "failed",
+        },
+    ),
+    Case(
+        "non-utf8-output",
+        "§6.24, broken",
+        "invalid UTF-8, NUL bytes, ANSI escapes and a 1 MB line, from the CLI and from the test process "
+        "into the harness's pipes",
+        {"main.py": NON_UTF8_MAIN, "calc.py": NON_UTF8_CALC},
+        frozenset({FAIL}),
+        "decoded with replacement; the result JSON stays valid",
+        broken=True,
+        statuses={
+            "test_add_library": "passed",
+            "test_add_cli": "failed",
+            "test_sub_cli": "failed",
+            "test_rejects_words": "passed",
+        },
+    ),
     # resources and liveness
-    Case("fork-bomb", "§6.1", "`while True: os.fork()` and `:(){ :|:& };:` in the CLI",
-         {"main.py": FORK_BOMB_MAIN, "calc.py": HONEST_CALC}, NOT_PASS,
-         "docker pids_limit / the run's cgroup pids.max; the wall clock ends it; the container or pid "
-         "namespace goes with every process", skip_on={"none": "no process limit on `none`: it would "
-         "exhaust the host"}, disruptive=True, wall=8),
-    Case("sigterm-ignoring-spin", "§6.2",
-         "the test process ignores SIGTERM/SIGALRM/SIGINT and spins; a child in its own session too",
-         {"main.py": HONEST_MAIN, "calc.py": SPIN_CALC}, frozenset({TIMEOUT}),
-         "wall clock enforced from outside; SIGKILL to the container / pid namespace / process tree",
-         reason="wall-clock limit of 6 s", disruptive=True, wall=6),
-    Case("memory-hog", "§6.3", "the test process allocates 64 MB chunks until it dies",
-         {"main.py": HONEST_MAIN, "calc.py": MEMORY_CALC}, frozenset({INFRA, FAIL}),
-         "docker mem_limit = memswap_limit / the run's memory cgroup (no swap)", reason="memory",
-         skip_on={"none": "no memory limit on `none`: it would swap the host"}, disruptive=True, wall=40),
-    Case("output-flood", "§6.4",
-         "a daemon forked from the test process writes 256 MB with no newline into the harness's pipes",
-         {"main.py": WRONG_MAIN, "calc.py": FLOOD_CALC}, frozenset({FAIL, TIMEOUT}),
-         "head+tail capped buffers read while the run goes; flag output-truncated", statuses=ALL_FAILED,
-         check=_check_flood, disruptive=True, wall=30),
-    Case("captured-output-bloat", "§6.4", "prints 40 MB to stdout and 20 MB to stderr inside a test (captured "
-         "by pytest into its report)", {"main.py": WRONG_MAIN, "calc.py": "import sys\n\nsys.stdout.write('Z' * "
-                                        "(40 << 20))\nsys.stderr.write('Y' * (20 << 20))\n" + WRONG_CALC},
-         frozenset({FAIL}), "reports read with a size cap; each test's text capped (head+tail) in the result; "
-         "flag test-output-truncated", statuses=ALL_FAILED, check=_check_bloat, broken=True),
-    Case("disk-fill", "§6.5", "writes up to 1.5 GB of 128 MB files into the workspace, TMPDIR, HOME and the "
-         "report directory", {"main.py": WRONG_MAIN, "calc.py": DISK_CALC}, frozenset({FAIL, INFRA, TIMEOUT}),
-         "RLIMIT_FSIZE per file, a size-limited /tmp; the workspace is deleted after the run (it has no "
-         "quota: see known limits)", disruptive=True, wall=30),
-    Case("fd-thread-exhaustion", "§6.21", "opens descriptors until EMFILE and starts threads until refused, "
-         "in the test process and in the CLI", probing(FD_THREADS_BODY), frozenset({PASS}),
-         f"nofile rlimit and pids limit ({PY_LIMITS})",
-         skip_on={"none": "no thread limit on `none`"}),
-    Case("kill-everything", "§6.17", "`kill -9 -1`, `kill -9 $PPID`, `kill -9 1`, `pkill -9 -f pytest`, "
-         "`pkill dockerd` from the CLI", {"main.py": KILL_MAIN, "calc.py": WRONG_CALC},
-         frozenset({INFRA, FAIL}), "a pid namespace (container or bwrap): only the run's own processes are "
-         "visible; the harness records the killed run", reason="not written|signature|exit code",
-         skip_on={"none": "`kill -9 -1` as the harness's user on the host would kill the harness and "
-                  "everything else of that user"}, disruptive=True),
-    Case("leftover-daemons", "§6.18", "double-forked, `setsid` and `nohup` daemons, one holding the "
-         "harness's pipes, from the test process and the CLI (the code itself is correct)",
-         {"main.py": DAEMONS_MAIN, "calc.py": DAEMONS_CALC}, frozenset({PASS}),
-         "container removal / pid-namespace teardown (--die-with-parent) / the subreaper supervisor on "
-         "`none`; output readers never wait on a pipe forever"),
+    Case(
+        "fork-bomb",
+        "§6.1",
+        "`while True: os.fork()` and `:(){ :|:& };:` in the CLI",
+        {"main.py": FORK_BOMB_MAIN, "calc.py": HONEST_CALC},
+        NOT_PASS,
+        "docker pids_limit / the run's cgroup pids.max; the wall clock ends it; the container or pid "
+        "namespace goes with every process",
+        skip_on={"none": "no process limit on `none`: it would exhaust the host"},
+        disruptive=True,
+        wall=8,
+    ),
+    Case(
+        "sigterm-ignoring-spin",
+        "§6.2",
+        "the test process ignores SIGTERM/SIGALRM/SIGINT and spins; a child in its own session too",
+        {"main.py": HONEST_MAIN, "calc.py": SPIN_CALC},
+        frozenset({TIMEOUT}),
+        "wall clock enforced from outside; SIGKILL to the container / pid namespace / process tree",
+        reason="wall-clock limit of 6 s",
+        disruptive=True,
+        wall=6,
+    ),
+    Case(
+        "memory-hog",
+        "§6.3",
+        "the test process allocates 64 MB chunks until it dies",
+        {"main.py": HONEST_MAIN, "calc.py": MEMORY_CALC},
+        frozenset({INFRA, FAIL}),
+        "docker mem_limit = memswap_limit / the run's memory cgroup (no swap)",
+        reason="memory",
+        skip_on={"none": "no memory limit on `none`: it would swap the host"},
+        disruptive=True,
+        wall=40,
+    ),
+    Case(
+        "output-flood",
+        "§6.4",
+        "a daemon forked from the test process writes 256 MB with no newline into the harness's pipes",
+        {"main.py": WRONG_MAIN, "calc.py": FLOOD_CALC},
+        frozenset({FAIL, TIMEOUT}),
+        "head+tail capped buffers read while the run goes; flag output-truncated",
+        statuses=ALL_FAILED,
+        check=_check_flood,
+        disruptive=True,
+        wall=30,
+    ),
+    Case(
+        "captured-output-bloat",
+        "§6.4",
+        "prints 40 MB to stdout and 20 MB to stderr inside a test (captured "
+        "by pytest into its report)",
+        {
+            "main.py": WRONG_MAIN,
+            "calc.py": "import sys\n\nsys.stdout.write('Z' * "
+            "(40 << 20))\nsys.stderr.write('Y' * (20 << 20))\n" + WRONG_CALC,
+        },
+        frozenset({FAIL}),
+        "reports read with a size cap; each test's text capped (head+tail) in the result; "
+        "flag test-output-truncated",
+        statuses=ALL_FAILED,
+        check=_check_bloat,
+        broken=True,
+    ),
+    Case(
+        "disk-fill",
+        "§6.5",
+        "writes up to 1.5 GB of 128 MB files into the workspace, TMPDIR, HOME and the "
+        "report directory",
+        {"main.py": WRONG_MAIN, "calc.py": DISK_CALC},
+        frozenset({FAIL, INFRA, TIMEOUT}),
+        "RLIMIT_FSIZE per file, a size-limited /tmp; the workspace is deleted after the run (it has no "
+        "quota: see known limits)",
+        disruptive=True,
+        wall=30,
+    ),
+    Case(
+        "fd-thread-exhaustion",
+        "§6.21",
+        "opens descriptors until EMFILE and starts threads until refused, "
+        "in the test process and in the CLI",
+        probing(FD_THREADS_BODY),
+        frozenset({PASS}),
+        f"nofile rlimit and pids limit ({PY_LIMITS})",
+        skip_on={"none": "no thread limit on `none`"},
+    ),
+    Case(
+        "kill-everything",
+        "§6.17",
+        "`kill -9 -1`, `kill -9 $PPID`, `kill -9 1`, `pkill -9 -f pytest`, "
+        "`pkill dockerd` from the CLI",
+        {"main.py": KILL_MAIN, "calc.py": WRONG_CALC},
+        frozenset({INFRA, FAIL}),
+        "a pid namespace (container or bwrap): only the run's own processes are "
+        "visible; the harness records the killed run",
+        reason="not written|signature|exit code",
+        skip_on={
+            "none": "`kill -9 -1` as the harness's user on the host would kill the harness and "
+            "everything else of that user"
+        },
+        disruptive=True,
+    ),
+    Case(
+        "leftover-daemons",
+        "§6.18",
+        "double-forked, `setsid` and `nohup` daemons, one holding the "
+        "harness's pipes, from the test process and the CLI (the code itself is correct)",
+        {"main.py": DAEMONS_MAIN, "calc.py": DAEMONS_CALC},
+        frozenset({PASS}),
+        "container removal / pid-namespace teardown (--die-with-parent) / the subreaper supervisor on "
+        "`none`; output readers never wait on a pipe forever",
+    ),
     # walls
-    Case("network-egress", "§6.6", "TCP/UDP/raw sockets to 198.51.100.1 and 2001:db8::1, interfaces other "
-         "than lo", probing(EGRESS_BODY), frozenset({PASS}),
-         "network_mode=none / --unshare-net: only loopback",
-         expect_on={"none": frozenset({PASS, FAIL})}),
-    Case("host-unix-socket", "§6.7", "connects to /var/run/docker.sock, containerd, D-Bus, X11 and to a unix "
-         "socket (path and abstract) the harness listens on", probing(UNIX_SOCKET_BODY), frozenset({PASS}),
-         "no path socket is mounted; a network namespace hides abstract sockets",
-         skip_on={"none": NOT_ISOLATED}),
-    Case("write-outside", "§6.8", "creates or appends to files in /etc, /usr, /root, /, the harness's "
-         "package, the problem, the submission's source, the hidden tests and config, the toolchains, "
-         "other runs' workspaces", probing(WRITE_BODY), frozenset({PASS}),
-         "read-only root, read-only mounts of tests/config/toolchains, nothing else mounted; a "
-         "non-root uid", skip_on={"none": NOT_ISOLATED}),
-    Case("read-secrets", "§6.9", "looks for the hidden tests of later checkpoints (walks /), the git "
-         "history, host secrets, other runs' directories",
-         probing(READ_BODY), frozenset({PASS}),
-         "only this checkpoint's tests are copied; .git is never copied; other runs and the host are "
-         "not mounted", skip_on={"none": NOT_ISOLATED}, build=_git_history),
-    Case("environ-exfiltration", "§6.19", "dumps os.environ and every /proc/*/environ and cmdline it can "
-         "read into the test output", probing(ENVIRON_BODY), frozenset({PASS}),
-         "allow-listed environment; a pid namespace; the test process is non-dumpable",
-         skip_on={"none": NOT_ISOLATED}),
-    Case("privilege-escalation", "§6.20", "sudo, su, `unshare -r/-U/-m/-n`, mount, chroot, nsenter, "
-         "setuid(0), ptrace of the test process, /etc/shadow", probing(PRIVESC_BODY), frozenset({PASS}),
-         "non-root uid, all capabilities dropped, no_new_privs, no nested user namespaces (docker: "
-         "seccomp; bubblewrap: --disable-userns)", skip_on={"none": NOT_ISOLATED}),
-    Case("concurrent-runs", "§6.26", "two runs at once look for each other's workspace and /tmp, and bind "
-         "the same TCP port and abstract socket", probing(PAIR_BODY), frozenset({PASS}),
-         "a workspace, /tmp and network namespace per run", pair=True, skip_on={"none": NOT_ISOLATED}),
-    Case("slow-install", "§6.22", "declares an uninstallable dependency and installs at test time from a "
-         "package index (198.51.100.1)", {"main.py": SLOW_INSTALL_MAIN, "calc.py": "import hostile_dep\n",
-                                         "requirements.txt": "hostile-dep @ file:///nonexistent/hostile_dep-1.0-py3-none-any.whl\n"},
-         frozenset({FAIL}), "installs only in the prepare step (wheels only); the test step is offline "
-         "and fails fast", flags=("submission-dependencies-failed",), broken=True,
-         statuses={"test_add_library": "error", "test_add_cli": "failed", "test_sub_cli": "failed",
-                   "test_rejects_words": "passed"}),
+    Case(
+        "network-egress",
+        "§6.6",
+        "TCP/UDP/raw sockets to 198.51.100.1 and 2001:db8::1, interfaces other than lo",
+        probing(EGRESS_BODY),
+        frozenset({PASS}),
+        "network_mode=none / --unshare-net: only loopback",
+        expect_on={"none": frozenset({PASS, FAIL})},
+    ),
+    Case(
+        "host-unix-socket",
+        "§6.7",
+        "connects to /var/run/docker.sock, containerd, D-Bus, X11 and to a unix "
+        "socket (path and abstract) the harness listens on",
+        probing(UNIX_SOCKET_BODY),
+        frozenset({PASS}),
+        "no path socket is mounted; a network namespace hides abstract sockets",
+        skip_on={"none": NOT_ISOLATED},
+    ),
+    Case(
+        "write-outside",
+        "§6.8",
+        "creates or appends to files in /etc, /usr, /root, /, the harness's "
+        "package, the problem, the submission's source, the hidden tests and config, the toolchains, "
+        "other runs' workspaces",
+        probing(WRITE_BODY),
+        frozenset({PASS}),
+        "read-only root, read-only mounts of tests/config/toolchains, nothing else mounted; a "
+        "non-root uid",
+        skip_on={"none": NOT_ISOLATED},
+    ),
+    Case(
+        "read-secrets",
+        "§6.9",
+        "looks for the hidden tests of later checkpoints (walks /), the git "
+        "history, host secrets, other runs' directories",
+        probing(READ_BODY),
+        frozenset({PASS}),
+        "only this checkpoint's tests are copied; .git is never copied; other runs and the host are "
+        "not mounted",
+        skip_on={"none": NOT_ISOLATED},
+        build=_git_history,
+    ),
+    Case(
+        "environ-exfiltration",
+        "§6.19",
+        "dumps os.environ and every /proc/*/environ and cmdline it can read into the test output",
+        probing(ENVIRON_BODY),
+        frozenset({PASS}),
+        "allow-listed environment; a pid namespace; the test process is non-dumpable",
+        skip_on={"none": NOT_ISOLATED},
+    ),
+    Case(
+        "privilege-escalation",
+        "§6.20",
+        "sudo, su, `unshare -r/-U/-m/-n`, mount, chroot, nsenter, "
+        "setuid(0), ptrace of the test process, /etc/shadow",
+        probing(PRIVESC_BODY),
+        frozenset({PASS}),
+        "non-root uid, all capabilities dropped, no_new_privs, no nested user namespaces (docker: "
+        "seccomp; bubblewrap: --disable-userns)",
+        skip_on={"none": NOT_ISOLATED},
+    ),
+    Case(
+        "concurrent-runs",
+        "§6.26",
+        "two runs at once look for each other's workspace and /tmp, and bind "
+        "the same TCP port and abstract socket",
+        probing(PAIR_BODY),
+        frozenset({PASS}),
+        "a workspace, /tmp and network namespace per run",
+        pair=True,
+        skip_on={"none": NOT_ISOLATED},
+    ),
+    Case(
+        "slow-install",
+        "§6.22",
+        "declares an uninstallable dependency and installs at test time from a "
+        "package index (198.51.100.1)",
+        {
+            "main.py": SLOW_INSTALL_MAIN,
+            "calc.py": "import hostile_dep\n",
+            "requirements.txt": "hostile-dep @ file:///nonexistent/hostile_dep-1.0-py3-none-any.whl\n",
+        },
+        frozenset({FAIL}),
+        "installs only in the prepare step (wheels only); the test step is offline and fails fast",
+        flags=("submission-dependencies-failed",),
+        broken=True,
+        statuses={
+            "test_add_library": "error",
+            "test_add_cli": "failed",
+            "test_sub_cli": "failed",
+            "test_rejects_words": "passed",
+        },
+    ),
     # grader tampering
-    Case("conftest-force-pass", "§6.12", "conftest.py (root and tests/) with a makereport hookwrapper "
-         "forcing 'passed', and its own tests/test_checkpoint_1.py",
-         {**WRONG, "conftest.py": FORCE_PASS_HOOK, "tests/conftest.py": FORCE_PASS_HOOK,
-          "tests/test_checkpoint_1.py": "def test_add_cli():\n    pass\n"}, frozenset({FAIL}),
-         "tests outside the submission; -c generated ini, --rootdir, --confcutdir=tests", statuses=ALL_FAILED),
-    Case("conftest-skip-all", "§6.12", "conftest.py marking every test skipped",
-         {**WRONG, "conftest.py": SKIP_ALL_HOOK}, frozenset({FAIL}),
-         "the submission's conftest is never loaded; skips never count as passes", statuses=ALL_FAILED),
-    Case("conftest-exit", "§6.12", "conftest.py calling os._exit(0) at import, tests/conftest.py raising",
-         {**WRONG, "conftest.py": "import os\nos._exit(0)\n", "tests/conftest.py": "raise SystemExit(0)\n"},
-         frozenset({FAIL}), "the submission's conftest is never loaded; a missing report is never a pass",
-         statuses=ALL_FAILED),
-    Case("pytest-config-addopts", "§6.12, §6.16", "pytest.ini, tox.ini, setup.cfg and pyproject.toml with "
-         "addopts (-p its own plugin, -p no:json_report, --co, -k, its own report path)",
-         {**WRONG, "hostile_plugin.py": FORCE_PASS_HOOK,
-          "pytest.ini": "[pytest]\naddopts = -p hostile_plugin -p no:json_report --co -k nothing "
-                        "--json-report-file=/tmp/fake.json\n",
-          "tox.ini": "[pytest]\naddopts = -p hostile_plugin\n",
-          "setup.cfg": "[tool:pytest]\naddopts = -p hostile_plugin\n",
-          "pyproject.toml": "[tool.pytest.ini_options]\naddopts = \"-p hostile_plugin -k nothing\"\n"},
-         frozenset({FAIL}), "-c <generated ini> and --rootdir outside the submission: its ini files are "
-         "never read", statuses=ALL_FAILED,
-         flags=(r"grader-touching: hostile_plugin\.py:\d+ pytest_runtest_makereport",)),
-    Case("plugin-autoload", "§6.16", "a pytest11 entry point (dist-info, setup.py), a .pth file, "
-         "sitecustomize.py and usercustomize.py patching pytest",
-         {**WRONG, "hostile_plugin.py": FORCE_PASS_HOOK,
-          "hostile_plugin-1.0.dist-info/entry_points.txt": "[pytest11]\nhostile = hostile_plugin\n",
-          "hostile_plugin-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: hostile-plugin\nVersion: 1.0\n",
-          "setup.py": "from setuptools import setup\nsetup(name='hostile', py_modules=['hostile_plugin'], "
-                      "entry_points={'pytest11': ['hostile = hostile_plugin']})\n",
-          "hostile.pth": "import sitecustomize\n",
-          "sitecustomize.py": PYTEST_PATCH_CALC, "usercustomize.py": PYTEST_PATCH_CALC},
-         frozenset({FAIL}), "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1, plugins named with -p, `python -s -P`, a "
-         "toolchain the submission cannot write", statuses=ALL_FAILED,
-         flags=(r"grader-touching: hostile\.pth", r"grader-touching: sitecustomize\.py")),
-    Case("edit-tests-and-config", "§6.16", "overwrites, chmods and deletes the hidden tests, their "
-         "conftest and the generated pytest.ini, from the test process and the CLI",
-         {"main.py": EDIT_TESTS_CODE + WRONG_MAIN, "calc.py": EDIT_TESTS_CODE + WRONG_CALC},
-         frozenset({FAIL}), "tests and config mounted read-only (sealed on `none`) and already collected",
-         statuses=ALL_FAILED),
-    Case("prewritten-report", "§6.11", "ships pytest-report.json, ctrf-report.json, junit.xml, reward.txt "
-         "and report-named symlinks, and copies the forged reports into the report directory dated in "
-         "the future", {"main.py": PREWRITE_MAIN, "calc.py": WRONG_CALC, "pytest-report.json": FORGED_JSON,
-                        "ctrf-report.json": FORGED_CTRF, "junit.xml": FORGED_JUNIT, "reward.txt": "1\n"},
-         frozenset({FAIL}), "reports are written fresh by pytest into a harness-owned directory; only a "
-         "report carrying the run's HMAC is read", statuses=ALL_FAILED, build=_report_symlinks),
-    Case("forged-report-then-kill", "§6.11", "writes forged reports into the report directory, then "
-         "SIGKILLs pytest so it never writes its own",
-         {"main.py": FORGE_AND_KILL_MAIN, "calc.py": WRONG_CALC, "pytest-report.json": FORGED_JSON,
-          "ctrf-report.json": FORGED_CTRF, "junit.xml": FORGED_JUNIT, "reward.txt": "1\n"},
-         frozenset({INFRA}), "the HMAC signature (a one-time key read and deleted by our plugin before any "
-         "test runs)", reason="signature"),
-    Case("report-rewriting-daemon", "§6.11", "a daemon keeps rewriting both reports with a perfect score "
-         "for 20 s", {"main.py": REWRITER_MAIN, "calc.py": WRONG_CALC, "pytest-report.json": FORGED_JSON,
-                      "ctrf-report.json": FORGED_CTRF},
-         frozenset({FAIL, INFRA}), "every sandboxed process is dead before a report is read; the HMAC",
-         statuses=ALL_FAILED, reason="signature|report"),
-    Case("report-symlinks", "§6.10", "a daemon swaps the reports for symlinks to host secrets, FIFOs and "
-         "directories, and tries to replace the report directory with a link to /",
-         {"main.py": SYMLINK_MAIN, "calc.py": WRONG_CALC}, NOT_PASS,
-         "reports opened with O_NOFOLLOW|O_NONBLOCK in a directory opened with O_NOFOLLOW, regular files "
-         "only, size-capped; the report directory is a mount point", statuses=ALL_FAILED,
-         skip_on={"none": NOT_ISOLATED + " (pytest would write its report through the links)"}, wall=15),
-    Case("fake-stdout-markers", "§6.15", "prints `PASSED ...`, `=== 4 passed ===`, a JSON summary and a "
-         "fake exit-code marker from the CLI, the test process and into the harness's pipes",
-         {"main.py": FAKE_MARKERS_MAIN, "calc.py": FAKE_MARKERS_CALC}, frozenset({FAIL}),
-         "grades come from the signed structured report, never from output", statuses=ALL_FAILED),
-    Case("sys-exit-at-import", "§6.14", "`sys.exit(0)` when the library is imported",
-         {"main.py": WRONG_MAIN, "calc.py": "import sys\n\nsys.exit(0)\n"}, frozenset({FAIL}),
-         "pytest turns SystemExit in a test into a failure; exit codes are cross-checked with the report",
-         statuses={"test_add_library": "error", "test_add_cli": "failed", "test_sub_cli": "failed",
-                   "test_rejects_words": "failed"}),
-    Case("os-exit-at-import", "§6.14", "`os._exit(0)` in the test process when the library is imported",
-         {"main.py": WRONG_MAIN, "calc.py": "import os\n\nos._exit(0)\n"}, frozenset({INFRA}),
-         "exit 0 without a report is an infrastructure failure", reason="not written",
-         flags=(r"grader-touching: calc\.py:3 os\._exit",)),
-    Case("time-manipulation", "§6.23", "patches time.time/monotonic/perf_counter/time_ns in the test "
-         "process, then takes 3 s", {"main.py": WRONG_MAIN, "calc.py": '''
+    Case(
+        "conftest-force-pass",
+        "§6.12",
+        "conftest.py (root and tests/) with a makereport hookwrapper "
+        "forcing 'passed', and its own tests/test_checkpoint_1.py",
+        {
+            **WRONG,
+            "conftest.py": FORCE_PASS_HOOK,
+            "tests/conftest.py": FORCE_PASS_HOOK,
+            "tests/test_checkpoint_1.py": "def test_add_cli():\n    pass\n",
+        },
+        frozenset({FAIL}),
+        "tests outside the submission; -c generated ini, --rootdir, --confcutdir=tests",
+        statuses=ALL_FAILED,
+    ),
+    Case(
+        "conftest-skip-all",
+        "§6.12",
+        "conftest.py marking every test skipped",
+        {**WRONG, "conftest.py": SKIP_ALL_HOOK},
+        frozenset({FAIL}),
+        "the submission's conftest is never loaded; skips never count as passes",
+        statuses=ALL_FAILED,
+    ),
+    Case(
+        "conftest-exit",
+        "§6.12",
+        "conftest.py calling os._exit(0) at import, tests/conftest.py raising",
+        {
+            **WRONG,
+            "conftest.py": "import os\nos._exit(0)\n",
+            "tests/conftest.py": "raise SystemExit(0)\n",
+        },
+        frozenset({FAIL}),
+        "the submission's conftest is never loaded; a missing report is never a pass",
+        statuses=ALL_FAILED,
+    ),
+    Case(
+        "pytest-config-addopts",
+        "§6.12, §6.16",
+        "pytest.ini, tox.ini, setup.cfg and pyproject.toml with "
+        "addopts (-p its own plugin, -p no:json_report, --co, -k, its own report path)",
+        {
+            **WRONG,
+            "hostile_plugin.py": FORCE_PASS_HOOK,
+            "pytest.ini": "[pytest]\naddopts = -p hostile_plugin -p no:json_report --co -k nothing "
+            "--json-report-file=/tmp/fake.json\n",
+            "tox.ini": "[pytest]\naddopts = -p hostile_plugin\n",
+            "setup.cfg": "[tool:pytest]\naddopts = -p hostile_plugin\n",
+            "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-p hostile_plugin -k nothing"\n',
+        },
+        frozenset({FAIL}),
+        "-c <generated ini> and --rootdir outside the submission: its ini files are never read",
+        statuses=ALL_FAILED,
+        flags=(r"grader-touching: hostile_plugin\.py:\d+ pytest_runtest_makereport",),
+    ),
+    Case(
+        "plugin-autoload",
+        "§6.16",
+        "a pytest11 entry point (dist-info, setup.py), a .pth file, "
+        "sitecustomize.py and usercustomize.py patching pytest",
+        {
+            **WRONG,
+            "hostile_plugin.py": FORCE_PASS_HOOK,
+            "hostile_plugin-1.0.dist-info/entry_points.txt": "[pytest11]\nhostile = hostile_plugin\n",
+            "hostile_plugin-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: hostile-plugin\nVersion: 1.0\n",
+            "setup.py": "from setuptools import setup\nsetup(name='hostile', py_modules=['hostile_plugin'], "
+            "entry_points={'pytest11': ['hostile = hostile_plugin']})\n",
+            "hostile.pth": "import sitecustomize\n",
+            "sitecustomize.py": PYTEST_PATCH_CALC,
+            "usercustomize.py": PYTEST_PATCH_CALC,
+        },
+        frozenset({FAIL}),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1, plugins named with -p, `python -s -P`, a "
+        "toolchain the submission cannot write",
+        statuses=ALL_FAILED,
+        flags=(r"grader-touching: hostile\.pth", r"grader-touching: sitecustomize\.py"),
+    ),
+    Case(
+        "edit-tests-and-config",
+        "§6.16",
+        "overwrites, chmods and deletes the hidden tests, their "
+        "conftest and the generated pytest.ini, from the test process and the CLI",
+        {"main.py": EDIT_TESTS_CODE + WRONG_MAIN, "calc.py": EDIT_TESTS_CODE + WRONG_CALC},
+        frozenset({FAIL}),
+        "tests and config mounted read-only (sealed on `none`) and already collected",
+        statuses=ALL_FAILED,
+    ),
+    Case(
+        "prewritten-report",
+        "§6.11",
+        "ships pytest-report.json, ctrf-report.json, junit.xml, reward.txt "
+        "and report-named symlinks, and copies the forged reports into the report directory dated in "
+        "the future",
+        {
+            "main.py": PREWRITE_MAIN,
+            "calc.py": WRONG_CALC,
+            "pytest-report.json": FORGED_JSON,
+            "ctrf-report.json": FORGED_CTRF,
+            "junit.xml": FORGED_JUNIT,
+            "reward.txt": "1\n",
+        },
+        frozenset({FAIL}),
+        "reports are written fresh by pytest into a harness-owned directory; only a "
+        "report carrying the run's HMAC is read",
+        statuses=ALL_FAILED,
+        build=_report_symlinks,
+    ),
+    Case(
+        "forged-report-then-kill",
+        "§6.11",
+        "writes forged reports into the report directory, then "
+        "SIGKILLs pytest so it never writes its own",
+        {
+            "main.py": FORGE_AND_KILL_MAIN,
+            "calc.py": WRONG_CALC,
+            "pytest-report.json": FORGED_JSON,
+            "ctrf-report.json": FORGED_CTRF,
+            "junit.xml": FORGED_JUNIT,
+            "reward.txt": "1\n",
+        },
+        frozenset({INFRA}),
+        "the HMAC signature (a one-time key read and deleted by our plugin before any test runs)",
+        reason="signature",
+    ),
+    Case(
+        "report-rewriting-daemon",
+        "§6.11",
+        "a daemon keeps rewriting both reports with a perfect score for 20 s",
+        {
+            "main.py": REWRITER_MAIN,
+            "calc.py": WRONG_CALC,
+            "pytest-report.json": FORGED_JSON,
+            "ctrf-report.json": FORGED_CTRF,
+        },
+        frozenset({FAIL, INFRA}),
+        "every sandboxed process is dead before a report is read; the HMAC",
+        statuses=ALL_FAILED,
+        reason="signature|report",
+    ),
+    Case(
+        "report-symlinks",
+        "§6.10",
+        "a daemon swaps the reports for symlinks to host secrets, FIFOs and "
+        "directories, and tries to replace the report directory with a link to /",
+        {"main.py": SYMLINK_MAIN, "calc.py": WRONG_CALC},
+        NOT_PASS,
+        "reports opened with O_NOFOLLOW|O_NONBLOCK in a directory opened with O_NOFOLLOW, regular files "
+        "only, size-capped; the report directory is a mount point",
+        statuses=ALL_FAILED,
+        skip_on={"none": NOT_ISOLATED + " (pytest would write its report through the links)"},
+        wall=15,
+    ),
+    Case(
+        "fake-stdout-markers",
+        "§6.15",
+        "prints `PASSED ...`, `=== 4 passed ===`, a JSON summary and a "
+        "fake exit-code marker from the CLI, the test process and into the harness's pipes",
+        {"main.py": FAKE_MARKERS_MAIN, "calc.py": FAKE_MARKERS_CALC},
+        frozenset({FAIL}),
+        "grades come from the signed structured report, never from output",
+        statuses=ALL_FAILED,
+    ),
+    Case(
+        "sys-exit-at-import",
+        "§6.14",
+        "`sys.exit(0)` when the library is imported",
+        {"main.py": WRONG_MAIN, "calc.py": "import sys\n\nsys.exit(0)\n"},
+        frozenset({FAIL}),
+        "pytest turns SystemExit in a test into a failure; exit codes are cross-checked with the report",
+        statuses={
+            "test_add_library": "error",
+            "test_add_cli": "failed",
+            "test_sub_cli": "failed",
+            "test_rejects_words": "failed",
+        },
+    ),
+    Case(
+        "os-exit-at-import",
+        "§6.14",
+        "`os._exit(0)` in the test process when the library is imported",
+        {"main.py": WRONG_MAIN, "calc.py": "import os\n\nos._exit(0)\n"},
+        frozenset({INFRA}),
+        "exit 0 without a report is an infrastructure failure",
+        reason="not written",
+        flags=(r"grader-touching: calc\.py:3 os\._exit",),
+    ),
+    Case(
+        "time-manipulation",
+        "§6.23",
+        "patches time.time/monotonic/perf_counter/time_ns in the test process, then takes 3 s",
+        {
+            "main.py": WRONG_MAIN,
+            "calc.py": """
 import time
 
 _sleep = time.sleep
@@ -1496,112 +1885,244 @@ def add(a, b):
 
 def sub(a, b):
     return 0
-'''}, frozenset({FAIL}), "durations are measured by the harness, outside the sandbox", statuses=ALL_FAILED,
-         flags=(r"grader-touching: calc\.py:\d+ replaces time\.time",), check=_check_duration(3.0)),
+""",
+        },
+        frozenset({FAIL}),
+        "durations are measured by the harness, outside the sandbox",
+        statuses=ALL_FAILED,
+        flags=(r"grader-touching: calc\.py:\d+ replaces time\.time",),
+        check=_check_duration(3.0),
+    ),
     # in-process: detected, not prevented
-    Case("in-process-pytest-patch", "§6.13", "the library patches `_pytest.reports.TestReport."
-         "from_item_and_call` at import so every later report says passed",
-         {"main.py": WRONG_MAIN, "calc.py": PYTEST_PATCH_CALC}, ANY,
-         "DETECTED ONLY: code imported by the tests runs inside pytest; `runners.scan` flags it",
-         undefended=True, flags=(r"grader-touching: calc\.py:\d+ imports _pytest",)),
-    Case("always-equal", "§6.13", "`add` returns an int whose `__eq__` is always True, found through "
-         "`sys._getframe`", {"main.py": WRONG_MAIN, "calc.py": ALWAYS_EQUAL_CALC}, frozenset({FAIL}),
-         "DETECTED ONLY: the library test is forged; `runners.scan` flags `__eq__` and frame access",
-         undefended=True, statuses={"test_add_library": "passed", "test_add_cli": "failed",
-                                    "test_sub_cli": "failed", "test_rejects_words": "failed"},
-         flags=(r"grader-touching: calc\.py:\d+ __eq__ always True", r"grader-touching: calc\.py:\d+ reads or rewrites a frame's variables \(\.f_locals\)")),
-    Case("in-process-report-forgery", "§6.11, §6.13", "the library takes the HMAC key from the harness's "
-         "plugin module, and at exit rewrites and re-signs both reports, then `os._exit(0)`",
-         {"main.py": WRONG_MAIN, "calc.py": REPORT_FORGERY_CALC}, ANY,
-         "DETECTED ONLY: in-process code can reach the key; `runners.scan` flags it", undefended=True,
-         flags=(r"grader-touching: calc\.py:\d+ names the harness's report plugin",
-                r"grader-touching: calc\.py:\d+ os\._exit")),
-    Case("answer-lookup", "§6.9, §5", "no arithmetic: the CLI and the library read the running "
-         "checkpoint's tests and print what they expect",
-         {"main.py": ANSWER_LOOKUP_MAIN, "calc.py": ANSWER_LOOKUP_CALC}, ANY,
-         "DETECTED ONLY: the current tests are readable by the run's uid (pytest needs them); "
-         "`runners.scan` flags code that names the hidden tests", undefended=True,
-         flags=(r"grader-touching: main\.py:\d+ names the hidden tests",)),
+    Case(
+        "in-process-pytest-patch",
+        "§6.13",
+        "the library patches `_pytest.reports.TestReport."
+        "from_item_and_call` at import so every later report says passed",
+        {"main.py": WRONG_MAIN, "calc.py": PYTEST_PATCH_CALC},
+        ANY,
+        "DETECTED ONLY: code imported by the tests runs inside pytest; `runners.scan` flags it",
+        undefended=True,
+        flags=(r"grader-touching: calc\.py:\d+ imports _pytest",),
+    ),
+    Case(
+        "always-equal",
+        "§6.13",
+        "`add` returns an int whose `__eq__` is always True, found through `sys._getframe`",
+        {"main.py": WRONG_MAIN, "calc.py": ALWAYS_EQUAL_CALC},
+        frozenset({FAIL}),
+        "DETECTED ONLY: the library test is forged; `runners.scan` flags `__eq__` and frame access",
+        undefended=True,
+        statuses={
+            "test_add_library": "passed",
+            "test_add_cli": "failed",
+            "test_sub_cli": "failed",
+            "test_rejects_words": "failed",
+        },
+        flags=(
+            r"grader-touching: calc\.py:\d+ __eq__ always True",
+            r"grader-touching: calc\.py:\d+ reads or rewrites a frame's variables \(\.f_locals\)",
+        ),
+    ),
+    Case(
+        "in-process-report-forgery",
+        "§6.11, §6.13",
+        "the library takes the HMAC key from the harness's "
+        "plugin module, and at exit rewrites and re-signs both reports, then `os._exit(0)`",
+        {"main.py": WRONG_MAIN, "calc.py": REPORT_FORGERY_CALC},
+        ANY,
+        "DETECTED ONLY: in-process code can reach the key; `runners.scan` flags it",
+        undefended=True,
+        flags=(
+            r"grader-touching: calc\.py:\d+ names the harness's report plugin",
+            r"grader-touching: calc\.py:\d+ os\._exit",
+        ),
+    ),
+    Case(
+        "answer-lookup",
+        "§6.9, §5",
+        "no arithmetic: the CLI and the library read the running "
+        "checkpoint's tests and print what they expect",
+        {"main.py": ANSWER_LOOKUP_MAIN, "calc.py": ANSWER_LOOKUP_CALC},
+        ANY,
+        "DETECTED ONLY: the current tests are readable by the run's uid (pytest needs them); "
+        "`runners.scan` flags code that names the hidden tests",
+        undefended=True,
+        flags=(r"grader-touching: main\.py:\d+ names the hidden tests",),
+    ),
     # JavaScript
-    Case("vitest-honest", "control", "a correct library", {"calc.mjs": MJS_HONEST}, frozenset({PASS}),
-         "control", framework="vitest"),
-    Case("vitest-config-swap", "§6.16", "vitest.config.mjs, vite.config.mjs, vitest.workspace.mjs and "
-         "package.json#vitest: no tests included, a forging reporter, a setup file extending `expect` to "
-         "always pass, a globalSetup writing the report",
-         {"calc.mjs": MJS_WRONG, "vitest.config.mjs": VITEST_CONFIG, "vite.config.mjs": VITEST_CONFIG,
-          "vitest.workspace.mjs": 'export default ["./vitest.config.mjs"];\n', "setup.mjs": VITEST_SETUP,
-          "reporter.mjs": VITEST_REPORTER, "global-setup.mjs": VITEST_GLOBAL_SETUP,
-          "package.json": '{"name": "hostile", "type": "module", "vitest": {"include": ["none"]}}\n'},
-         frozenset({FAIL}), "our generated config passed with --config and --root outside the submission",
-         framework="vitest", statuses=JS_ALL_FAILED,
-         flags=(r"grader-touching: vitest\.config\.mjs:\d+ names the harness's report files",
-                r"grader-touching: setup\.mjs:\d+ expect\.extend")),
-    Case("vitest-process-exit", "§6.14", "`process.exit(0)` when the library is imported",
-         {"calc.mjs": MJS_EXIT}, NOT_PASS, "vitest reports the exit; a missing or incomplete report is never "
-         "a pass", framework="vitest", flags=(r"grader-touching: calc\.mjs:1 process\.exit",)),
-    Case("vitest-forged-report", "§6.11", "the library writes a perfect vitest report and a made-up "
-         "signature into the report directory, then SIGKILLs the vitest main process",
-         {"calc.mjs": MJS_FORGE_AND_KILL}, frozenset({INFRA}),
-         "our reporter signs the report with a one-time key read and deleted before any test ran; an "
-         "unsigned or wrongly signed report is an infrastructure failure", framework="vitest",
-         reason="signature|not written|exit code"),
-    Case("vitest-module-mock", "§6.13, §6.16", "ships node_modules/vitest (a fake that passes everything) "
-         "and package.json imports/exports pointing at it; the library imports `vitest` to extend "
-         "`expect`", {"calc.mjs": MJS_MODULE_MOCK, "node_modules/vitest/package.json":
-                      '{"name": "vitest", "type": "module", "main": "index.js"}\n',
-                      "node_modules/vitest/index.js": FAKE_VITEST_MODULE, "fake-vitest.mjs": FAKE_VITEST_MODULE,
-                      "package.json": '{"name": "vitest", "type": "module", "imports": {"#vitest": '
-                                      '"./fake-vitest.mjs"}, "exports": {".": "./fake-vitest.mjs"}}\n'},
-         ANY, "DETECTED ONLY: node_modules and package.json tricks are never used (node_modules is not "
-         "copied, the tests resolve from the toolchain), but vitest itself resolves `vitest` for every "
-         "module it transforms, the library included; `runners.scan` flags it", framework="vitest",
-         undefended=True, flags=(r"grader-touching: calc\.mjs:\d+ imports vitest",)),
-    Case("vitest-in-process-forgery", "§6.13", "the library replaces `Object.is` (what `toBe` uses) in the "
-         "test worker's realm", {"calc.mjs": MJS_IN_PROCESS}, ANY,
-         "DETECTED ONLY: the library runs in the test worker; `runners.scan` flags the built-in "
-         "replaced", framework="vitest", undefended=True,
-         flags=(r"grader-touching: calc\.mjs:\d+ replaces Object\.is",)),
-    Case("jest-honest", "control", "a correct library", {"calc.js": CJS_HONEST}, frozenset({PASS}), "control",
-         framework="jest"),
-    Case("jest-config-swap", "§6.16", "jest.config.js, jest.config.json, package.json#jest and "
-         ".babelrc: no tests matched, a forging reporter, setup files extending `expect`, a transform "
-         "that replaces every test file", {"calc.js": CJS_WRONG, "jest.config.js": JEST_CONFIG,
-                                           "jest.config.json": '{"testMatch": ["**/nothing"]}\n',
-                                           "setup.js": JEST_SETUP, "reporter.js": JEST_REPORTER,
-                                           "transform.js": JEST_TRANSFORM,
-                                           ".babelrc": '{"plugins": ["./transform.js"]}\n',
-                                           "package.json": '{"name": "hostile", "jest": {"testMatch": ["**/nothing"]}}\n'},
-         frozenset({FAIL}), "our config passed inline; babel with no config file; the submission is not the "
-         "root", framework="jest", statuses=JS_ALL_FAILED,
-         flags=(r"grader-touching: setup\.js:\d+ expect\.extend",)),
-    Case("jest-process-exit", "§6.14", "`process.exit(0)` when the library is required",
-         {"calc.js": CJS_EXIT}, NOT_PASS, "jest reports the exit; a missing or incomplete report is never a "
-         "pass", framework="jest", flags=(r"grader-touching: calc\.js:1 process\.exit",)),
-    Case("jest-forged-report", "§6.11", "the library (in jest's own process) writes a perfect report and a "
-         "made-up signature, then SIGKILLs jest before it writes the real one",
-         {"calc.js": CJS_FORGE_AND_EXIT}, frozenset({INFRA}),
-         "the report's HMAC signature (a one-time key our reporter read and deleted before any test ran)",
-         framework="jest", reason="signature|not written|exit code"),
-    Case("jest-in-process-forgery", "§6.13", "the library calls the test environment's global "
-         "`expect.extend` to make `toBe` always pass", {"calc.js": CJS_EXPECT_EXTEND}, ANY,
-         "DETECTED ONLY: the library runs in the test's realm; `runners.scan` flags expect.extend",
-         framework="jest", undefended=True, flags=(r"grader-touching: calc\.js:\d+ expect\.extend",)),
+    Case(
+        "vitest-honest",
+        "control",
+        "a correct library",
+        {"calc.mjs": MJS_HONEST},
+        frozenset({PASS}),
+        "control",
+        framework="vitest",
+    ),
+    Case(
+        "vitest-config-swap",
+        "§6.16",
+        "vitest.config.mjs, vite.config.mjs, vitest.workspace.mjs and "
+        "package.json#vitest: no tests included, a forging reporter, a setup file extending `expect` to "
+        "always pass, a globalSetup writing the report",
+        {
+            "calc.mjs": MJS_WRONG,
+            "vitest.config.mjs": VITEST_CONFIG,
+            "vite.config.mjs": VITEST_CONFIG,
+            "vitest.workspace.mjs": 'export default ["./vitest.config.mjs"];\n',
+            "setup.mjs": VITEST_SETUP,
+            "reporter.mjs": VITEST_REPORTER,
+            "global-setup.mjs": VITEST_GLOBAL_SETUP,
+            "package.json": '{"name": "hostile", "type": "module", "vitest": {"include": ["none"]}}\n',
+        },
+        frozenset({FAIL}),
+        "our generated config passed with --config and --root outside the submission",
+        framework="vitest",
+        statuses=JS_ALL_FAILED,
+        flags=(
+            r"grader-touching: vitest\.config\.mjs:\d+ names the harness's report files",
+            r"grader-touching: setup\.mjs:\d+ expect\.extend",
+        ),
+    ),
+    Case(
+        "vitest-process-exit",
+        "§6.14",
+        "`process.exit(0)` when the library is imported",
+        {"calc.mjs": MJS_EXIT},
+        NOT_PASS,
+        "vitest reports the exit; a missing or incomplete report is never a pass",
+        framework="vitest",
+        flags=(r"grader-touching: calc\.mjs:1 process\.exit",),
+    ),
+    Case(
+        "vitest-forged-report",
+        "§6.11",
+        "the library writes a perfect vitest report and a made-up "
+        "signature into the report directory, then SIGKILLs the vitest main process",
+        {"calc.mjs": MJS_FORGE_AND_KILL},
+        frozenset({INFRA}),
+        "our reporter signs the report with a one-time key read and deleted before any test ran; an "
+        "unsigned or wrongly signed report is an infrastructure failure",
+        framework="vitest",
+        reason="signature|not written|exit code",
+    ),
+    Case(
+        "vitest-module-mock",
+        "§6.13, §6.16",
+        "ships node_modules/vitest (a fake that passes everything) "
+        "and package.json imports/exports pointing at it; the library imports `vitest` to extend "
+        "`expect`",
+        {
+            "calc.mjs": MJS_MODULE_MOCK,
+            "node_modules/vitest/package.json": '{"name": "vitest", "type": "module", "main": "index.js"}\n',
+            "node_modules/vitest/index.js": FAKE_VITEST_MODULE,
+            "fake-vitest.mjs": FAKE_VITEST_MODULE,
+            "package.json": '{"name": "vitest", "type": "module", "imports": {"#vitest": '
+            '"./fake-vitest.mjs"}, "exports": {".": "./fake-vitest.mjs"}}\n',
+        },
+        ANY,
+        "DETECTED ONLY: node_modules and package.json tricks are never used (node_modules is not "
+        "copied, the tests resolve from the toolchain), but vitest itself resolves `vitest` for every "
+        "module it transforms, the library included; `runners.scan` flags it",
+        framework="vitest",
+        undefended=True,
+        flags=(r"grader-touching: calc\.mjs:\d+ imports vitest",),
+    ),
+    Case(
+        "vitest-in-process-forgery",
+        "§6.13",
+        "the library replaces `Object.is` (what `toBe` uses) in the test worker's realm",
+        {"calc.mjs": MJS_IN_PROCESS},
+        ANY,
+        "DETECTED ONLY: the library runs in the test worker; `runners.scan` flags the built-in "
+        "replaced",
+        framework="vitest",
+        undefended=True,
+        flags=(r"grader-touching: calc\.mjs:\d+ replaces Object\.is",),
+    ),
+    Case(
+        "jest-honest",
+        "control",
+        "a correct library",
+        {"calc.js": CJS_HONEST},
+        frozenset({PASS}),
+        "control",
+        framework="jest",
+    ),
+    Case(
+        "jest-config-swap",
+        "§6.16",
+        "jest.config.js, jest.config.json, package.json#jest and "
+        ".babelrc: no tests matched, a forging reporter, setup files extending `expect`, a transform "
+        "that replaces every test file",
+        {
+            "calc.js": CJS_WRONG,
+            "jest.config.js": JEST_CONFIG,
+            "jest.config.json": '{"testMatch": ["**/nothing"]}\n',
+            "setup.js": JEST_SETUP,
+            "reporter.js": JEST_REPORTER,
+            "transform.js": JEST_TRANSFORM,
+            ".babelrc": '{"plugins": ["./transform.js"]}\n',
+            "package.json": '{"name": "hostile", "jest": {"testMatch": ["**/nothing"]}}\n',
+        },
+        frozenset({FAIL}),
+        "our config passed inline; babel with no config file; the submission is not the root",
+        framework="jest",
+        statuses=JS_ALL_FAILED,
+        flags=(r"grader-touching: setup\.js:\d+ expect\.extend",),
+    ),
+    Case(
+        "jest-process-exit",
+        "§6.14",
+        "`process.exit(0)` when the library is required",
+        {"calc.js": CJS_EXIT},
+        NOT_PASS,
+        "jest reports the exit; a missing or incomplete report is never a pass",
+        framework="jest",
+        flags=(r"grader-touching: calc\.js:1 process\.exit",),
+    ),
+    Case(
+        "jest-forged-report",
+        "§6.11",
+        "the library (in jest's own process) writes a perfect report and a "
+        "made-up signature, then SIGKILLs jest before it writes the real one",
+        {"calc.js": CJS_FORGE_AND_EXIT},
+        frozenset({INFRA}),
+        "the report's HMAC signature (a one-time key our reporter read and deleted before any test ran)",
+        framework="jest",
+        reason="signature|not written|exit code",
+    ),
+    Case(
+        "jest-in-process-forgery",
+        "§6.13",
+        "the library calls the test environment's global "
+        "`expect.extend` to make `toBe` always pass",
+        {"calc.js": CJS_EXPECT_EXTEND},
+        ANY,
+        "DETECTED ONLY: the library runs in the test's realm; `runners.scan` flags expect.extend",
+        framework="jest",
+        undefended=True,
+        flags=(r"grader-touching: calc\.js:\d+ expect\.extend",),
+    ),
 ]
-
 
 
 # ---- submissions that are too big (issue 13 §4): refused before the copy, or copied cheaply ----
 
 GiB = 1 << 30
 # The library and the CLI answer wrongly unless the copy they run from kept the 64 GiB file sparse.
-SPARSE_CALC = HONEST_CALC.replace("def add(a, b):\n    return a + b", """import os
+SPARSE_CALC = HONEST_CALC.replace(
+    "def add(a, b):\n    return a + b",
+    """import os
 
 _INFO = os.stat(os.path.join(os.path.dirname(os.path.abspath(__file__)), "big.bin"))
 _SPARSE = _INFO.st_size == 64 << 30 and _INFO.st_blocks * 512 <= 1 << 20
 
 
 def add(a, b):
-    return a + b if _SPARSE else 0""")
+    return a + b if _SPARSE else 0""",
+)
 
 
 def _sparse_file(root: Path) -> None:
@@ -1624,21 +2145,54 @@ def _deep_chain(root: Path, depth: int = 400) -> None:
 
 
 CASES += [
-    Case("sparse-64g", "§6.5", "ships one 64 GiB sparse file (no disk used) in an otherwise honest submission",
-         dict(HONEST), frozenset({REFUSED}), "the submission limits, checked before anything is copied "
-         "(`submission_mb`, 1 GiB by default): refused as bad input naming the limit and big.bin",
-         build=_sparse_file, reason=r"submission_mb.*big\.bin: 64\.0 GiB", wall=20),
-    Case("sparse-64g-within-limits-honest", "§6.5", "the same 64 GiB sparse file with `submission_mb` raised to "
-         "allow it; the code checks that its copy is still sparse", {"main.py": HONEST_MAIN, "calc.py": SPARSE_CALC},
-         frozenset({PASS}), "holes are copied as holes (SEEK_DATA/SEEK_HOLE): the copy allocates no disk",
-         build=_sparse_file, limits={"submission_mb": 65 * 1024}, wall=30),
-    Case("many-files-deep-honest", "§6.5", "20,000 small files and a 400-deep directory chain beside an honest "
-         "submission, with `submission_depth` raised to 512", dict(HONEST), frozenset({PASS}),
-         "one scandir walk, then a copy in the kernel (no per-file copystat); the copy counts against the wall "
-         "clock", build=_many_files, limits={"submission_depth": 512}, wall=90),
-    Case("deep-chain", "§6.5", "a 400-deep directory chain beside an honest submission (default limits)",
-         dict(HONEST), frozenset({REFUSED}), "`submission_depth` (64 by default): refused before the copy, "
-         "naming the deepest path", build=_deep_chain, reason=r"submission_depth.*deepest: deep/d/d", wall=20),
+    Case(
+        "sparse-64g",
+        "§6.5",
+        "ships one 64 GiB sparse file (no disk used) in an otherwise honest submission",
+        dict(HONEST),
+        frozenset({REFUSED}),
+        "the submission limits, checked before anything is copied "
+        "(`submission_mb`, 1 GiB by default): refused as bad input naming the limit and big.bin",
+        build=_sparse_file,
+        reason=r"submission_mb.*big\.bin: 64\.0 GiB",
+        wall=20,
+    ),
+    Case(
+        "sparse-64g-within-limits-honest",
+        "§6.5",
+        "the same 64 GiB sparse file with `submission_mb` raised to "
+        "allow it; the code checks that its copy is still sparse",
+        {"main.py": HONEST_MAIN, "calc.py": SPARSE_CALC},
+        frozenset({PASS}),
+        "holes are copied as holes (SEEK_DATA/SEEK_HOLE): the copy allocates no disk",
+        build=_sparse_file,
+        limits={"submission_mb": 65 * 1024},
+        wall=30,
+    ),
+    Case(
+        "many-files-deep-honest",
+        "§6.5",
+        "20,000 small files and a 400-deep directory chain beside an honest "
+        "submission, with `submission_depth` raised to 512",
+        dict(HONEST),
+        frozenset({PASS}),
+        "one scandir walk, then a copy in the kernel (no per-file copystat); the copy counts against the wall "
+        "clock",
+        build=_many_files,
+        limits={"submission_depth": 512},
+        wall=90,
+    ),
+    Case(
+        "deep-chain",
+        "§6.5",
+        "a 400-deep directory chain beside an honest submission (default limits)",
+        dict(HONEST),
+        frozenset({REFUSED}),
+        "`submission_depth` (64 by default): refused before the copy, naming the deepest path",
+        build=_deep_chain,
+        reason=r"submission_depth.*deepest: deep/d/d",
+        wall=20,
+    ),
 ]
 
 from .blame_cases import BLAME_CASES  # a grade blames the right party
@@ -1651,7 +2205,14 @@ CASES += CASE_BASED
 CASES += repo_cases()
 CASES += BLAME_CASES
 BY_ID = {case.id: case for case in CASES}
-HONEST_BY_FRAMEWORK = {"pytest": "honest-reference", "vitest": "vitest-honest", "jest": "jest-honest",
-                       "cases-cli": "cases-cli-honest", "cases-api": "cases-api-honest",
-                       "cases-browser": "cases-web-honest", "repo-pytest": "repo-pytest-honest",
-                       "repo-vitest": "repo-vitest-honest", "repo-jest": "repo-jest-honest"}
+HONEST_BY_FRAMEWORK = {
+    "pytest": "honest-reference",
+    "vitest": "vitest-honest",
+    "jest": "jest-honest",
+    "cases-cli": "cases-cli-honest",
+    "cases-api": "cases-api-honest",
+    "cases-browser": "cases-web-honest",
+    "repo-pytest": "repo-pytest-honest",
+    "repo-vitest": "repo-vitest-honest",
+    "repo-jest": "repo-jest-honest",
+}

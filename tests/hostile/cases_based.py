@@ -12,7 +12,7 @@ from .cases import FAIL, HONEST, PASS, PROBE_RUNNER, Case
 
 # ---- the honest server and page --------------------------------------------------------------------
 
-HONEST_SERVER = '''
+HONEST_SERVER = """
 import argparse
 import json
 import sys
@@ -56,15 +56,19 @@ parser.add_argument("--address", default="127.0.0.1")
 parser.add_argument("--port", type=int, required=True)
 args = parser.parse_args()
 ThreadingHTTPServer((args.address, args.port + 0), Handler).serve_forever()
-'''
+"""
 
 
-def server(prelude: str = "", before_answer: str = "", port: str = "args.port + 0") -> dict[str, str]:
-    text = HONEST_SERVER.replace("# @@PRELUDE@@", prelude).replace("# @@BEFORE_ANSWER@@", before_answer)
+def server(
+    prelude: str = "", before_answer: str = "", port: str = "args.port + 0"
+) -> dict[str, str]:
+    text = HONEST_SERVER.replace("# @@PRELUDE@@", prelude).replace(
+        "# @@BEFORE_ANSWER@@", before_answer
+    )
     return {"server.py": text.replace("args.port + 0", port)}
 
 
-DAEMON = '''
+DAEMON = """
 import os
 import time
 
@@ -75,9 +79,9 @@ if os.fork() == 0:
         time.sleep(600)
     os._exit(0)
 os.wait()
-'''
+"""
 
-FLOOD = '''
+FLOOD = """
 import os
 import threading
 
@@ -93,9 +97,9 @@ def _flood(fd):
 
 for _fd in (1, 2):
     threading.Thread(target=_flood, args=(_fd,), daemon=True).start()
-'''
+"""
 
-NEVER_ANSWERS = '''
+NEVER_ANSWERS = """
 import socket
 import sys
 import time
@@ -109,9 +113,9 @@ _sock.listen(64)
 _held = []
 while True:
     _held.append(_sock.accept()[0])
-'''
+"""
 
-PAGE = '''<!doctype html>
+PAGE = """<!doctype html>
 <html><body>
 <input id="a"> <input id="b"> <button id="go">=</button> <span id="out"></span>
 <script>
@@ -123,9 +127,9 @@ document.getElementById("go").addEventListener("click", async () => {
 });
 </script>
 </body></html>
-'''
+"""
 
-WEB_SERVER = '''
+WEB_SERVER = """
 import argparse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -151,12 +155,12 @@ parser.add_argument("--address", default="127.0.0.1")
 parser.add_argument("--port", type=int, required=True)
 args = parser.parse_args()
 ThreadingHTTPServer((args.address, args.port), Handler).serve_forever()
-'''
+"""
 
 # The page tries the network before answering: an image, fetch (plain and TLS, by name and by
 # address), a WebSocket and a form post to a hidden frame. Anything that gets through turns the
 # answer into LEAK, so a hole turns the expected PASS into a FAIL.
-OUTSIDE = '''
+OUTSIDE = """
   const targets = ["http://198.51.100.1/", "https://example.com/", "http://example.org/x.png", "http://1.1.1.1/"];
   const reached = [];
   await Promise.all(targets.map((url) => fetch(url, {mode: "no-cors"}).then(() => reached.push(url), () => null)));
@@ -175,11 +179,13 @@ OUTSIDE = '''
     } catch (e) { done(); }
   });
   if (reached.length) { document.getElementById("out").textContent = "LEAK " + reached.join(" "); return; }
-'''
+"""
 
 
 def web(prelude: str = "", before_answer: str = "") -> dict[str, str]:
-    page = PAGE.replace("// @@PAGE_PRELUDE@@", prelude).replace("// @@PAGE_BEFORE_ANSWER@@", before_answer)
+    page = PAGE.replace("// @@PAGE_PRELUDE@@", prelude).replace(
+        "// @@PAGE_BEFORE_ANSWER@@", before_answer
+    )
     return {"app.py": WEB_SERVER, "page.html": page}
 
 
@@ -188,7 +194,7 @@ def web(prelude: str = "", before_answer: str = "") -> dict[str, str]:
 # Looks for the case files (they carry the hidden marker, built here at run time so that this file
 # does not carry it) everywhere it can: a walk of /, the tests directory beside the workspace, and
 # the case program's /proc entries (cwd, descriptors, memory map, environment).
-READ_CASES_BODY = '''
+READ_CASES_BODY = """
 _WALKED = []
 
 
@@ -253,9 +259,9 @@ def probe(where, leaks, log):
             except OSError:
                 continue
     log.append(f"walked {seen} files")
-'''
+"""
 
-PROBING_CLI = '''
+PROBING_CLI = """
 import sys
 
 import probe
@@ -268,7 +274,7 @@ if _leaks:
 from main_honest import main  # noqa: E402
 
 sys.exit(main(sys.argv[1:]))
-'''
+"""
 
 # ---- leaving notes for the next case --------------------------------------------------------------------
 
@@ -276,7 +282,7 @@ sys.exit(main(sys.argv[1:]))
 # write (the run's own places: on `none`, /tmp and /dev/shm are the host's and left alone), then
 # leaves its own: files, a directory it makes unreadable, a System V shared-memory segment, a POSIX
 # message queue. A note found means the case did not start from the same state: LEAK.
-CARRY_BODY = '''
+CARRY_BODY = """
 import ctypes
 
 
@@ -321,7 +327,7 @@ def probe(where, leaks, log):
             os.chmod("/tmp/locked", 0)
         except OSError:
             pass
-'''
+"""
 
 # ---- reading the harness's environment ---------------------------------------------------------------------
 
@@ -329,7 +335,7 @@ def probe(where, leaks, log):
 # environment as `--setenv NAME VALUE` on its command line); on `none`, only its ancestors up to
 # the harness's supervisor, not the host's other processes. A variable its own environment lacks,
 # or the problem's host path, is something of the harness's it must not see.
-HARNESS_ENVIRON_BODY = '''
+HARNESS_ENVIRON_BODY = """
 def probe(where, leaks, log):
     own = {f"{k}={v}".encode() for k, v in os.environ.items()}
     problem = "@@PROBLEM_DIR@@".encode()
@@ -364,13 +370,17 @@ def probe(where, leaks, log):
             if names:
                 leaks.append(f"/proc/{pid}/{what}: variables it was not given: {names}")
             log.append(f"{pid}/{what}: read")
-'''
-ENVIRON_PROBE_CLI = {"main.py": PROBING_CLI, "main_honest.py": HONEST["main.py"], "calc.py": HONEST["calc.py"],
-                     "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + HARNESS_ENVIRON_BODY}
+"""
+ENVIRON_PROBE_CLI = {
+    "main.py": PROBING_CLI,
+    "main_honest.py": HONEST["main.py"],
+    "calc.py": HONEST["calc.py"],
+    "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + HARNESS_ENVIRON_BODY,
+}
 
 # ---- answering a byte at a time ----------------------------------------------------------------------
 
-TRICKLE = '''
+TRICKLE = """
         import time as _time
         _body = b'{"result": 5}'
         _raw = (b"HTTP/1.0 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(_body)) + _body
@@ -381,7 +391,7 @@ TRICKLE = '''
             except OSError:
                 return
             _time.sleep(0.5)
-        return'''
+        return"""
 
 
 def trickling_health() -> dict[str, str]:
@@ -390,7 +400,9 @@ def trickling_health() -> dict[str, str]:
 
     text = server()["server.py"]
     trickle = textwrap.indent(textwrap.dedent(TRICKLE).strip("\n"), " " * 12)
-    return {"server.py": text.replace('            return self.reply(200, {"ok": True})', trickle, 1)}
+    return {
+        "server.py": text.replace('            return self.reply(200, {"ok": True})', trickle, 1)
+    }
 
 
 # ---- terminal escapes on stderr ----------------------------------------------------------------------
@@ -434,85 +446,207 @@ def _said(pattern: str):
     import re
 
     def check(obs) -> list[str]:
-        messages = " ".join(t.failure_message or "" for t in (obs.result.tests if obs.result else []))
-        return [] if re.search(pattern, messages) else [f"no case message matches {pattern!r}: {messages[:400]}"]
+        messages = " ".join(
+            t.failure_message or "" for t in (obs.result.tests if obs.result else [])
+        )
+        return (
+            []
+            if re.search(pattern, messages)
+            else [f"no case message matches {pattern!r}: {messages[:400]}"]
+        )
 
     return check
 
 
 CASE_BASED = [
-    Case("cases-cli-honest", "control", "a correct CLI, one process per case", dict(HONEST), frozenset({PASS}),
-         "control", framework="cases-cli"),
-    Case("cases-cli-reads-case-files", "§6.9", "the CLI looks for the case files and their expected outputs: "
-         "walks /, lists the tests directory, reads the case program's /proc cwd, descriptors, maps and "
-         "environment, and prints LEAK when it finds any",
-         {"main.py": PROBING_CLI, "main_honest.py": HONEST["main.py"], "calc.py": HONEST["calc.py"],
-          "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + READ_CASES_BODY},
-         frozenset({PASS}), "the case files sit in a directory of the read-only tests mount named after the run's "
-         "one-time key, in a parent that cannot be listed (mode 0111); the case program reads and deletes the "
-         "key before the first case and is non-dumpable (its /proc entries are closed to the submission)",
-         framework="cases-cli", expect_on={"none": frozenset({PASS, FAIL})}, wall=90),
-    Case("cases-api-honest", "control", "a correct HTTP server, one per group", server(), frozenset({PASS}),
-         "control", framework="cases-api"),
-    Case("cases-api-never-healthy", "§6.1", "the server binds its port and accepts connections but never "
-         "answers, not even the health check", {"server.py": NEVER_ANSWERS}, frozenset({FAIL}),
-         "the health check has a start-up deadline (startup_timeout_s); then every case of the group is an "
-         "error that says why, and the server is killed", framework="cases-api", statuses=CASES_STATUS_ERROR,
-         check=_said(r"did not answer on http://127\.0\.0\.1:\d+/healthz within 5 s")),
-    Case("cases-api-wrong-port", "§6.1", "the server listens on the next port instead of the one it is "
-         "given", server(port="args.port + 1"), frozenset({FAIL}),
-         "the health check on the given port never succeeds: every case errs, naming the port",
-         framework="cases-api", statuses=CASES_STATUS_ERROR, check=_said(r"did not answer")),
-    Case("cases-api-forks-daemons-honest", "§6.2", "a correct server that starts a daemon (forked twice, its "
-         "own session) sleeping for 10 minutes", server(prelude=DAEMON), frozenset({PASS}),
-         "the case program is a child subreaper: the daemon is re-parented to it and killed with the server "
-         "at the end of the group", framework="cases-api"),
-    Case("cases-api-floods-output-honest", "§6.4", "a correct server whose threads write to stdout and "
-         "stderr as fast as they can", server(prelude=FLOOD), frozenset({PASS}),
-         "the server's output is drained into a bounded buffer (its last 64 KiB): it costs CPU, never the "
-         "case program's memory", framework="cases-api", wall=90),
-    Case("cases-api-answers-slowly", "§6.3", "the server answers the health check at once but every request "
-         "after 30 s", server(before_answer="import time; time.sleep(30)"), frozenset({FAIL}),
-         "each request has the case's timeout (3 s here): the case fails as timed out, the run goes on",
-         framework="cases-api", statuses=CASES_STATUS_FAILED, check=_said(r"no answer within 3 s")),
-    Case("cases-cli-carries-state-honest", "§6.26", "a correct CLI that leaves notes for its next case in "
-         "/tmp, $HOME, $TMPDIR, /dev/shm, the report directory, a directory made unreadable, a System V "
-         "shared-memory segment and a POSIX message queue, and answers LEAK when a case finds one",
-         {"main.py": PROBING_CLI, "main_honest.py": HONEST["main.py"], "calc.py": HONEST["calc.py"],
-          "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + CARRY_BODY}, frozenset({PASS}),
-         "before every case (every group's server) the case program puts back the workspace and the run's own "
-         "scratch (docker, bubblewrap: the private /tmp with the home, /dev/shm, /dev/mqueue (bubblewrap mounts "
-         "the run's own), the report directory; `none`: the run's HOME, TMPDIR and report directory) as they "
-         "were before the first case, opening up what was made unreadable, and removes the System V IPC "
-         "objects of the run's own namespace", framework="cases-cli"),
-    Case("cases-cli-reads-harness-environ", "§6.19", "the CLI reads every /proc/*/environ and cmdline it can "
-         "(on `none`: its ancestors up to the harness's supervisor) and prints LEAK for a variable its own "
-         "environment lacks or for the problem's host path", ENVIRON_PROBE_CLI, frozenset({PASS}),
-         "the case program's settings are in a file of the vault, never in the environment: the sandbox's first "
-         "processes (docker-init, `timeout`, bwrap's command line, none's supervisor) hold exactly the "
-         "submission's own environment", framework="cases-cli"),
-    Case("cases-cli-terminal-escapes", "§6.24, broken", "the CLI answers wrongly, with terminal escapes "
-         "(screen clear, alternate screen, window title, colours, a C1 CSI), a bell and a NUL on stdout and "
-         "stderr", {"main.py": ESCAPING_CLI}, frozenset({FAIL}),
-         "the result keeps the bytes; the CLI's console drops every control character from what it prints "
-         "(runners.outputs.render.SafeConsole): the table shows the text, never drives the terminal",
-         framework="cases-cli", statuses={"add_cli": "failed", "sub_cli": "failed", "rejects_words": "failed"},
-         check=_terminal_clean),
-    Case("cases-api-trickles-answers", "§6.3", "the server answers the health check at once, then every "
-         "request one byte every half second (45 s an answer, 3 s allowed)", server(before_answer=TRICKLE),
-         frozenset({FAIL}), "the case's timeout bounds the whole request (connect, status, headers, body), not "
-         "each socket read: each case fails as timed out at 3 s", framework="cases-api",
-         statuses=CASES_STATUS_FAILED, check=_said(r"no answer within 3 s")),
-    Case("cases-api-trickles-health", "§6.3", "the server answers its health check one byte every half "
-         "second", trickling_health(), frozenset({FAIL}),
-         "each probe is bounded whole (2 s), and the start-up deadline (5 s here) ends the wait: every case of "
-         "the group errs, saying the server did not answer", framework="cases-api", statuses=CASES_STATUS_ERROR,
-         check=_said(r"did not answer on http://127\.0\.0\.1:\d+/healthz within 5 s")),
-    Case("cases-web-honest", "control", "a correct page, driven by headless Chromium in the sandbox",
-         web(), frozenset({PASS}), "control", framework="cases-browser", wall=120),
-    Case("cases-web-reaches-outside-honest", "§6.6", "the page fetches outside addresses (by name and by IP, "
-         "plain and TLS), loads an outside image and opens a WebSocket before answering; anything that gets "
-         "through turns its answer into LEAK", web(before_answer=OUTSIDE), frozenset({PASS}),
-         "no network but loopback in the sandbox; Chromium sends everything not on loopback to a closed "
-         "proxy port (so even on `none` the page reaches nothing)", framework="cases-browser", wall=120),
+    Case(
+        "cases-cli-honest",
+        "control",
+        "a correct CLI, one process per case",
+        dict(HONEST),
+        frozenset({PASS}),
+        "control",
+        framework="cases-cli",
+    ),
+    Case(
+        "cases-cli-reads-case-files",
+        "§6.9",
+        "the CLI looks for the case files and their expected outputs: "
+        "walks /, lists the tests directory, reads the case program's /proc cwd, descriptors, maps and "
+        "environment, and prints LEAK when it finds any",
+        {
+            "main.py": PROBING_CLI,
+            "main_honest.py": HONEST["main.py"],
+            "calc.py": HONEST["calc.py"],
+            "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + READ_CASES_BODY,
+        },
+        frozenset({PASS}),
+        "the case files sit in a directory of the read-only tests mount named after the run's "
+        "one-time key, in a parent that cannot be listed (mode 0111); the case program reads and deletes the "
+        "key before the first case and is non-dumpable (its /proc entries are closed to the submission)",
+        framework="cases-cli",
+        expect_on={"none": frozenset({PASS, FAIL})},
+        wall=90,
+    ),
+    Case(
+        "cases-api-honest",
+        "control",
+        "a correct HTTP server, one per group",
+        server(),
+        frozenset({PASS}),
+        "control",
+        framework="cases-api",
+    ),
+    Case(
+        "cases-api-never-healthy",
+        "§6.1",
+        "the server binds its port and accepts connections but never "
+        "answers, not even the health check",
+        {"server.py": NEVER_ANSWERS},
+        frozenset({FAIL}),
+        "the health check has a start-up deadline (startup_timeout_s); then every case of the group is an "
+        "error that says why, and the server is killed",
+        framework="cases-api",
+        statuses=CASES_STATUS_ERROR,
+        check=_said(r"did not answer on http://127\.0\.0\.1:\d+/healthz within 5 s"),
+    ),
+    Case(
+        "cases-api-wrong-port",
+        "§6.1",
+        "the server listens on the next port instead of the one it is given",
+        server(port="args.port + 1"),
+        frozenset({FAIL}),
+        "the health check on the given port never succeeds: every case errs, naming the port",
+        framework="cases-api",
+        statuses=CASES_STATUS_ERROR,
+        check=_said(r"did not answer"),
+    ),
+    Case(
+        "cases-api-forks-daemons-honest",
+        "§6.2",
+        "a correct server that starts a daemon (forked twice, its "
+        "own session) sleeping for 10 minutes",
+        server(prelude=DAEMON),
+        frozenset({PASS}),
+        "the case program is a child subreaper: the daemon is re-parented to it and killed with the server "
+        "at the end of the group",
+        framework="cases-api",
+    ),
+    Case(
+        "cases-api-floods-output-honest",
+        "§6.4",
+        "a correct server whose threads write to stdout and stderr as fast as they can",
+        server(prelude=FLOOD),
+        frozenset({PASS}),
+        "the server's output is drained into a bounded buffer (its last 64 KiB): it costs CPU, never the "
+        "case program's memory",
+        framework="cases-api",
+        wall=90,
+    ),
+    Case(
+        "cases-api-answers-slowly",
+        "§6.3",
+        "the server answers the health check at once but every request after 30 s",
+        server(before_answer="import time; time.sleep(30)"),
+        frozenset({FAIL}),
+        "each request has the case's timeout (3 s here): the case fails as timed out, the run goes on",
+        framework="cases-api",
+        statuses=CASES_STATUS_FAILED,
+        check=_said(r"no answer within 3 s"),
+    ),
+    Case(
+        "cases-cli-carries-state-honest",
+        "§6.26",
+        "a correct CLI that leaves notes for its next case in "
+        "/tmp, $HOME, $TMPDIR, /dev/shm, the report directory, a directory made unreadable, a System V "
+        "shared-memory segment and a POSIX message queue, and answers LEAK when a case finds one",
+        {
+            "main.py": PROBING_CLI,
+            "main_honest.py": HONEST["main.py"],
+            "calc.py": HONEST["calc.py"],
+            "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + CARRY_BODY,
+        },
+        frozenset({PASS}),
+        "before every case (every group's server) the case program puts back the workspace and the run's own "
+        "scratch (docker, bubblewrap: the private /tmp with the home, /dev/shm, /dev/mqueue (bubblewrap mounts "
+        "the run's own), the report directory; `none`: the run's HOME, TMPDIR and report directory) as they "
+        "were before the first case, opening up what was made unreadable, and removes the System V IPC "
+        "objects of the run's own namespace",
+        framework="cases-cli",
+    ),
+    Case(
+        "cases-cli-reads-harness-environ",
+        "§6.19",
+        "the CLI reads every /proc/*/environ and cmdline it can "
+        "(on `none`: its ancestors up to the harness's supervisor) and prints LEAK for a variable its own "
+        "environment lacks or for the problem's host path",
+        ENVIRON_PROBE_CLI,
+        frozenset({PASS}),
+        "the case program's settings are in a file of the vault, never in the environment: the sandbox's first "
+        "processes (docker-init, `timeout`, bwrap's command line, none's supervisor) hold exactly the "
+        "submission's own environment",
+        framework="cases-cli",
+    ),
+    Case(
+        "cases-cli-terminal-escapes",
+        "§6.24, broken",
+        "the CLI answers wrongly, with terminal escapes "
+        "(screen clear, alternate screen, window title, colours, a C1 CSI), a bell and a NUL on stdout and "
+        "stderr",
+        {"main.py": ESCAPING_CLI},
+        frozenset({FAIL}),
+        "the result keeps the bytes; the CLI's console drops every control character from what it prints "
+        "(runners.outputs.render.SafeConsole): the table shows the text, never drives the terminal",
+        framework="cases-cli",
+        statuses={"add_cli": "failed", "sub_cli": "failed", "rejects_words": "failed"},
+        check=_terminal_clean,
+    ),
+    Case(
+        "cases-api-trickles-answers",
+        "§6.3",
+        "the server answers the health check at once, then every "
+        "request one byte every half second (45 s an answer, 3 s allowed)",
+        server(before_answer=TRICKLE),
+        frozenset({FAIL}),
+        "the case's timeout bounds the whole request (connect, status, headers, body), not "
+        "each socket read: each case fails as timed out at 3 s",
+        framework="cases-api",
+        statuses=CASES_STATUS_FAILED,
+        check=_said(r"no answer within 3 s"),
+    ),
+    Case(
+        "cases-api-trickles-health",
+        "§6.3",
+        "the server answers its health check one byte every half second",
+        trickling_health(),
+        frozenset({FAIL}),
+        "each probe is bounded whole (2 s), and the start-up deadline (5 s here) ends the wait: every case of "
+        "the group errs, saying the server did not answer",
+        framework="cases-api",
+        statuses=CASES_STATUS_ERROR,
+        check=_said(r"did not answer on http://127\.0\.0\.1:\d+/healthz within 5 s"),
+    ),
+    Case(
+        "cases-web-honest",
+        "control",
+        "a correct page, driven by headless Chromium in the sandbox",
+        web(),
+        frozenset({PASS}),
+        "control",
+        framework="cases-browser",
+        wall=120,
+    ),
+    Case(
+        "cases-web-reaches-outside-honest",
+        "§6.6",
+        "the page fetches outside addresses (by name and by IP, "
+        "plain and TLS), loads an outside image and opens a WebSocket before answering; anything that gets "
+        "through turns its answer into LEAK",
+        web(before_answer=OUTSIDE),
+        frozenset({PASS}),
+        "no network but loopback in the sandbox; Chromium sends everything not on loopback to a closed "
+        "proxy port (so even on `none` the page reaches nothing)",
+        framework="cases-browser",
+        wall=120,
+    ),
 ]

@@ -75,13 +75,34 @@ GRACE = 15.0
 HARNESS_DIR = Path(runners.__file__).resolve().parent
 MB = 1024 * 1024
 LIMITS = {
-    "pytest": ResourceLimits(memory_mb=512, pids=128, cpus=1.0, file_size_mb=64, tmp_size_mb=64,
-                             nofile=256, output_bytes=MB),
-    "js": ResourceLimits(memory_mb=1024, pids=256, cpus=1.0, file_size_mb=64, tmp_size_mb=128,
-                         nofile=1024, output_bytes=MB),
+    "pytest": ResourceLimits(
+        memory_mb=512,
+        pids=128,
+        cpus=1.0,
+        file_size_mb=64,
+        tmp_size_mb=64,
+        nofile=256,
+        output_bytes=MB,
+    ),
+    "js": ResourceLimits(
+        memory_mb=1024,
+        pids=256,
+        cpus=1.0,
+        file_size_mb=64,
+        tmp_size_mb=128,
+        nofile=1024,
+        output_bytes=MB,
+    ),
     # the case program, the submission's processes and, for browser cases, Chromium
-    "cases": ResourceLimits(memory_mb=1536, pids=512, cpus=1.0, file_size_mb=64, tmp_size_mb=256,
-                            nofile=1024, output_bytes=MB),
+    "cases": ResourceLimits(
+        memory_mb=1536,
+        pids=512,
+        cpus=1.0,
+        file_size_mb=64,
+        tmp_size_mb=256,
+        nofile=1024,
+        output_bytes=MB,
+    ),
 }
 
 # Workspaces created by the engine, per thread: each must be gone when its run returns.
@@ -142,7 +163,9 @@ def browser_reason(backend: str) -> str | None:
         return None
     from runners.cases.adapters.cdp import find_chromium
 
-    return None if find_chromium() else "Chromium is not installed (Debian: apt-get install chromium)"
+    return (
+        None if find_chromium() else "Chromium is not installed (Debian: apt-get install chromium)"
+    )
 
 
 def node_reason(backend: str) -> str | None:
@@ -154,7 +177,9 @@ def node_reason(backend: str) -> str | None:
 
             docker_client().images.get(DockerSandbox().node_image)
         except Exception as exc:  # noqa: BLE001 - no engine, no image: either way, no node image
-            return f"the docker node image is not available ({exc}); `python -m runners image build`"
+            return (
+                f"the docker node image is not available ({exc}); `python -m runners image build`"
+            )
         return None
     if not (shutil.which("node") and shutil.which("npm")):
         return "node and npm are not installed"
@@ -186,8 +211,12 @@ def tree_digest(root: Path) -> dict[str, str]:
             info = path.lstat()
             if path.is_symlink():
                 digest[rel] = "link:" + os.readlink(path)
-            elif path.is_file() and info.st_size > 16 * 1024 * 1024:  # a 64 GiB sparse file: not read
-                digest[rel] = f"{oct(info.st_mode)}:{info.st_size}:{info.st_blocks}:{info.st_mtime_ns}"
+            elif (
+                path.is_file() and info.st_size > 16 * 1024 * 1024
+            ):  # a 64 GiB sparse file: not read
+                digest[rel] = (
+                    f"{oct(info.st_mode)}:{info.st_size}:{info.st_blocks}:{info.st_mtime_ns}"
+                )
             elif path.is_file():
                 digest[rel] = f"{oct(info.st_mode)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
             else:
@@ -212,7 +241,7 @@ def processes_marked(token: str) -> list[str]:
         if needle not in data["environ"] and needle not in data["cmdline"]:
             continue
         stat = data["stat"]
-        state = stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
+        state = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]
         if state in (b"Z", b"X", b""):
             continue
         command = data["cmdline"].replace(b"\0", b" ")[:120].decode(errors="replace")
@@ -273,7 +302,9 @@ def containers_owned_by(pids: set[int]) -> list[str]:
     from runners.sandbox.docker.sweep import LABEL_MANAGED, LABEL_OWNER, docker_client
 
     found = []
-    for summary in docker_client().api.containers(all=True, filters={"label": f"{LABEL_MANAGED}=1"}):
+    for summary in docker_client().api.containers(
+        all=True, filters={"label": f"{LABEL_MANAGED}=1"}
+    ):
         owner = (summary.get("Labels") or {}).get(LABEL_OWNER, "").rsplit(":", 2)
         if len(owner) == 3 and owner[1].isdigit() and int(owner[1]) in pids:
             found.append(f"container {summary['Id'][:12]} ({summary.get('State')})")
@@ -285,8 +316,9 @@ def cache_digest() -> dict[str, tuple[int, int, int]]:
     digest: dict[str, tuple[int, int, int]] = {}
     root = default_cache_dir()
     for env_dir in sorted(root.glob("*/*-*")) + sorted(root.glob("docker/*/*-*")):
-        if not (env_dir / ".ready").is_file() or not env_dir.name.startswith(("pytools-", "subenv-", "nodemods-",
-                                                                            "case-tools-")):
+        if not (env_dir / ".ready").is_file() or not env_dir.name.startswith(
+            ("pytools-", "subenv-", "nodemods-", "case-tools-")
+        ):
             continue
         for dirpath, dirnames, filenames in os.walk(env_dir, followlinks=False):
             for name in [*dirnames, *filenames]:
@@ -371,9 +403,14 @@ class World:
             shutil.rmtree(sub)
         sub.mkdir(parents=True)
         values = {
-            "@@TOKEN@@": token, "@@CANARY_DIR@@": str(self.canary_dir), "@@ESCAPE@@": str(self.escape),
-            "@@HARNESS_DIR@@": str(HARNESS_DIR), "@@PROBLEM_DIR@@": str(self.problems[case.framework]),
-            "@@SUBMISSION_SRC@@": str(sub), "@@ABSTRACT@@": self.abstract, "@@SESSION@@": SESSION,
+            "@@TOKEN@@": token,
+            "@@CANARY_DIR@@": str(self.canary_dir),
+            "@@ESCAPE@@": str(self.escape),
+            "@@HARNESS_DIR@@": str(HARNESS_DIR),
+            "@@PROBLEM_DIR@@": str(self.problems[case.framework]),
+            "@@SUBMISSION_SRC@@": str(sub),
+            "@@ABSTRACT@@": self.abstract,
+            "@@SESSION@@": SESSION,
         }
         for rel, content in case.files.items():
             path = sub / rel
@@ -389,11 +426,22 @@ class World:
             case.build(sub)
         return sub
 
-    def environment(self, case: Case, backend: str, token: str, wall: float | None = None) -> EnvironmentSpec:
-        limits = LIMITS["pytest" if case.framework in PY_FRAMEWORKS else
-                        "cases" if case.framework.startswith("cases-") else "js"]
-        return EnvironmentSpec(sandbox=backend, env={"HOSTILE_MARKER": token}, prepare_timeout=900,
-                               limits=limits.model_copy(update={"wall_timeout": wall or case.wall, **case.limits}))
+    def environment(
+        self, case: Case, backend: str, token: str, wall: float | None = None
+    ) -> EnvironmentSpec:
+        limits = LIMITS[
+            "pytest"
+            if case.framework in PY_FRAMEWORKS
+            else "cases"
+            if case.framework.startswith("cases-")
+            else "js"
+        ]
+        return EnvironmentSpec(
+            sandbox=backend,
+            env={"HOSTILE_MARKER": token},
+            prepare_timeout=900,
+            limits=limits.model_copy(update={"wall_timeout": wall or case.wall, **case.limits}),
+        )
 
     def run_once(self, case: Case, backend: str, label: str = "a") -> Observation:
         token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
@@ -407,9 +455,16 @@ class World:
         started = time.monotonic()
         obs = Observation(case.id, backend, "ERROR")
         try:
-            result = run_checkpoint(problem, "checkpoint_1", sub, self.environment(case, backend, token),
-                                    output_dir=out_dir)
-        except UserInputError as exc:  # refused before anything ran: right only where the case says so
+            result = run_checkpoint(
+                problem,
+                "checkpoint_1",
+                sub,
+                self.environment(case, backend, token),
+                output_dir=out_dir,
+            )
+        except (
+            UserInputError
+        ) as exc:  # refused before anything ran: right only where the case says so
             result, obs.outcome, obs.reason = None, REFUSED, str(exc)
             if REFUSED not in case.expected(backend):
                 obs.violations.append(f"refused as bad input: {exc}")
@@ -426,7 +481,9 @@ class World:
             obs.statuses = {t.name: t.status for t in result.tests}
             obs.flags = list(result.flags)
         obs.violations += self._expectations(case, backend, obs)
-        obs.violations += self._aftermath(case, backend, token, sub, problem, out_dir, before, ident, obs)
+        obs.violations += self._aftermath(
+            case, backend, token, sub, problem, out_dir, before, ident, obs
+        )
         return obs
 
     def run(self, case: Case, backend: str) -> Observation:
@@ -434,15 +491,21 @@ class World:
         try:
             return self._run(case, backend)
         except Exception:  # noqa: BLE001 - the suite's own failure: reported on the case, not raised
-            return Observation(case.id, backend, "ERROR",
-                               violations=["the hostile suite failed:\n" + traceback.format_exc(limit=6)])
+            return Observation(
+                case.id,
+                backend,
+                "ERROR",
+                violations=["the hostile suite failed:\n" + traceback.format_exc(limit=6)],
+            )
 
     def _run(self, case: Case, backend: str) -> Observation:
         if backend in case.skip_on:
             return Observation(case.id, backend, "SKIP", note=case.skip_on[backend])
         if case.pair:
             with ThreadPoolExecutor(max_workers=2) as pool:
-                first, second = pool.map(lambda label: self.run_once(case, backend, label), ("a", "b"))
+                first, second = pool.map(
+                    lambda label: self.run_once(case, backend, label), ("a", "b")
+                )
             obs = first
             obs.violations += [f"second copy: {v}" for v in second.violations]
             if second.outcome != first.outcome:
@@ -454,16 +517,26 @@ class World:
             honest = BY_ID[HONEST_BY_FRAMEWORK[case.framework]]
             after = self.run_once(honest, backend, label=f"after-{case.id}")
             if after.outcome != PASS or after.violations:
-                obs.violations.append(f"the next run of the honest submission did not pass: {after.outcome} "
-                                      f"{after.reason or ''} {after.violations}")
-            obs.note = (obs.note + " next honest run passed").strip() if after.outcome == PASS else obs.note
+                obs.violations.append(
+                    f"the next run of the honest submission did not pass: {after.outcome} "
+                    f"{after.reason or ''} {after.violations}"
+                )
+            obs.note = (
+                (obs.note + " next honest run passed").strip()
+                if after.outcome == PASS
+                else obs.note
+            )
         return obs
 
     # ---- checks ------------------------------------------------------------------------------
 
     def _sentinels(self, problem: Path, sub: Path) -> dict[str, object]:
-        return {"problem directory": tree_digest(problem), "submission directory": tree_digest(sub),
-                "canary directory": tree_digest(self.canary_dir), "escape directory": tree_digest(self.escape)}
+        return {
+            "problem directory": tree_digest(problem),
+            "submission directory": tree_digest(sub),
+            "canary directory": tree_digest(self.canary_dir),
+            "escape directory": tree_digest(self.escape),
+        }
 
     def _expectations(self, case: Case, backend: str, obs: Observation) -> list[str]:
         problems: list[str] = []
@@ -472,33 +545,45 @@ class World:
             return problems
         expected = case.expected(backend)
         if obs.outcome not in expected:
-            why = "; ".join(f"{t.name}: {t.first_message_line[:200]}" for t in result.tests if not t.passed)
-            problems.append(f"outcome {obs.outcome} ({obs.reason or 'no reason'}) is not one of {sorted(expected)}"
-                            f"; statuses {obs.statuses}; {why}")
+            why = "; ".join(
+                f"{t.name}: {t.first_message_line[:200]}" for t in result.tests if not t.passed
+            )
+            problems.append(
+                f"outcome {obs.outcome} ({obs.reason or 'no reason'}) is not one of {sorted(expected)}"
+                f"; statuses {obs.statuses}; {why}"
+            )
         if obs.outcome == FAIL and case.statuses is not None and obs.statuses != case.statuses:
             problems.append(f"statuses {obs.statuses} differ from the true result {case.statuses}")
         if obs.outcome in (INFRA, TIMEOUT):
             if not result.infrastructure_reason:
                 problems.append("an infrastructure failure without a reason")
             elif case.reason and not _search(case.reason, result.infrastructure_reason):
-                problems.append(f"reason {result.infrastructure_reason!r} does not match {case.reason!r}")
+                problems.append(
+                    f"reason {result.infrastructure_reason!r} does not match {case.reason!r}"
+                )
         if obs.outcome == PROBLEM:
             if not result.problem_error_reason:
                 problems.append("a problem error without a reason")
             elif case.reason and not _search(case.reason, result.problem_error_reason):
-                problems.append(f"problem error {result.problem_error_reason!r} does not match {case.reason!r}")
+                problems.append(
+                    f"problem error {result.problem_error_reason!r} does not match {case.reason!r}"
+                )
             if result.tests:
                 problems.append("a problem error that still carries test results (a grade)")
         if case.broken and obs.outcome == INFRA:
             problems.append("a merely broken submission got an infrastructure failure")
-        if obs.outcome != PASS and any(result.passes_policy(p) for p in ("all-cases", "all-non-error-cases")):
+        if obs.outcome != PASS and any(
+            result.passes_policy(p) for p in ("all-cases", "all-non-error-cases")
+        ):
             problems.append(f"the pass policy passes a run whose outcome is {obs.outcome}")
         for pattern in case.flags:
             if not any(_search(pattern, flag) for flag in result.flags):
                 problems.append(f"no flag matches {pattern!r} (flags: {result.flags})")
         if ("unsandboxed" in result.flags) != (result.sandbox == "none"):
             problems.append(f"the unsandboxed flag is wrong for {result.sandbox}: {result.flags}")
-        if result.sandbox != backend and not (backend == "auto" and result.sandbox in ("docker", "bubblewrap")):
+        if result.sandbox != backend and not (
+            backend == "auto" and result.sandbox in ("docker", "bubblewrap")
+        ):
             problems.append(f"ran under {result.sandbox}, not {backend}")
         try:
             again = ExecutionResult.model_validate_json(result.model_dump_json())
@@ -510,11 +595,23 @@ class World:
             problems += case.check(obs)
         return problems
 
-    def _aftermath(self, case: Case, backend: str, token: str, sub: Path, problem: Path, out_dir: Path,
-                   before: dict[str, object], ident: int, obs: Observation) -> list[str]:
+    def _aftermath(
+        self,
+        case: Case,
+        backend: str,
+        token: str,
+        sub: Path,
+        problem: Path,
+        out_dir: Path,
+        before: dict[str, object],
+        ident: int,
+        obs: Observation,
+    ) -> list[str]:
         problems: list[str] = []
         if obs.elapsed > case.wall + GRACE:
-            problems.append(f"took {obs.elapsed:.1f} s, over the wall clock {case.wall:g} s + {GRACE:g} s grace")
+            problems.append(
+                f"took {obs.elapsed:.1f} s, over the wall clock {case.wall:g} s + {GRACE:g} s grace"
+            )
         left = lingering(token)
         if left:
             problems.append(f"processes left behind: {left[:5]}")
@@ -532,9 +629,17 @@ class World:
             if after[name] != digest:
                 changed = sorted(set(digest.items()) ^ set(after[name].items()))[:4]  # type: ignore[union-attr]
                 problems.append(f"the {name} changed: {changed}")
-        for trap in (f"/etc/hostile-{token}", f"/usr/hostile-{token}", f"/root/hostile-{token}",
-                     f"/hostile-{token}", f"/var/tmp/hostile-{token}", f"/tmp/hostile-{token}",
-                     f"{HARNESS_DIR}/hostile_{token}.py", f"/tmp/hostile-pair-{SESSION}", "/tmp/fill-0.bin"):
+        for trap in (
+            f"/etc/hostile-{token}",
+            f"/usr/hostile-{token}",
+            f"/root/hostile-{token}",
+            f"/hostile-{token}",
+            f"/var/tmp/hostile-{token}",
+            f"/tmp/hostile-{token}",
+            f"{HARNESS_DIR}/hostile_{token}.py",
+            f"/tmp/hostile-pair-{SESSION}",
+            "/tmp/fill-0.bin",
+        ):
             if os.path.lexists(trap):
                 problems.append(f"the run created {trap} on the host")
                 try:
@@ -560,9 +665,21 @@ class World:
         token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
         sub = self.render(case, backend, "crash", token)
         obs = Observation("harness-crash", backend, "ERROR")
-        child = subprocess.Popen([sys.executable, "-c", CRASH_CHILD, backend, str(self.problems["pytest"]),
-                                  str(sub), token], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                 start_new_session=True)
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                CRASH_CHILD,
+                backend,
+                str(self.problems["pytest"]),
+                str(sub),
+                token,
+            ],
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         started = time.monotonic()
         while time.monotonic() - started < 120 and child.poll() is None:
             if [p for p in processes_marked(token) if f"pid {child.pid}:" not in p]:
@@ -581,7 +698,9 @@ class World:
         child.kill()
         stderr = child.communicate(timeout=30)[1].decode(errors="replace")
         if not running:
-            obs.violations.append(f"the child harness ended before it could be killed: {stderr[-1500:]}")
+            obs.violations.append(
+                f"the child harness ended before it could be killed: {stderr[-1500:]}"
+            )
             return obs
         killed = time.monotonic()
         left_now = _leftovers(token, [child.pid], crashed, backend)
@@ -590,36 +709,65 @@ class World:
             left_now = _leftovers(token, [child.pid], crashed, backend)
         gone_in = time.monotonic() - killed
         if left_now:
-            obs.violations.append(f"{AFTER_KILL:g} s after the kill, before any other harness started: {left_now[:4]}")
+            obs.violations.append(
+                f"{AFTER_KILL:g} s after the kill, before any other harness started: {left_now[:4]}"
+            )
         # The next harness start: a fresh process runs the honest submission (and sweeps).
         honest = BY_ID["honest-reference"]
         next_token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
         next_sub = self.render(honest, backend, "after-crash", next_token)
-        done = subprocess.run([sys.executable, "-c", CRASH_CHILD, backend, str(self.problems["pytest"]),
-                               str(next_sub), next_token, "report"], cwd=REPO, capture_output=True, text=True,
-                              timeout=300, check=False)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                CRASH_CHILD,
+                backend,
+                str(self.problems["pytest"]),
+                str(next_sub),
+                next_token,
+                "report",
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         obs.elapsed = time.monotonic() - started
         obs.outcome = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "ERROR"
         if obs.outcome != PASS:
-            obs.violations.append(f"the next harness run did not pass: {done.stdout[-800:]} {done.stderr[-1500:]}")
+            obs.violations.append(
+                f"the next harness run did not pass: {done.stdout[-800:]} {done.stderr[-1500:]}"
+            )
         left = lingering(token)
         if left:
-            obs.violations.append(f"processes of the crashed run left after the next start: {left[:4]}")
+            obs.violations.append(
+                f"processes of the crashed run left after the next start: {left[:4]}"
+            )
         if backend == "docker":
             containers = containers_marked(token)
             if containers:
-                obs.violations.append(f"containers of the crashed run left after the next start: {containers}")
+                obs.violations.append(
+                    f"containers of the crashed run left after the next start: {containers}"
+                )
         groups = [str(g) for g in Path("/sys/fs/cgroup").glob(f"**/runners/*-{child.pid}-??????")]
         if groups:
-            obs.violations.append(f"cgroups of the crashed run left after the next start: {groups[:3]}")
+            obs.violations.append(
+                f"cgroups of the crashed run left after the next start: {groups[:3]}"
+            )
         remaining = [str(p) for p in crashed if p.exists()]
         if remaining:
-            obs.violations.append(f"the crashed run's workspace was not removed by the next start: {remaining}")
+            obs.violations.append(
+                f"the crashed run's workspace was not removed by the next start: {remaining}"
+            )
             for path in remaining:
                 _restore_permissions(Path(path))
                 shutil.rmtree(path, ignore_errors=True)
-        obs.note = (f"everything of the run ({len(crashed)} workspace(s)) gone {gone_in:.1f} s after the kill"
-                    if not left_now else f"{len(left_now)} thing(s) of the run left until the next start")
+        obs.note = (
+            f"everything of the run ({len(crashed)} workspace(s)) gone {gone_in:.1f} s after the kill"
+            if not left_now
+            else f"{len(left_now)} thing(s) of the run left until the next start"
+        )
         return obs
 
     # ---- the crash of a batch, its workers running cells ----------------------------------------
@@ -637,16 +785,40 @@ class World:
         tokens = []
         for agent in ("a", "b"):
             token = f"hx{SESSION}{uuid.uuid4().hex[:12]}"
-            shutil.copytree(self.render(case, backend, f"batch-{agent}", token),
-                            root / "submissions" / agent / "hostile_calc" / "checkpoint_1")
+            shutil.copytree(
+                self.render(case, backend, f"batch-{agent}", token),
+                root / "submissions" / agent / "hostile_calc" / "checkpoint_1",
+            )
             tokens.append(token)
         scratch_before = set(Path(tempfile.gettempdir()).glob("runners-batch-*"))
         log = root / "batch.log"
         with open(log, "wb") as out:
-            batch = subprocess.Popen([sys.executable, "-m", "runners", "batch", "--problems", str(self.problems["pytest"].parent),
-                                      "--problem", "hostile_calc", "--submissions", str(root / "submissions"), "-j", "2",
-                                      "--sandbox", backend, "--wall-timeout", "120", "-o", str(root / "out")],
-                                     cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            batch = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "runners",
+                    "batch",
+                    "--problems",
+                    str(self.problems["pytest"].parent),
+                    "--problem",
+                    "hostile_calc",
+                    "--submissions",
+                    str(root / "submissions"),
+                    "-j",
+                    "2",
+                    "--sandbox",
+                    backend,
+                    "--wall-timeout",
+                    "120",
+                    "-o",
+                    str(root / "out"),
+                ],
+                cwd=REPO,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         started = time.monotonic()
         while time.monotonic() - started < 180 and batch.poll() is None:
             if all(processes_marked(token) for token in tokens):
@@ -655,10 +827,16 @@ class World:
         time.sleep(1.0)
         if batch.poll() is not None or not all(processes_marked(token) for token in tokens):
             batch.kill()
-            obs.violations.append(f"the two cells did not both start: {log.read_text(errors='replace')[-1500:]}")
+            obs.violations.append(
+                f"the two cells did not both start: {log.read_text(errors='replace')[-1500:]}"
+            )
             return obs
         tree = process_tree(batch.pid)  # the workers, their janitors' launchers, the sandboxes
-        scratch = [p for p in Path(tempfile.gettempdir()).glob("runners-batch-*") if p not in scratch_before]
+        scratch = [
+            p
+            for p in Path(tempfile.gettempdir()).glob("runners-batch-*")
+            if p not in scratch_before
+        ]
         workspaces = [w for token in tokens for w in _workspaces_of(token, scratch)]
         batch.kill()
         batch.wait()
@@ -666,7 +844,9 @@ class World:
 
         def left() -> list[str]:
             found = [f"pid {p}" for p, start in tree.items() if start_time(p) == start]
-            found += [item for token in tokens for item in _leftovers(token, list(tree), [], backend)]
+            found += [
+                item for token in tokens for item in _leftovers(token, list(tree), [], backend)
+            ]
             if backend == "docker":
                 found += containers_owned_by(set(tree))
             return found + [str(p) for p in [*workspaces, *scratch] if p.exists()]
@@ -685,8 +865,10 @@ class World:
                     except OSError:
                         pass
         obs.outcome = PASS if not remaining else FAIL
-        obs.note = (f"{len(tree)} process(es), {len(workspaces)} workspace(s) and the batch's scratch directory "
-                    f"gone {time.monotonic() - killed:.1f} s after the kill")
+        obs.note = (
+            f"{len(tree)} process(es), {len(workspaces)} workspace(s) and the batch's scratch directory "
+            f"gone {time.monotonic() - killed:.1f} s after the kill"
+        )
         return obs
 
     # ---- a full workspace file system, an alias bomb in a problem's config ----------------------
@@ -709,19 +891,43 @@ class World:
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], check=True)
         try:
             started = time.monotonic()
-            done = subprocess.run([sys.executable, "-m", "runners", "run", str(self.problems["pytest"]), "-c",
-                                   "checkpoint_1", "-s", str(sub), "--sandbox", backend, "--output",
-                                   str(self.artifacts / f"full-{backend}")], cwd=REPO, capture_output=True, text=True,
-                                  timeout=300, check=False,
-                                  env={**os.environ, "RUNNERS_WORKSPACE_DIR": str(mount), "COLUMNS": "400"})
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "runners",
+                    "run",
+                    str(self.problems["pytest"]),
+                    "-c",
+                    "checkpoint_1",
+                    "-s",
+                    str(sub),
+                    "--sandbox",
+                    backend,
+                    "--output",
+                    str(self.artifacts / f"full-{backend}"),
+                ],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+                env={**os.environ, "RUNNERS_WORKSPACE_DIR": str(mount), "COLUMNS": "400"},
+            )
             obs.elapsed = time.monotonic() - started
             said = " ".join((done.stdout + done.stderr).split())
-            obs.outcome = {3: INFRA, 2: REFUSED, 1: FAIL, 0: PASS}.get(done.returncode, f"exit {done.returncode}")
+            obs.outcome = {3: INFRA, 2: REFUSED, 1: FAIL, 0: PASS}.get(
+                done.returncode, f"exit {done.returncode}"
+            )
             obs.reason = said[:300]
             if done.returncode != 3:
-                obs.violations.append(f"exit code {done.returncode}, not 3 (infrastructure failure): {said[-600:]}")
+                obs.violations.append(
+                    f"exit code {done.returncode}, not 3 (infrastructure failure): {said[-600:]}"
+                )
             if f"no space left on the file system of {mount}" not in said or "Traceback" in said:
-                obs.violations.append(f"the message does not say the file system is full: {said[-600:]}")
+                obs.violations.append(
+                    f"the message does not say the file system is full: {said[-600:]}"
+                )
             left = list(mount.iterdir())
             if left:
                 obs.violations.append(f"left on the full file system: {left[:3]}")
@@ -739,23 +945,54 @@ class World:
         problem = self.root / f"bomb-{backend}" / "hostile_bomb"
         shutil.copytree(self.problems["pytest"], problem)
         levels = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"] + [
-            f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]" for i in range(8)]
+            f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]"
+            for i in range(8)
+        ]
         config = (problem / "config.yaml").read_text(encoding="utf-8")
-        (problem / "config.yaml").write_text("\n".join(levels) + "\n" + "\n".join(
-            line for line in config.splitlines() if not line.startswith(("tags:", "- hostile"))) + "\ntags: *i\n",
-            encoding="utf-8")
-        sub = self.render(BY_ID["honest-reference"], backend, "bomb", f"hx{SESSION}{uuid.uuid4().hex[:12]}")
-        probe = textwrap.dedent('''
+        (problem / "config.yaml").write_text(
+            "\n".join(levels)
+            + "\n"
+            + "\n".join(
+                line for line in config.splitlines() if not line.startswith(("tags:", "- hostile"))
+            )
+            + "\ntags: *i\n",
+            encoding="utf-8",
+        )
+        sub = self.render(
+            BY_ID["honest-reference"], backend, "bomb", f"hx{SESSION}{uuid.uuid4().hex[:12]}"
+        )
+        probe = textwrap.dedent("""
             import resource, subprocess, sys
             done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=120)
             peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
             print(done.returncode, peak)
             print(done.stdout + done.stderr)
-        ''')
+        """)
         started = time.monotonic()
-        done = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "runners", "run", str(problem), "-c",
-                               "checkpoint_1", "-s", str(sub), "--sandbox", backend], cwd=REPO, capture_output=True,
-                              text=True, timeout=180, check=False, env={**os.environ, "COLUMNS": "400"})
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                probe,
+                sys.executable,
+                "-m",
+                "runners",
+                "run",
+                str(problem),
+                "-c",
+                "checkpoint_1",
+                "-s",
+                str(sub),
+                "--sandbox",
+                backend,
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+            env={**os.environ, "COLUMNS": "400"},
+        )
         obs.elapsed = time.monotonic() - started
         head, _, said = done.stdout.partition("\n")
         code, peak = (int(x) for x in head.split()) if head.strip() else (-1, -1)
@@ -763,7 +1000,9 @@ class World:
         obs.outcome = REFUSED if code == 2 else f"exit {code}"
         obs.reason = said[:300]
         if code != 2 or str(problem / "config.yaml") not in said or "alias bomb" not in said:
-            obs.violations.append(f"not refused as bad input naming the file: exit {code}: {said[-600:]} {done.stderr[-600:]}")
+            obs.violations.append(
+                f"not refused as bad input naming the file: exit {code}: {said[-600:]} {done.stderr[-600:]}"
+            )
         if obs.elapsed > 30 or peak > 400:
             obs.violations.append(f"took {obs.elapsed:.1f} s and {peak} MB to refuse it")
         obs.note = f"refused in {obs.elapsed:.1f} s, the harness at most {peak} MB"
@@ -773,19 +1012,32 @@ class World:
         try:
             return run(backend)
         except Exception:  # noqa: BLE001 - the suite's own failure: reported on the row, not raised
-            return Observation(row, backend, "ERROR", violations=["the hostile suite failed:\n" + traceback.format_exc(limit=6)])
+            return Observation(
+                row,
+                backend,
+                "ERROR",
+                violations=["the hostile suite failed:\n" + traceback.format_exc(limit=6)],
+            )
 
     def run_special(self, row: str, backend: str) -> Observation:
         """One of the rows that are not a submission's case (report.SPECIAL_ROWS)."""
-        return {"harness-crash": self.run_harness_crash, "batch-crash": self.run_batch_crash,
-                "workspace-fs-full": self.run_full_workspace, "yaml-alias-bomb": self.run_yaml_bomb}[row](backend)
+        return {
+            "harness-crash": self.run_harness_crash,
+            "batch-crash": self.run_batch_crash,
+            "workspace-fs-full": self.run_full_workspace,
+            "yaml-alias-bomb": self.run_yaml_bomb,
+        }[row](backend)
 
     # ---- many cases at once ---------------------------------------------------------------------
 
-    def warm_up(self, frameworks: Iterable[str] = tuple(HONEST_BY_FRAMEWORK)) -> dict[tuple[str, str], str]:
+    def warm_up(
+        self, frameworks: Iterable[str] = tuple(HONEST_BY_FRAMEWORK)
+    ) -> dict[tuple[str, str], str]:
         """Build every toolchain once (cold builds must not count against a case's wall clock).
         Returns what failed, {(framework, backend): why}; those cases then fail on their own."""
-        wanted = [BASE_FRAMEWORK.get(name, name) for name in frameworks]  # a broken problem: its base's toolchain
+        wanted = [
+            BASE_FRAMEWORK.get(name, name) for name in frameworks
+        ]  # a broken problem: its base's toolchain
         failed: dict[tuple[str, str], str] = {}
 
         def warm(backend: str) -> None:
@@ -794,27 +1046,48 @@ class World:
                     continue
                 obs = self.run_once(BY_ID[case_id], backend, label="warm")
                 if obs.outcome != PASS:
-                    failed[(framework, backend)] = f"{obs.outcome} {obs.reason or ''} {obs.violations}"
+                    failed[(framework, backend)] = (
+                        f"{obs.outcome} {obs.reason or ''} {obs.violations}"
+                    )
 
         with ThreadPoolExecutor(max_workers=len(self.backends) or 1) as pool:
             list(pool.map(warm, self.backends))
         return failed
 
-    def run_matrix(self, cases: Iterable[Case], workers: int = 6, crash: bool = True,
-                   only: set[tuple[str, str]] | None = None,
-                   specials: list[tuple[str, str]] | None = None) -> list[Observation]:
+    def run_matrix(
+        self,
+        cases: Iterable[Case],
+        workers: int = 6,
+        crash: bool = True,
+        only: set[tuple[str, str]] | None = None,
+        specials: list[tuple[str, str]] | None = None,
+    ) -> list[Observation]:
         """Every case on every backend of the world (or only the `only` pairs), `workers` at a
         time; plus the rows that are not a submission's case, `specials` as (row, backend)
         (default: every one on every backend, if `crash`)."""
-        jobs = [(case, backend) for case in cases for backend in self.backends
-                if only is None or (case.id, backend) in only]
+        jobs = [
+            (case, backend)
+            for case in cases
+            for backend in self.backends
+            if only is None or (case.id, backend) in only
+        ]
         # the long ones first, so the tail of the run is short
-        jobs.sort(key=lambda job: (-(job[0].wall if job[0].disruptive or job[0].pair else 0),
-                                   job[0].framework not in PY_FRAMEWORKS))
+        jobs.sort(
+            key=lambda job: (
+                -(job[0].wall if job[0].disruptive or job[0].pair else 0),
+                job[0].framework not in PY_FRAMEWORKS,
+            )
+        )
         if specials is None:
-            specials = [(row, backend) for row in SPECIAL_IDS for backend in self.backends] if crash else []
+            specials = (
+                [(row, backend) for row in SPECIAL_IDS for backend in self.backends]
+                if crash
+                else []
+            )
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            special_futures = [pool.submit(self.run_special, row, backend) for row, backend in specials]
+            special_futures = [
+                pool.submit(self.run_special, row, backend) for row, backend in specials
+            ]
             futures = [pool.submit(self.run, case, backend) for case, backend in jobs]
             return [f.result() for f in futures] + [f.result() for f in special_futures]
 
@@ -827,22 +1100,30 @@ AFTER_KILL = 10.0
 
 def _workspaces_of(token: str, bases: Iterable[Path] = ()) -> list[Path]:
     """The workspaces of a hostile run (its submission copy holds the run's marker file)."""
-    return [p for base in (Path(tempfile.gettempdir()), Path("/dev/shm"), *bases) for p in base.glob("runners-*")
-            if (p / "submission" / f"hostile-{token}.txt").exists()]
+    return [
+        p
+        for base in (Path(tempfile.gettempdir()), Path("/dev/shm"), *bases)
+        for p in base.glob("runners-*")
+        if (p / "submission" / f"hostile-{token}.txt").exists()
+    ]
 
 
 def _leftovers(token: str, pids: list[int], workspaces: list[Path], backend: str) -> list[str]:
     """What of a killed harness's run is still there: processes, containers (left in place),
     cgroups named after one of `pids`, and `workspaces`."""
     found = [*processes_marked(token), *(str(p) for p in workspaces if p.exists())]
-    found += [str(g) for pid in pids for g in Path("/sys/fs/cgroup").glob(f"*/runners/*-{pid}-??????")]
-    found += [str(g) for pid in pids for g in Path("/sys/fs/cgroup").glob(f"runners/*-{pid}-??????")]
+    found += [
+        str(g) for pid in pids for g in Path("/sys/fs/cgroup").glob(f"*/runners/*-{pid}-??????")
+    ]
+    found += [
+        str(g) for pid in pids for g in Path("/sys/fs/cgroup").glob(f"runners/*-{pid}-??????")
+    ]
     if backend == "docker":
         found += containers_marked(token, remove=False)
     return found
 
 
-CRASH_CHILD = textwrap.dedent('''
+CRASH_CHILD = textwrap.dedent("""
     import sys
     from runners import EnvironmentSpec, run_checkpoint
     from runners.model.limits import ResourceLimits
@@ -852,7 +1133,7 @@ CRASH_CHILD = textwrap.dedent('''
                             EnvironmentSpec(sandbox=backend, env={"HOSTILE_MARKER": token}, limits=limits))
     passed = not result.infrastructure_failure and result.tests and all(t.passed for t in result.tests)
     print("PASS" if passed else ("INFRA" if result.infrastructure_failure else "FAIL"))
-''')
+""")
 
 
 def _serve_canary(server: socket.socket) -> None:

@@ -27,29 +27,55 @@ from .harness import GRACE, LIMITS, Observation, World, available_backends, cach
 from .problems import REPO
 
 DOC = REPO / "docs" / "SECURITY.md"
-CRASH_ROW = Case("harness-crash", "§6.25", "the harness process and its direct children are SIGKILLed while a "
-                 "run spins (in a child harness; a Ray worker does that to a force-cancelled task): within 10 s, "
-                 "before any other harness starts, nothing of the run is left (processes, container, cgroups, "
-                 "workspace); then a new harness starts and runs the honest submission", {}, frozenset({PASS}),
-                 "the run's janitor (runners/util/janitor.py: a process of its own session, not the harness's child) "
-                 "removes the container, cgroups and workspace when the harness's pipe closes; bubblewrap: "
-                 "--die-with-parent; `none`: the supervisor is a grandchild, and the killed link above it fires "
-                 "its parent-death signal; every backend: the next start sweeps what a killed janitor left")
+CRASH_ROW = Case(
+    "harness-crash",
+    "§6.25",
+    "the harness process and its direct children are SIGKILLed while a "
+    "run spins (in a child harness; a Ray worker does that to a force-cancelled task): within 10 s, "
+    "before any other harness starts, nothing of the run is left (processes, container, cgroups, "
+    "workspace); then a new harness starts and runs the honest submission",
+    {},
+    frozenset({PASS}),
+    "the run's janitor (runners/util/janitor.py: a process of its own session, not the harness's child) "
+    "removes the container, cgroups and workspace when the harness's pipe closes; bubblewrap: "
+    "--die-with-parent; `none`: the supervisor is a grandchild, and the killed link above it fires "
+    "its parent-death signal; every backend: the next start sweeps what a killed janitor left",
+)
 # The rows that are not a submission's case (World.run_special runs them).
 SPECIAL_ROWS = [
     CRASH_ROW,
-    Case("batch-crash", "issue 24", "`runners batch -j 2` is SIGKILLed while both workers run a spinning cell: "
-         "within 10 s its workers, their sandboxes, workspaces, cgroups and containers and its scratch directory "
-         "are gone", {}, frozenset({PASS}), "a worker watches its parent's sentinel and cancels its cell when the "
-         "batch is gone (then exits within 5 s); each worker's janitor and the batch's remove what is left"),
-    Case("workspace-fs-full", "issue 24", "the workspace file system is full while the submission is copied in "
-         "(a 2 MiB tmpfs as RUNNERS_WORKSPACE_DIR, a 5 MiB submission)", {}, frozenset({INFRA}),
-         "an infrastructure failure (exit 3) naming the file system and what was being copied; the half copy "
-         "is removed"),
-    Case("yaml-alias-bomb", "issue 24", "the problem's config.yaml holds a YAML alias bomb (10^9 values in 12 lines) "
-         "in a validated field (`tags`)", {}, frozenset({REFUSED}), "every YAML the harness reads is composed "
-         "first and refused when its aliases expand by more than 100,000 values (runners/cases/bounded_yaml.py): "
-         "bad input naming the file, at once, in bounded memory"),
+    Case(
+        "batch-crash",
+        "issue 24",
+        "`runners batch -j 2` is SIGKILLed while both workers run a spinning cell: "
+        "within 10 s its workers, their sandboxes, workspaces, cgroups and containers and its scratch directory "
+        "are gone",
+        {},
+        frozenset({PASS}),
+        "a worker watches its parent's sentinel and cancels its cell when the "
+        "batch is gone (then exits within 5 s); each worker's janitor and the batch's remove what is left",
+    ),
+    Case(
+        "workspace-fs-full",
+        "issue 24",
+        "the workspace file system is full while the submission is copied in "
+        "(a 2 MiB tmpfs as RUNNERS_WORKSPACE_DIR, a 5 MiB submission)",
+        {},
+        frozenset({INFRA}),
+        "an infrastructure failure (exit 3) naming the file system and what was being copied; the half copy "
+        "is removed",
+    ),
+    Case(
+        "yaml-alias-bomb",
+        "issue 24",
+        "the problem's config.yaml holds a YAML alias bomb (10^9 values in 12 lines) "
+        "in a validated field (`tags`)",
+        {},
+        frozenset({REFUSED}),
+        "every YAML the harness reads is composed "
+        "first and refused when its aliases expand by more than 100,000 values (runners/cases/bounded_yaml.py): "
+        "bad input naming the file, at once, in bounded memory",
+    ),
 ]
 
 
@@ -75,7 +101,14 @@ def run_all(backends: list[str] | None = None, workers: int = 6, load: bool = Fa
         seconds = time.monotonic() - started
         changes = cache_changes(before, cache_digest())
         figures = load_figures(world) if load else None
-    return Run({(o.case, o.backend): o for o in observations}, usable, unavailable, seconds, changes, figures)
+    return Run(
+        {(o.case, o.backend): o for o in observations},
+        usable,
+        unavailable,
+        seconds,
+        changes,
+        figures,
+    )
 
 
 def cache_changes(before: dict, after: dict) -> list[str]:
@@ -100,7 +133,11 @@ def expected_text(case: Case, backend: str | None = None) -> str:
     text = " or ".join(sorted(outcomes))
     if case.statuses is not None and "FAIL" in outcomes:
         text += " (true statuses)"
-    if outcomes == frozenset({PASS}) and case.id not in ("honest-reference", "vitest-honest", "jest-honest"):
+    if outcomes == frozenset({PASS}) and case.id not in (
+        "honest-reference",
+        "vitest-honest",
+        "jest-honest",
+    ):
         text += " (attack blocked)" if not case.broken else ""
     return text
 
@@ -126,8 +163,11 @@ def render(run: Run) -> str:
     versions = _versions()
     cases = [*CASES, *SPECIAL_ROWS]
     violations = sum(1 for o in run.observations.values() if o.violations)
-    header = "| # | case | §6 | what the submission does | expected | " + " | ".join(
-        f"{b}{' (not isolated)' if b == 'none' else ''}" for b in BACKENDS) + " | defence |"
+    header = (
+        "| # | case | §6 | what the submission does | expected | "
+        + " | ".join(f"{b}{' (not isolated)' if b == 'none' else ''}" for b in BACKENDS)
+        + " | defence |"
+    )
     rows = [header, "|" + "---|" * (6 + len(BACKENDS))]
     for number, case in enumerate(cases, start=1):
         cells = []
@@ -138,26 +178,46 @@ def render(run: Run) -> str:
                 cells.append("n/a")
             else:
                 cells.append(cell(case, run.observations.get((case.id, backend))))
-        rows.append(f"| {number} | `{case.id}` | {case.catalogue} | {_md(case.title)} | {expected_text(case)} | "
-                    + " | ".join(cells) + f" | {_md(case.defence)} |")
-    skipped = sorted({(case.id, backend, reason) for case in CASES for backend, reason in case.skip_on.items()})
+        rows.append(
+            f"| {number} | `{case.id}` | {case.catalogue} | {_md(case.title)} | {expected_text(case)} | "
+            + " | ".join(cells)
+            + f" | {_md(case.defence)} |"
+        )
+    skipped = sorted(
+        {(case.id, backend, reason) for case in CASES for backend, reason in case.skip_on.items()}
+    )
     skip_lines = [f"- `{cid}` on `{backend}`: {reason}" for cid, backend, reason in skipped]
     load = ""
     if run.load:
         f = run.load
-        load = (f"\n## Load (backend `auto` = {f.get('backend', '?')})\n\n"
-                f"- {int(f['sequential'])} evaluations back to back in {f['sequential_seconds']:.1f} s "
-                f"({f['sequential_seconds'] / f['sequential']:.2f} s each), then {int(f['concurrent'])} at once in "
-                f"{f['concurrent_seconds']:.1f} s; results lost: {int(f['lost'])}; workspaces left: "
-                f"{int(f['workspaces_left'])}; containers left: {int(f['containers_left'])}.\n"
-                f"- harness RSS: {f['rss_start_mb']:.0f} MB after warm-up, {f['rss_after_sequential_mb']:.0f} MB "
-                f"after the sequential runs, {f['rss_end_mb']:.0f} MB at the end (peak {f['rss_peak_mb']:.0f} MB).\n")
-    unavailable = "".join(f"\n- `{name}` was not usable on this machine: {reason}" for name, reason in run.unavailable.items())
+        load = (
+            f"\n## Load (backend `auto` = {f.get('backend', '?')})\n\n"
+            f"- {int(f['sequential'])} evaluations back to back in {f['sequential_seconds']:.1f} s "
+            f"({f['sequential_seconds'] / f['sequential']:.2f} s each), then {int(f['concurrent'])} at once in "
+            f"{f['concurrent_seconds']:.1f} s; results lost: {int(f['lost'])}; workspaces left: "
+            f"{int(f['workspaces_left'])}; containers left: {int(f['containers_left'])}.\n"
+            f"- harness RSS: {f['rss_start_mb']:.0f} MB after warm-up, {f['rss_after_sequential_mb']:.0f} MB "
+            f"after the sequential runs, {f['rss_end_mb']:.0f} MB at the end (peak {f['rss_peak_mb']:.0f} MB).\n"
+        )
+    unavailable = "".join(
+        f"\n- `{name}` was not usable on this machine: {reason}"
+        for name, reason in run.unavailable.items()
+    )
     return TEMPLATE.format(
-        now=now, versions=versions, seconds=run.seconds, count=len(cases), table="\n".join(rows),
-        violations=violations, skips="\n".join(skip_lines), load=load, unavailable=unavailable,
+        now=now,
+        versions=versions,
+        seconds=run.seconds,
+        count=len(cases),
+        table="\n".join(rows),
+        violations=violations,
+        skips="\n".join(skip_lines),
+        load=load,
+        unavailable=unavailable,
         cache="unchanged" if not run.cache_changes else f"**CHANGED**: {run.cache_changes[:5]}",
-        grace=GRACE, py_limits=_limits("pytest"), js_limits=_limits("js"), cases_limits=_limits("cases"),
+        grace=GRACE,
+        py_limits=_limits("pytest"),
+        js_limits=_limits("js"),
+        cases_limits=_limits("cases"),
         agent=agent_section(),
     )
 
@@ -167,14 +227,22 @@ def agent_section() -> str:
     cases of agent_cases.py, run by test_agent_hostile.py on every backend)."""
     from .agent_cases import AGENT_CASES
 
-    rows = ["| case | what the agent does | step | " + " | ".join(BACKENDS) + " | defence |",
-            "|" + "---|" * (4 + len(BACKENDS))]
+    rows = [
+        "| case | what the agent does | step | " + " | ".join(BACKENDS) + " | defence |",
+        "|" + "---|" * (4 + len(BACKENDS)),
+    ]
     for case in AGENT_CASES:
         cells = ["n/a" if b in case.skip_on else "checked" for b in BACKENDS]
-        rows.append(f"| `{case.id}` | {_md(case.title)} | {case.expect} | " + " | ".join(cells)
-                    + f" | {_md(case.defence)} |")
-    skipped = "\n".join(f"- `{case.id}` on `{backend}`: {reason}" for case in AGENT_CASES
-                        for backend, reason in case.skip_on.items())
+        rows.append(
+            f"| `{case.id}` | {_md(case.title)} | {case.expect} | "
+            + " | ".join(cells)
+            + f" | {_md(case.defence)} |"
+        )
+    skipped = "\n".join(
+        f"- `{case.id}` on `{backend}`: {reason}"
+        for case in AGENT_CASES
+        for backend, reason in case.skip_on.items()
+    )
     return AGENT_TEMPLATE.format(table="\n".join(rows), skips=skipped)
 
 
@@ -214,9 +282,11 @@ Not run on `none`:
 
 def _limits(kind: str) -> str:
     limits = LIMITS[kind]
-    return (f"memory {limits.memory_mb} MB, pids {limits.pids}, {limits.cpus:g} CPU, nofile {limits.nofile}, "
-            f"file size {limits.file_size_mb} MB, /tmp {limits.tmp_size_mb} MB, output {limits.output_bytes // 1024} KB "
-            "per stream")
+    return (
+        f"memory {limits.memory_mb} MB, pids {limits.pids}, {limits.cpus:g} CPU, nofile {limits.nofile}, "
+        f"file size {limits.file_size_mb} MB, /tmp {limits.tmp_size_mb} MB, output {limits.output_bytes // 1024} KB "
+        "per stream"
+    )
 
 
 def _md(text: str) -> str:
@@ -225,11 +295,16 @@ def _md(text: str) -> str:
 
 def _versions() -> str:
     parts = [f"Linux {platform.release()}", f"Python {platform.python_version()}"]
-    for argv in (["bwrap", "--version"], ["docker", "version", "--format", "Docker Engine {{.Server.Version}}"],
-                 ["node", "--version"]):
+    for argv in (
+        ["bwrap", "--version"],
+        ["docker", "version", "--format", "Docker Engine {{.Server.Version}}"],
+        ["node", "--version"],
+    ):
         if shutil.which(argv[0]):
             try:
-                out = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False).stdout.strip()
+                out = subprocess.run(
+                    argv, capture_output=True, text=True, timeout=20, check=False
+                ).stdout.strip()
             except (OSError, subprocess.SubprocessError):
                 continue
             if out:
@@ -238,20 +313,29 @@ def _versions() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.hostile.report", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.hostile.report", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--output", type=Path, default=DOC)
     parser.add_argument("--workers", type=int, default=6)
-    parser.add_argument("--load", action="store_true", help="also run the load test and report its figures")
+    parser.add_argument(
+        "--load", action="store_true", help="also run the load test and report its figures"
+    )
     args = parser.parse_args(argv)
     run = run_all(args.backends.split(","), workers=args.workers, load=args.load)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(render(run), encoding="utf-8")
     bad = [o for o in run.observations.values() if o.violations]
     for obs in bad:
-        print(f"VIOLATION {obs.case} on {obs.backend}: " + "\n    ".join(obs.violations), file=sys.stderr)
-    print(f"{len(run.observations)} runs of {len(CASES) + 1} cases on {', '.join(run.backends)} in "
-          f"{run.seconds:.0f} s; {len(bad)} with violations; wrote {args.output}")
+        print(
+            f"VIOLATION {obs.case} on {obs.backend}: " + "\n    ".join(obs.violations),
+            file=sys.stderr,
+        )
+    print(
+        f"{len(run.observations)} runs of {len(CASES) + 1} cases on {', '.join(run.backends)} in "
+        f"{run.seconds:.0f} s; {len(bad)} with violations; wrote {args.output}"
+    )
     return 1 if bad or run.cache_changes else 0
 
 

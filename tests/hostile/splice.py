@@ -34,19 +34,24 @@ def merge(old: str, fresh: str, ids: list[str], when: str) -> str:
     table = [re.sub(r"^\| \d+ \|", f"| {n} |", kept[cid]) for n, cid in enumerate(order, start=1)]
     first = next(i for i, line in enumerate(new_lines) if ROW.match(line))
     last = max(i for i, line in enumerate(new_lines) if ROW.match(line))
-    text = new_lines[:first] + table + new_lines[last + 1:]
+    text = new_lines[:first] + table + new_lines[last + 1 :]
     g_old = next(i for i, line in enumerate(old_lines) if line.startswith("Generated "))
-    paragraph = old_lines[g_old:old_lines.index("", g_old)]
+    paragraph = old_lines[g_old : old_lines.index("", g_old)]
     if not any("tests.hostile.splice" in line for line in paragraph):
-        paragraph.append(f"Rows run on their own since (`python -m tests.hostile.splice`, {when}): "
-                         + ", ".join(f"`{cid}`" for cid in ids) + ".")
+        paragraph.append(
+            f"Rows run on their own since (`python -m tests.hostile.splice`, {when}): "
+            + ", ".join(f"`{cid}`" for cid in ids)
+            + "."
+        )
     else:
-        paragraph[-1] = paragraph[-1].rstrip(".") + ", " + ", ".join(f"`{cid}`" for cid in ids) + f" ({when})."
+        paragraph[-1] = (
+            paragraph[-1].rstrip(".") + ", " + ", ".join(f"`{cid}`" for cid in ids) + f" ({when})."
+        )
     g_new = next(i for i, line in enumerate(text) if line.startswith("Generated "))
-    text = text[:g_new] + paragraph + text[text.index("", g_new):]
+    text = text[:g_new] + paragraph + text[text.index("", g_new) :]
     if "## Load" in old and "## Load" not in fresh:
-        block = old[old.index("## Load"):]
-        block = block[:block.index("\n## ", 1) + 1]
+        block = old[old.index("## Load") :]
+        block = block[: block.index("\n## ", 1) + 1]
         at = "\n".join(text).index("## Regenerating")
         joined = "\n".join(text)
         return joined[:at] + block + joined[at:] + "\n"
@@ -62,8 +67,14 @@ def main(argv: list[str]) -> int:
     with World(usable) as world:
         before = cache_digest()
         world.warm_up({case.framework for case in wanted} | ({"pytest"} if rows else set()))
-        observations = {(o.case, o.backend): o for o in world.run_matrix(
-            wanted, workers=3, specials=[(row.id, backend) for row in rows for backend in usable])}
+        observations = {
+            (o.case, o.backend): o
+            for o in world.run_matrix(
+                wanted,
+                workers=3,
+                specials=[(row.id, backend) for row in rows for backend in usable],
+            )
+        }
         changes = cache_changes(before, cache_digest())
     fresh = render(Run(observations, usable, {b: r for b, r in probes.items() if r}, 0.0, changes))
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -72,10 +83,15 @@ def main(argv: list[str]) -> int:
     bad = [o for o in observations.values() if o.violations]
     for obs in observations.values():
         case = BY_ID.get(obs.case) or special[obs.case]
-        print(f"{obs.case} on {obs.backend}: {obs.outcome} in {obs.elapsed:.1f} s; "
-              f"{cell(case, obs)}; expected {expected_text(case, obs.backend)}")
+        print(
+            f"{obs.case} on {obs.backend}: {obs.outcome} in {obs.elapsed:.1f} s; "
+            f"{cell(case, obs)}; expected {expected_text(case, obs.backend)}"
+        )
     for obs in bad:
-        print(f"VIOLATION {obs.case} on {obs.backend}: " + "\n    ".join(obs.violations), file=sys.stderr)
+        print(
+            f"VIOLATION {obs.case} on {obs.backend}: " + "\n    ".join(obs.violations),
+            file=sys.stderr,
+        )
     return 1 if bad or changes else 0
 
 

@@ -33,8 +33,12 @@ class AgentMatrix:
 
 
 def _params() -> list:
-    return [pytest.param(case.id, backend, marks=MARKS[backend], id=f"{case.id}-{backend}")
-            for case in AGENT_CASES for backend in BACKENDS if backend not in case.skip_on]
+    return [
+        pytest.param(case.id, backend, marks=MARKS[backend], id=f"{case.id}-{backend}")
+        for case in AGENT_CASES
+        for backend in BACKENDS
+        if backend not in case.skip_on
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -49,7 +53,9 @@ def agent_matrix(request: pytest.FixtureRequest) -> AgentMatrix:
     with AgentWorld() as world:
         before = cache_digest()
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            futures = {pair: pool.submit(world.run, BY_ID[pair[0]], pair[1]) for pair in sorted(wanted)}
+            futures = {
+                pair: pool.submit(world.run, BY_ID[pair[0]], pair[1]) for pair in sorted(wanted)
+            }
             observations = {pair: future.result() for pair, future in futures.items()}
         changes = cache_changes(before, cache_digest())
     print(f"\nhostile agents: {len(observations)} steps in {time.monotonic() - started:.0f} s")
@@ -60,24 +66,45 @@ def agent_matrix(request: pytest.FixtureRequest) -> AgentMatrix:
 @pytest.mark.parametrize("case_id, backend", _params())
 def test_hostile_agent(agent_matrix: AgentMatrix, case_id: str, backend: str) -> None:
     if backend != "none":
-        need(agent_matrix.probes[backend] is None, f"sandbox {backend} unavailable: {agent_matrix.probes[backend]}")
+        need(
+            agent_matrix.probes[backend] is None,
+            f"sandbox {backend} unavailable: {agent_matrix.probes[backend]}",
+        )
     obs = agent_matrix.observations[(case_id, backend)]
-    assert not obs.violations, f"{case_id} on {backend} ({obs.outcome}, {obs.elapsed:.1f} s):\n" + "\n".join(obs.violations)
+    assert not obs.violations, (
+        f"{case_id} on {backend} ({obs.outcome}, {obs.elapsed:.1f} s):\n"
+        + "\n".join(obs.violations)
+    )
 
 
 @pytest.mark.timeout(1800)
 def test_the_agent_steps_leave_the_toolchain_caches_unchanged(agent_matrix: AgentMatrix) -> None:
-    assert not agent_matrix.cache_changes, f"prepared toolchains changed: {agent_matrix.cache_changes}"
+    assert not agent_matrix.cache_changes, (
+        f"prepared toolchains changed: {agent_matrix.cache_changes}"
+    )
 
 
 def test_every_real_sandbox_runs_every_agent_case() -> None:
-    assert all(set(case.skip_on) <= {"none"} and all(r.strip() for r in case.skip_on.values()) for case in AGENT_CASES)
+    assert all(
+        set(case.skip_on) <= {"none"} and all(r.strip() for r in case.skip_on.values())
+        for case in AGENT_CASES
+    )
     covered = " ".join(case.title for case in AGENT_CASES)
-    for attack in ("hidden tests", "another agent", "cache", "setsid", "20 MB", "SIGTERM", "secret", "network"):
+    for attack in (
+        "hidden tests",
+        "another agent",
+        "cache",
+        "setsid",
+        "20 MB",
+        "SIGTERM",
+        "secret",
+        "network",
+    ):
         assert attack in covered, attack
 
 
 def test_the_security_document_has_the_agent_cases() -> None:
     assert agent_section() in DOC.read_text(encoding="utf-8"), (
         "docs/SECURITY.md's agent section is stale: paste tests.hostile.report.agent_section() into it "
-        "(python -c 'from tests.hostile.report import agent_section; print(agent_section())')")
+        "(python -c 'from tests.hostile.report import agent_section; print(agent_section())')"
+    )

@@ -38,7 +38,9 @@ def _params() -> list:
         # Not a test where the case does not apply (`skip_on`: attacks `none` cannot contain, which
         # would hit the host); test_only_none_leaves_cases_out checks those are few and explained.
         for backend in (b for b in BACKENDS if b not in case.skip_on):
-            marks = MARKS[backend] + ([pytest.mark.node] if case.framework in NODE_FRAMEWORKS else [])
+            marks = MARKS[backend] + (
+                [pytest.mark.node] if case.framework in NODE_FRAMEWORKS else []
+            )
             params.append(pytest.param(case.id, backend, marks=marks, id=f"{case.id}-{backend}"))
     return params
 
@@ -58,7 +60,9 @@ def _selected(session: pytest.Session) -> tuple[set[tuple[str, str]], set[tuple[
 def matrix(request: pytest.FixtureRequest) -> Matrix:
     probes = available_backends()
     wanted, specials = _selected(request.session)
-    backends = [b for b in BACKENDS if probes[b] is None and any(w[1] == b for w in wanted | specials)]
+    backends = [
+        b for b in BACKENDS if probes[b] is None and any(w[1] == b for w in wanted | specials)
+    ]
     # cases that cannot run here (no node, no Chromium) skip, or fail under CI
     wanted = {(c, b) for c, b in wanted if framework_reason(BY_ID[c].framework, b) is None}
     observations: dict[tuple[str, str], Observation] = {}
@@ -67,8 +71,12 @@ def matrix(request: pytest.FixtureRequest) -> Matrix:
         before = cache_digest()
         world.warm_up({case.framework for case in cases} | ({"pytest"} if specials else set()))
         started = time.monotonic()
-        for obs in world.run_matrix(cases, workers=WORKERS, only=wanted,
-                                    specials=[(r, b) for r, b in sorted(specials) if b in backends]):
+        for obs in world.run_matrix(
+            cases,
+            workers=WORKERS,
+            only=wanted,
+            specials=[(r, b) for r, b in sorted(specials) if b in backends],
+        ):
             observations[(obs.case, obs.backend)] = obs
         seconds = time.monotonic() - started
         changes = cache_changes(before, cache_digest())
@@ -76,13 +84,18 @@ def matrix(request: pytest.FixtureRequest) -> Matrix:
     print(f"\nhostile matrix: {len(observations)} runs in {seconds:.0f} s")
     if os.environ.get("RUNNERS_WRITE_SECURITY_DOC") == "1":
         unavailable = {b: r for b, r in probes.items() if r is not None}
-        DOC.write_text(render(Run(observations, backends, unavailable, seconds, changes)), encoding="utf-8")
+        DOC.write_text(
+            render(Run(observations, backends, unavailable, seconds, changes)), encoding="utf-8"
+        )
     return result
 
 
 def _need_backend(matrix: Matrix, backend: str) -> None:
     if backend != "none":
-        need(matrix.probes[backend] is None, f"sandbox {backend} unavailable: {matrix.probes[backend]}")
+        need(
+            matrix.probes[backend] is None,
+            f"sandbox {backend} unavailable: {matrix.probes[backend]}",
+        )
 
 
 @pytest.mark.timeout(3600)
@@ -93,13 +106,21 @@ def test_hostile_case(matrix: Matrix, case_id: str, backend: str) -> None:
     need(reason is None, f"the {BY_ID[case_id].framework} cases cannot run here: {reason}")
     obs = matrix.observations[(case_id, backend)]
     assert obs.outcome != "SKIP", f"{case_id} on {backend} was not run: {obs.note}"
-    assert not obs.violations, f"{case_id} on {backend} ({obs.outcome}, {obs.elapsed:.1f} s):\n" + "\n".join(
-        obs.violations)
+    assert not obs.violations, (
+        f"{case_id} on {backend} ({obs.outcome}, {obs.elapsed:.1f} s):\n"
+        + "\n".join(obs.violations)
+    )
 
 
 @pytest.mark.timeout(3600)
-@pytest.mark.parametrize("row, backend", [pytest.param(row.id, b, marks=MARKS[b], id=f"{row.id}-{b}")
-                                          for row in SPECIAL_ROWS for b in BACKENDS])
+@pytest.mark.parametrize(
+    "row, backend",
+    [
+        pytest.param(row.id, b, marks=MARKS[b], id=f"{row.id}-{b}")
+        for row in SPECIAL_ROWS
+        for b in BACKENDS
+    ],
+)
 def test_special_row(matrix: Matrix, row: str, backend: str) -> None:
     """The rows that are not a submission's case: a killed harness or batch leaves nothing within
     seconds, a full workspace file system is an infrastructure failure, an alias bomb is refused."""
@@ -112,11 +133,15 @@ def test_special_row(matrix: Matrix, row: str, backend: str) -> None:
 
 @pytest.mark.timeout(3600)
 def test_toolchain_caches_are_unchanged(matrix: Matrix) -> None:
-    assert not matrix.cache_changes, f"prepared toolchains changed during the hostile runs: {matrix.cache_changes}"
+    assert not matrix.cache_changes, (
+        f"prepared toolchains changed during the hostile runs: {matrix.cache_changes}"
+    )
 
 
 def test_every_row_of_the_catalogue_is_covered() -> None:
-    covered = {int(n) for case in [*CASES, *SPECIAL_ROWS] for n in re.findall(r"§6\.(\d+)", case.catalogue)}
+    covered = {
+        int(n) for case in [*CASES, *SPECIAL_ROWS] for n in re.findall(r"§6\.(\d+)", case.catalogue)
+    }
     # 27 (archive extraction) does not apply: no archive a run produces is ever extracted.
     assert set(range(1, 27)) <= covered, sorted(set(range(1, 27)) - covered)
     assert len(CASES) >= 25
@@ -128,17 +153,26 @@ def test_a_wrong_submission_never_expects_a_pass(case: Case) -> None:
     if case.undefended:
         assert case.flags, "an undefended case must name what the scan flags"
         return
-    correct = case.id.endswith("honest") or case.id == "honest-reference" or "probe.py" in case.files \
+    correct = (
+        case.id.endswith("honest")
+        or case.id == "honest-reference"
+        or "probe.py" in case.files
         or case.id == "leftover-daemons"
+    )
     for backend in BACKENDS:
         if not correct:
-            assert PASS not in case.expected(backend) and case.expected(backend) <= NOT_PASS | {REFUSED, PROBLEM}, backend
+            assert PASS not in case.expected(backend) and case.expected(backend) <= NOT_PASS | {
+                REFUSED,
+                PROBLEM,
+            }, backend
 
 
 def test_only_none_leaves_cases_out() -> None:
     """Every real sandbox runs every case; on `none` only the attacks that would hit the host
     itself are left out, each with its reason (the document lists them)."""
-    left_out = {(case.id, backend): reason for case in CASES for backend, reason in case.skip_on.items()}
+    left_out = {
+        (case.id, backend): reason for case in CASES for backend, reason in case.skip_on.items()
+    }
     assert {backend for _, backend in left_out} <= {"none"}
     assert all(reason.strip() for reason in left_out.values())
     assert len(left_out) <= 12, sorted(left_out)
@@ -147,4 +181,6 @@ def test_only_none_leaves_cases_out() -> None:
 def test_the_security_document_lists_every_case() -> None:
     text = DOC.read_text(encoding="utf-8")
     missing = [case.id for case in [*CASES, *SPECIAL_ROWS] if f"`{case.id}`" not in text]
-    assert not missing, f"docs/SECURITY.md is stale; regenerate it (python -m tests.hostile.report): {missing}"
+    assert not missing, (
+        f"docs/SECURITY.md is stale; regenerate it (python -m tests.hostile.report): {missing}"
+    )

@@ -158,15 +158,60 @@ def test_a_recorded_claude_session_becomes_a_script_that_edits_the_same_way(tmp_
 
     lines = [
         {"type": "user", "cwd": "/workspace", "message": {"role": "user", "content": "go"}},
-        {"type": "assistant", "cwd": "/workspace", "message": {"id": "m1", "role": "assistant", "content": [
-            {"type": "tool_use", "name": "Write", "input": {"file_path": "/workspace/a.py", "content": "x = 'old'\n"}}]}},
-        {"type": "assistant", "cwd": "/workspace", "message": {"id": "m2", "role": "assistant", "content": [
-            {"type": "tool_use", "name": "Read", "input": {"file_path": "/workspace/a.py"}}]}},
-        {"type": "assistant", "cwd": "/workspace", "message": {"id": "m2", "role": "assistant", "content": [
-            {"type": "tool_use", "name": "Edit", "input": {"file_path": "/workspace/a.py", "old_string": "'old'",
-                                                           "new_string": "\"it's new\""}}]}},
-        {"type": "assistant", "cwd": "/workspace", "message": {"id": "m3", "role": "assistant", "content": [
-            {"type": "text", "text": "Changed a.py."}]}},
+        {
+            "type": "assistant",
+            "cwd": "/workspace",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "name": "Write",
+                        "input": {"file_path": "/workspace/a.py", "content": "x = 'old'\n"},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "cwd": "/workspace",
+            "message": {
+                "id": "m2",
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "name": "Read", "input": {"file_path": "/workspace/a.py"}}
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "cwd": "/workspace",
+            "message": {
+                "id": "m2",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "name": "Edit",
+                        "input": {
+                            "file_path": "/workspace/a.py",
+                            "old_string": "'old'",
+                            "new_string": '"it\'s new"',
+                        },
+                    }
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "cwd": "/workspace",
+            "message": {
+                "id": "m3",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Changed a.py."}],
+            },
+        },
     ]
     recorded = from_claude("\n".join(json.dumps(line) for line in lines))
     assert recorded.skipped == {"Read": 1}
@@ -182,11 +227,35 @@ def test_a_recorded_claude_session_becomes_a_script_that_edits_the_same_way(tmp_
     for turn in loaded[:2]:
         command = write_command(turn) if isinstance(turn, Write) else turn.run
         subprocess.run(["bash", "-c", command], cwd=workspace, check=True)
-    assert (workspace / "a.py").read_text() == "x = \"it's new\"\n"
-    codex = from_codex("\n".join(json.dumps(line) for line in [
-        {"type": "response_item", "payload": {"type": "function_call", "name": "exec_command",
-                                              "arguments": json.dumps({"cmd": "echo hi > b.txt"})}},
-        {"type": "response_item", "payload": {"type": "function_call", "name": "view_image", "arguments": "{}"}},
-        {"type": "response_item", "payload": {"type": "message", "role": "assistant",
-                                              "content": [{"type": "output_text", "text": "Wrote b.txt."}]}}]))
-    assert codex.turns == [Run(run="echo hi > b.txt"), Say(say="Wrote b.txt.")] and codex.skipped == {"view_image": 1}
+    assert (workspace / "a.py").read_text() == 'x = "it\'s new"\n'
+    codex = from_codex(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {
+                    "type": "response_item",
+                    "payload": {
+                        "type": "function_call",
+                        "name": "exec_command",
+                        "arguments": json.dumps({"cmd": "echo hi > b.txt"}),
+                    },
+                },
+                {
+                    "type": "response_item",
+                    "payload": {"type": "function_call", "name": "view_image", "arguments": "{}"},
+                },
+                {
+                    "type": "response_item",
+                    "payload": {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": "Wrote b.txt."}],
+                    },
+                },
+            ]
+        )
+    )
+    assert codex.turns == [
+        Run(run="echo hi > b.txt"),
+        Say(say="Wrote b.txt."),
+    ] and codex.skipped == {"view_image": 1}

@@ -26,8 +26,11 @@ def by_id(report) -> dict[str, Any]:
 
 
 def ctrf(*tests: dict[str, Any], **results: Any) -> dict[str, Any]:
-    return {"reportFormat": "CTRF", "specVersion": "1.0.0",
-            "results": {"tool": {"name": "x"}, "tests": list(tests), **results}}
+    return {
+        "reportFormat": "CTRF",
+        "specVersion": "1.0.0",
+        "results": {"tool": {"name": "x"}, "tests": list(tests), **results},
+    }
 
 
 # ---- pytest-json-ctrf --------------------------------------------------------------------------
@@ -37,7 +40,11 @@ def test_pytest_ctrf_counts_and_ids():
     report = parse("pytest-json-ctrf.json")
     assert len(report.records) == 20
     assert Counter(r.status for r in report.records) == {
-        "passed": 11, "failed": 4, "skipped": 3, "error": 2}
+        "passed": 11,
+        "failed": 4,
+        "skipped": 3,
+        "error": 2,
+    }
     assert report.collected == 20
     records = by_id(report)
     # the nodeid is the id, params with spaces, slashes and brackets included
@@ -50,7 +57,10 @@ def test_pytest_ctrf_raw_statuses():
     records = by_id(parse("pytest-json-ctrf.json"))
     setup = records["tests/test_main.py::test_setup_error"]
     assert (setup.status, setup.raw_status, setup.message) == (
-        "error", "setup_failed", "RuntimeError: fixture exploded")
+        "error",
+        "setup_failed",
+        "RuntimeError: fixture exploded",
+    )
     assert records["tests/test_main.py::test_teardown_error"].status == "error"
     xfail = records["tests/test_main.py::test_xfail"]
     assert (xfail.status, xfail.raw_status) == ("skipped", "xfailed")
@@ -115,7 +125,8 @@ def test_vitest_ctrf_truncated_report_is_read():
     assert [(r.id, r.status, r.raw_status) for r in report.records] == [
         ("tests/hookfail.test.js > a", "skipped", "skip"),
         ("tests/hookfail.test.js > b", "skipped", "skip"),
-        ("tests/hookfail.test.js > c", "failed", "fail")]
+        ("tests/hookfail.test.js > c", "failed", "fail"),
+    ]
     assert report.records[2].duration_ms == 0.842
     assert report.records[2].message == "afterEach exploded"
     assert report.records[0].message is None  # message: ""
@@ -125,25 +136,47 @@ def test_vitest_ctrf_truncated_report_is_read():
 
 
 def test_unknown_status_falls_back_to_raw_status():
-    report = parse_ctrf(ctrf({"name": "a", "status": "weird", "rawStatus": "pass", "duration": 1},
-                             {"name": "b", "status": "weird", "rawStatus": "fail", "duration": 1},
-                             {"name": "c", "status": "weird", "duration": 1},
-                             {"name": "d", "status": "failed", "rawStatus": "error",
-                              "duration": 1}))
+    report = parse_ctrf(
+        ctrf(
+            {"name": "a", "status": "weird", "rawStatus": "pass", "duration": 1},
+            {"name": "b", "status": "weird", "rawStatus": "fail", "duration": 1},
+            {"name": "c", "status": "weird", "duration": 1},
+            {"name": "d", "status": "failed", "rawStatus": "error", "duration": 1},
+        )
+    )
     assert [(r.status, r.raw_status) for r in report.records] == [
-        ("passed", "pass"), ("failed", "fail"), ("error", "weird"), ("error", "error")]
+        ("passed", "pass"),
+        ("failed", "fail"),
+        ("error", "weird"),
+        ("error", "error"),
+    ]
 
 
 def test_retry_attempts_with_and_without_the_final_attempt():
-    spec_example = {"name": "a", "status": "passed", "duration": 3, "retries": 2, "flaky": True,
-                    "retryAttempts": [{"attempt": 1, "status": "failed"},
-                                      {"attempt": 2, "status": "failed"},
-                                      {"attempt": 3, "status": "passed"}]}
-    no_retries = {"name": "b", "status": "passed", "duration": 3,
-                  "retryAttempts": [{"attempt": 1, "status": "failed"}]}
-    final_listed = {"name": "c", "status": "failed", "duration": 3,
-                    "retryAttempts": [{"attempt": 1, "status": "failed"},
-                                      {"attempt": 2, "status": "failed"}]}
+    spec_example = {
+        "name": "a",
+        "status": "passed",
+        "duration": 3,
+        "retries": 2,
+        "flaky": True,
+        "retryAttempts": [
+            {"attempt": 1, "status": "failed"},
+            {"attempt": 2, "status": "failed"},
+            {"attempt": 3, "status": "passed"},
+        ],
+    }
+    no_retries = {
+        "name": "b",
+        "status": "passed",
+        "duration": 3,
+        "retryAttempts": [{"attempt": 1, "status": "failed"}],
+    }
+    final_listed = {
+        "name": "c",
+        "status": "failed",
+        "duration": 3,
+        "retryAttempts": [{"attempt": 1, "status": "failed"}, {"attempt": 2, "status": "failed"}],
+    }
     flag_on_failure = {"name": "d", "status": "failed", "duration": 3, "flaky": True, "retries": 1}
     records = by_id(parse_ctrf(ctrf(spec_example, no_retries, final_listed, flag_on_failure)))
     assert (records["a"].attempts, records["a"].flaky) == (3, True)
@@ -153,10 +186,22 @@ def test_retry_attempts_with_and_without_the_final_attempt():
 
 
 def test_suite_array_file_path_tags_lines_and_output():
-    report = parse_ctrf(ctrf({"name": "logs in @functionality", "status": "passed", "duration": 2.6,
-                              "suite": ["auth", "login"], "filePath": "/w/t/login.test.ts",
-                              "line": 7, "tags": ["smoke"], "stdout": ["a", "b"], "stderr": ["e"]}),
-                        root="/w")
+    report = parse_ctrf(
+        ctrf(
+            {
+                "name": "logs in @functionality",
+                "status": "passed",
+                "duration": 2.6,
+                "suite": ["auth", "login"],
+                "filePath": "/w/t/login.test.ts",
+                "line": 7,
+                "tags": ["smoke"],
+                "stdout": ["a", "b"],
+                "stderr": ["e"],
+            }
+        ),
+        root="/w",
+    )
     record = report.records[0]
     assert record.id == "t/login.test.ts > auth > login > logs in @functionality"
     assert (record.file, record.line, record.duration_ms) == ("t/login.test.ts", 7, 2.6)
@@ -165,39 +210,61 @@ def test_suite_array_file_path_tags_lines_and_output():
 
 
 def test_duplicate_names_get_an_ordinal_and_nameless_tests_are_reported():
-    report = parse_ctrf(ctrf({"name": "same", "status": "passed", "duration": 0},
-                             {"name": "same", "status": "failed", "duration": 0},
-                             {"status": "passed", "duration": 0},
-                             summary={"tests": 4}))
+    report = parse_ctrf(
+        ctrf(
+            {"name": "same", "status": "passed", "duration": 0},
+            {"name": "same", "status": "failed", "duration": 0},
+            {"status": "passed", "duration": 0},
+            summary={"tests": 4},
+        )
+    )
     assert [r.id for r in report.records] == ["same", "same #2"]
     assert report.errors == [
         "CTRF results.tests[2] has no name and was ignored",
-        "CTRF summary counts 4 tests but the report lists 3: the report may be truncated"]
+        "CTRF summary counts 4 tests but the report lists 3: the report may be truncated",
+    ]
 
 
 def test_test_id_wins_when_present():
-    report = parse_ctrf(ctrf({"name": "x", "testId": "a.test.ts::s::x", "status": "passed",
-                              "duration": 0}))
+    report = parse_ctrf(
+        ctrf({"name": "x", "testId": "a.test.ts::s::x", "status": "passed", "duration": 0})
+    )
     assert report.records[0].id == "a.test.ts::s::x"
 
 
 def test_collection_error_flag_survives_a_round_trip():
-    report = parse_ctrf(ctrf({"name": "tests/b.py", "status": "failed", "rawStatus": "error",
-                              "duration": 0, "filePath": "tests/b.py",
-                              "extra": {"collection_error": True}}))
+    report = parse_ctrf(
+        ctrf(
+            {
+                "name": "tests/b.py",
+                "status": "failed",
+                "rawStatus": "error",
+                "duration": 0,
+                "filePath": "tests/b.py",
+                "extra": {"collection_error": True},
+            }
+        )
+    )
     record = report.records[0]
     assert (record.id, record.status, record.collection_error) == ("tests/b.py", "error", True)
 
 
-@pytest.mark.parametrize(("data", "reason"), [
-    (b"{", "CTRF report is not valid JSON"),
-    (b"[1]", "CTRF report is not a JSON object"),
-    (json.dumps({"reportFormat": "CTRF", "results": {}}),
-     "CTRF report has no `results.tests` list"),
-    (json.dumps({**ctrf(), "specVersion": "2.0.0"}),
-     "CTRF specVersion 2.0.0 is not supported (expected 0.x or 1.x)"),
-    (json.dumps({**ctrf(), "reportFormat": "JUnit"}), "CTRF report has reportFormat 'JUnit'"),
-])
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"{", "CTRF report is not valid JSON"),
+        (b"[1]", "CTRF report is not a JSON object"),
+        (
+            json.dumps({"reportFormat": "CTRF", "results": {}}),
+            "CTRF report has no `results.tests` list",
+        ),
+        (
+            json.dumps({**ctrf(), "specVersion": "2.0.0"}),
+            "CTRF specVersion 2.0.0 is not supported (expected 0.x or 1.x)",
+        ),
+        (json.dumps({**ctrf(), "reportFormat": "JUnit"}), "CTRF report has reportFormat 'JUnit'"),
+    ],
+)
 def test_unusable_reports_raise_report_error(data, reason):
     with pytest.raises(ReportError) as caught:
         parse_ctrf(data)

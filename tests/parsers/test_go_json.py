@@ -18,8 +18,11 @@ def parse(name: str, files: dict[str, str] | None = None):
 
 
 def test_statuses_markers_and_messages_of_a_mixed_run():
-    files = {"TestCore_Hello": "checkpoint_1_test.go", "TestError_Fails": "checkpoint_1_test.go",
-             "TestSub": "checkpoint_2_test.go"}
+    files = {
+        "TestCore_Hello": "checkpoint_1_test.go",
+        "TestError_Fails": "checkpoint_1_test.go",
+        "TestSub": "checkpoint_2_test.go",
+    }
     report = parse("mixed.json", files)
     got = {r.id: (r.status, r.markers) for r in report.records}
     assert got == {
@@ -31,15 +34,21 @@ def test_statuses_markers_and_messages_of_a_mixed_run():
     }
     failed = next(r for r in report.records if r.status == "failed")
     # the test's own log lines, without === RUN / --- FAIL
-    assert failed.message == "checkpoint_1_test.go:10: some output\n    checkpoint_1_test.go:10: boom"
+    assert (
+        failed.message == "checkpoint_1_test.go:10: some output\n    checkpoint_1_test.go:10: boom"
+    )
     assert failed.file == "tests/checkpoint_1_test.go" and report.collected == 4
 
 
 def test_a_parent_that_fails_on_its_own_is_kept_and_a_test_the_binary_died_in_is_an_error():
     report = parse("crash.json")
     got = {r.id: r.status for r in report.records}
-    assert got == {"tests::TestFirst": "passed", "tests::TestParent/ok": "passed",
-                   "tests::TestParent": "failed", "tests::TestExits": "error"}
+    assert got == {
+        "tests::TestFirst": "passed",
+        "tests::TestParent/ok": "passed",
+        "tests::TestParent": "failed",
+        "tests::TestExits": "error",
+    }
     exited = next(r for r in report.records if r.id == "tests::TestExits")
     assert "never finished" in exited.message and "FAIL\thiddentests" in exited.message
 
@@ -61,6 +70,8 @@ def test_a_line_that_is_json_but_not_an_event_is_refused_with_its_line_number():
 
 
 def test_test_functions_are_read_from_the_source():
-    source = "package p\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\nfunc helper(t *testing.T) {}\n" \
-             "func TestB(tt *testing.T) {\n}\nfunc BenchmarkC(b *testing.B) {}\n"
+    source = (
+        'package p\n\nimport "testing"\n\nfunc TestA(t *testing.T) {}\nfunc helper(t *testing.T) {}\n'
+        "func TestB(tt *testing.T) {\n}\nfunc BenchmarkC(b *testing.B) {}\n"
+    )
     assert go_test_functions(source) == ["TestA", "TestB"]

@@ -30,8 +30,13 @@ def report_of(*files: dict[str, Any], **top: Any) -> str:
 
 
 def case(title: str, status: str = "passed", ancestors: list[str] | None = None, **extra: Any):
-    return {"ancestorTitles": ancestors or [], "title": title, "status": status,
-            "failureMessages": [], **extra}
+    return {
+        "ancestorTitles": ancestors or [],
+        "title": title,
+        "status": status,
+        "failureMessages": [],
+        **extra,
+    }
 
 
 # ---- the real samples ---------------------------------------------------------------------------
@@ -42,7 +47,11 @@ def test_vitest3_counts_per_status():
     # 17 tests + 3 files that failed to load + 1 describe whose beforeAll failed
     assert len(report.records) == 21
     assert Counter(r.status for r in report.records) == {
-        "passed": 9, "failed": 4, "skipped": 4, "error": 4}
+        "passed": 9,
+        "failed": 4,
+        "skipped": 4,
+        "error": 4,
+    }
     assert report.collected == 17
     assert report.errors == []
 
@@ -51,7 +60,11 @@ def test_vitest4_counts_per_status_and_tags():
     report = parse("vitest4-json.json")
     assert len(report.records) == 22
     assert Counter(r.status for r in report.records) == {
-        "passed": 10, "failed": 4, "skipped": 4, "error": 4}
+        "passed": 10,
+        "failed": 4,
+        "skipped": 4,
+        "error": 4,
+    }
     tagged = by_id(report)["tests/tagged.test.js > tagged test"]
     assert tagged.markers == ["db", "slow"]
     assert by_id(report)["tests/main.test.js > top level pass"].markers == []
@@ -83,9 +96,11 @@ def test_without_root_paths_stay_absolute():
 @pytest.mark.parametrize("name", sorted(ROOTS))
 def test_files_that_fail_to_load_become_collection_errors(name):
     records = by_id(parse(name))
-    for file, text in [("tests/broken.test.js", "Cannot find module './does-not-exist.js'"),
-                       ("tests/syntax.test.js", "Parse failure"),
-                       ("tests/throws_at_load.test.js", "module top-level explosion")]:
+    for file, text in [
+        ("tests/broken.test.js", "Cannot find module './does-not-exist.js'"),
+        ("tests/syntax.test.js", "Parse failure"),
+        ("tests/throws_at_load.test.js", "module top-level explosion"),
+    ]:
         record = records[file]
         assert record.status == "error"
         assert record.collection_error is True
@@ -126,8 +141,10 @@ def test_retried_test_stays_passed_and_is_flaky(name):
 
 def test_statuses_keep_the_raw_word():
     records = by_id(parse("vitest3-json.json"))
-    assert (records["tests/main.test.js > todo test"].status,
-            records["tests/main.test.js > todo test"].raw_status) == ("skipped", "todo")
+    assert (
+        records["tests/main.test.js > todo test"].status,
+        records["tests/main.test.js > todo test"].raw_status,
+    ) == ("skipped", "todo")
     assert records["tests/main.test.js > skipped test"].raw_status == "skipped"
     # test.fails that failed as expected
     assert records["tests/main.test.js > expected to fail"].status == "passed"
@@ -145,9 +162,18 @@ def test_durations_are_float_ms_and_none_when_absent():
 
 
 def test_pending_status_is_skipped_and_unknown_status_is_an_error():
-    data = report_of({"name": "/r/a.test.js", "status": "failed", "message": "",
-                      "assertionResults": [case("p", "pending"), case("q", "running"),
-                                           case("f", "failed", failureMessages=["Error: x"])]})
+    data = report_of(
+        {
+            "name": "/r/a.test.js",
+            "status": "failed",
+            "message": "",
+            "assertionResults": [
+                case("p", "pending"),
+                case("q", "running"),
+                case("f", "failed", failureMessages=["Error: x"]),
+            ],
+        }
+    )
     records = by_id(parse_vitest_json(data, root="/r"))
     pending = records["a.test.js > p"]
     assert (pending.status, pending.raw_status) == ("skipped", "pending")
@@ -156,11 +182,18 @@ def test_pending_status_is_skipped_and_unknown_status_is_an_error():
 
 
 def test_markers_from_title_tags_and_vitest_tags():
-    data = report_of({"name": "/r/a.test.js", "status": "passed", "message": "",
-                      "assertionResults": [
-                          case("rejects empty input @error", ancestors=["parser @functionality"]),
-                          case("mail to a@b.com works"),
-                          case("both", tags=["db"], ancestors=["[@regression]"])]})
+    data = report_of(
+        {
+            "name": "/r/a.test.js",
+            "status": "passed",
+            "message": "",
+            "assertionResults": [
+                case("rejects empty input @error", ancestors=["parser @functionality"]),
+                case("mail to a@b.com works"),
+                case("both", tags=["db"], ancestors=["[@regression]"]),
+            ],
+        }
+    )
     records = parse_vitest_json(data, root="/r").records
     assert records[0].id == "a.test.js > parser @functionality > rejects empty input @error"
     assert records[0].markers == ["functionality", "error"]
@@ -169,36 +202,57 @@ def test_markers_from_title_tags_and_vitest_tags():
 
 
 def test_location_gives_the_line():
-    data = report_of({"name": "/r/a.test.js", "status": "passed", "message": "",
-                      "assertionResults": [case("x", location={"line": 13, "column": 6})]})
+    data = report_of(
+        {
+            "name": "/r/a.test.js",
+            "status": "passed",
+            "message": "",
+            "assertionResults": [case("x", location={"line": 13, "column": 6})],
+        }
+    )
     assert parse_vitest_json(data, root="/r").records[0].line == 13
 
 
 def test_failed_file_without_failing_test_or_message_gets_a_hook_record():
     # beforeAll at file level: every test skipped, file failed, message ""
-    data = report_of({"name": "/r/a.test.js", "status": "failed", "message": "",
-                      "assertionResults": [case("x", "skipped"), case("y", "skipped")]},
-                     numFailedTestSuites=1)
+    data = report_of(
+        {
+            "name": "/r/a.test.js",
+            "status": "failed",
+            "message": "",
+            "assertionResults": [case("x", "skipped"), case("y", "skipped")],
+        },
+        numFailedTestSuites=1,
+    )
     records = by_id(parse_vitest_json(data, root="/r"))
     hook = records["a.test.js"]
     assert hook.status == "error"
     assert hook.collection_error is True
-    assert hook.message == ("a.test.js failed but none of its tests did: a suite-level hook "
-                            "(beforeAll/afterAll) failed; the report does not include its error")
+    assert hook.message == (
+        "a.test.js failed but none of its tests did: a suite-level hook "
+        "(beforeAll/afterAll) failed; the report does not include its error"
+    )
     assert Counter(r.status for r in records.values()) == {"skipped": 2, "error": 1}
 
 
 def test_failed_file_with_passing_tests_and_a_message_keeps_the_message():
-    data = report_of({"name": "/r/a.test.js", "status": "failed", "message": "afterAll exploded",
-                      "assertionResults": [case("x", ancestors=["d @error"])]})
+    data = report_of(
+        {
+            "name": "/r/a.test.js",
+            "status": "failed",
+            "message": "afterAll exploded",
+            "assertionResults": [case("x", ancestors=["d @error"])],
+        }
+    )
     hook = by_id(parse_vitest_json(data, root="/r"))["a.test.js"]
     assert hook.message.endswith(": afterAll exploded")
     assert hook.traceback == "afterAll exploded"
 
 
 def test_file_with_no_tests_and_no_message_is_still_an_error():
-    data = report_of({"name": "/r/a.test.js", "status": "failed", "message": "",
-                      "assertionResults": []})
+    data = report_of(
+        {"name": "/r/a.test.js", "status": "failed", "message": "", "assertionResults": []}
+    )
     record = parse_vitest_json(data, root="/r").records[0]
     assert (record.id, record.status, record.collection_error) == ("a.test.js", "error", True)
     assert record.message == "a.test.js failed to load: no message in the report"
@@ -206,10 +260,18 @@ def test_file_with_no_tests_and_no_message_is_still_an_error():
 
 def test_unexplained_failed_suite_without_a_candidate_is_a_report_error():
     # an afterAll failed in "d" next to a failing test elsewhere: nothing to pin it on
-    data = report_of({"name": "/r/a.test.js", "status": "failed", "message": "",
-                      "assertionResults": [case("x", ancestors=["d"]),
-                                           case("y", "failed", failureMessages=["Error: y"])]},
-                     numFailedTestSuites=2)
+    data = report_of(
+        {
+            "name": "/r/a.test.js",
+            "status": "failed",
+            "message": "",
+            "assertionResults": [
+                case("x", ancestors=["d"]),
+                case("y", "failed", failureMessages=["Error: y"]),
+            ],
+        },
+        numFailedTestSuites=2,
+    )
     report = parse_vitest_json(data, root="/r")
     assert [r.id for r in report.records] == ["a.test.js > d > x", "a.test.js > y"]
     assert len(report.errors) == 1
@@ -217,23 +279,39 @@ def test_unexplained_failed_suite_without_a_candidate_is_a_report_error():
 
 
 def test_describe_skip_is_not_reported_when_suite_counts_agree():
-    data = report_of({"name": "/r/a.test.js", "status": "failed", "message": "",
-                      "assertionResults": [case("x", "skipped", ancestors=["skipped block"]),
-                                           case("y", "failed", failureMessages=["Error: y"])]},
-                     numFailedTestSuites=1)
+    data = report_of(
+        {
+            "name": "/r/a.test.js",
+            "status": "failed",
+            "message": "",
+            "assertionResults": [
+                case("x", "skipped", ancestors=["skipped block"]),
+                case("y", "failed", failureMessages=["Error: y"]),
+            ],
+        },
+        numFailedTestSuites=1,
+    )
     report = parse_vitest_json(data, root="/r")
     assert [r.status for r in report.records] == ["skipped", "failed"]
     assert report.errors == []
 
 
-@pytest.mark.parametrize(("data", "reason"), [
-    (b"{not json", "vitest JSON report is not valid JSON"),
-    (b"[]", "vitest JSON report is not a JSON object"),
-    (b'{"numTotalTests": 3}', "vitest JSON report has no `testResults` list"),
-    (report_of({"name": "/r/a.test.js", "assertionResults": [{"status": "passed"}]}),
-     "vitest JSON report: testResults.0.assertionResults.0.title: Field required"),
-    (report_of({"assertionResults": []}), "vitest JSON report: testResults.0.name: Field required"),
-])
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"{not json", "vitest JSON report is not valid JSON"),
+        (b"[]", "vitest JSON report is not a JSON object"),
+        (b'{"numTotalTests": 3}', "vitest JSON report has no `testResults` list"),
+        (
+            report_of({"name": "/r/a.test.js", "assertionResults": [{"status": "passed"}]}),
+            "vitest JSON report: testResults.0.assertionResults.0.title: Field required",
+        ),
+        (
+            report_of({"assertionResults": []}),
+            "vitest JSON report: testResults.0.name: Field required",
+        ),
+    ],
+)
 def test_unusable_reports_raise_report_error(data, reason):
     with pytest.raises(ReportError) as caught:
         parse_vitest_json(data)

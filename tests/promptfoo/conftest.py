@@ -45,23 +45,59 @@ class EvalRun:
     agents: list[str]
 
 
-def run_eval(root: Path, world: dict[str, Path], config: Path, home: Path, agents: list[str],
-             *options: str) -> Iterator[EvalRun]:
+def run_eval(
+    root: Path, world: dict[str, Path], config: Path, home: Path, agents: list[str], *options: str
+) -> Iterator[EvalRun]:
     """`npx promptfoo eval -c CONFIG -o <root>/results.json --no-table OPTIONS` from the project
     root; yields the run, then deletes the eval (the developer's viewer is left as it was)."""
     results_file = root / "results.json"
     started = time.monotonic()
-    proc = subprocess.run(["npx", "promptfoo", "eval", "-c", str(config), "-o", str(results_file), "--no-table",
-                           *options], cwd=ROOT, env=plain_env(home), capture_output=True, text=True, timeout=600, check=False)
+    proc = subprocess.run(
+        [
+            "npx",
+            "promptfoo",
+            "eval",
+            "-c",
+            str(config),
+            "-o",
+            str(results_file),
+            "--no-table",
+            *options,
+        ],
+        cwd=ROOT,
+        env=plain_env(home),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     seconds = time.monotonic() - started
     if proc.returncode not in (0, 100) or not results_file.is_file():
-        pytest.fail(f"npx promptfoo eval exited {proc.returncode}\n--- stdout\n{proc.stdout[-4000:]}\n"
-                    f"--- stderr\n{proc.stderr[-4000:]}")
+        pytest.fail(
+            f"npx promptfoo eval exited {proc.returncode}\n--- stdout\n{proc.stdout[-4000:]}\n"
+            f"--- stderr\n{proc.stderr[-4000:]}"
+        )
     results = json.loads(results_file.read_text(encoding="utf-8"))
-    yield EvalRun(root=root, world=world, config=config, config_dir=PROMPTFOO_DIR, home=home,
-                  results=results, proc=proc, seconds=seconds, agents=agents)
-    subprocess.run(["npx", "promptfoo", "delete", "eval", results["evalId"]], cwd=ROOT, env=plain_env(home),
-                   capture_output=True, text=True, timeout=120, check=False)
+    yield EvalRun(
+        root=root,
+        world=world,
+        config=config,
+        config_dir=PROMPTFOO_DIR,
+        home=home,
+        results=results,
+        proc=proc,
+        seconds=seconds,
+        agents=agents,
+    )
+    subprocess.run(
+        ["npx", "promptfoo", "delete", "eval", results["evalId"]],
+        cwd=ROOT,
+        env=plain_env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def _home(root: Path) -> Path:
@@ -93,5 +129,7 @@ def agent_eval(tmp_path_factory):
     need_sandbox("bubblewrap")
     root = tmp_path_factory.mktemp("pf-agents")
     world = build_agent_world(root)
-    config = write_agent_config(root, world, "bubblewrap", cache_dir=str(EnvironmentSpec().cache_dir))
+    config = write_agent_config(
+        root, world, "bubblewrap", cache_dir=str(EnvironmentSpec().cache_dir)
+    )
     yield from run_eval(root, world, config, _home(root), list(SCRIPTED), "-j", "4")

@@ -45,10 +45,14 @@ TALLY_TESTS = {
     """,
 }
 SPECS = {
-    "mini": {"checkpoint_1.md": "# Echo — checkpoint 1\n\nPrint the words given, joined by one space; no words is an error.\n",
-             "checkpoint_2.md": "# Echo — checkpoint 2\n\nWith `--upper`, print the words upper-cased.\n"},
-    "tally": {"checkpoint_1.md": "# Tally — checkpoint 1\n\nPrint how many words were given; none is an error.\n",
-              "checkpoint_2.md": "# Tally — checkpoint 2\n\nWith `--chars`, print how many characters the words have.\n"},
+    "mini": {
+        "checkpoint_1.md": "# Echo — checkpoint 1\n\nPrint the words given, joined by one space; no words is an error.\n",
+        "checkpoint_2.md": "# Echo — checkpoint 2\n\nWith `--upper`, print the words upper-cased.\n",
+    },
+    "tally": {
+        "checkpoint_1.md": "# Tally — checkpoint 1\n\nPrint how many words were given; none is an error.\n",
+        "checkpoint_2.md": "# Tally — checkpoint 2\n\nWith `--chars`, print how many characters the words have.\n",
+    },
 }
 TALLY_1 = """
 import sys
@@ -67,11 +71,19 @@ if not words:
 print(sum(map(len, words)) if chars else len(words))
 """
 KNOWLEDGE = {
-    "good": {"mini": {"checkpoint_1": GOOD, "checkpoint_2": GOOD}, "tally": {"checkpoint_1": TALLY_1, "checkpoint_2": TALLY_2}},
-    "partial": {"mini": {"checkpoint_1": PARTIAL, "checkpoint_2": PARTIAL}, "tally": {"checkpoint_1": TALLY_1}},
+    "good": {
+        "mini": {"checkpoint_1": GOOD, "checkpoint_2": GOOD},
+        "tally": {"checkpoint_1": TALLY_1, "checkpoint_2": TALLY_2},
+    },
+    "partial": {
+        "mini": {"checkpoint_1": PARTIAL, "checkpoint_2": PARTIAL},
+        "tally": {"checkpoint_1": TALLY_1},
+    },
 }
-SCRIPTED = ("{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem {problem} "
-            "--checkpoint {checkpoint} --prompt {prompt_file}")
+SCRIPTED = (
+    "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem {problem} "
+    "--checkpoint {checkpoint} --prompt {prompt_file}"
+)
 
 
 def build_agent_world(root: Path) -> dict[str, Path]:
@@ -90,25 +102,46 @@ def build_agent_world(root: Path) -> dict[str, Path]:
 
 def agent_entry(agent: str, knowledge: Path, common: dict[str, Any]) -> dict[str, Any]:
     command = SCRIPTED + (" --format claude-json" if agent == "good" else "")
-    return {"id": f"file://{PROVIDERS / 'agent_runner.py'}", "label": f"agent-{agent}",
-            "config": {**common, "agent": {"name": agent, "command": command, "timeout": 60,
-                                           "mounts": {"agent": str(ROOT / "examples" / "agents"),
-                                                      "knowledge": str(knowledge)}}}}
+    return {
+        "id": f"file://{PROVIDERS / 'agent_runner.py'}",
+        "label": f"agent-{agent}",
+        "config": {
+            **common,
+            "agent": {
+                "name": agent,
+                "command": command,
+                "timeout": 60,
+                "mounts": {"agent": str(ROOT / "examples" / "agents"), "knowledge": str(knowledge)},
+            },
+        },
+    }
 
 
 def write_agent_config(root: Path, world: dict[str, Path], sandbox: str, **extra: Any) -> Path:
     """Two scripted agents over mini and tally, run in `sandbox`, then graded (absolute paths)."""
-    common = {"problems": str(world["problems"]), "sandbox": sandbox, "pass_policy": "all-cases",
-              "wall_timeout": 120, "timeout": 600000, "output": str(world["runs"]), **extra}
+    common = {
+        "problems": str(world["problems"]),
+        "sandbox": sandbox,
+        "pass_policy": "all-cases",
+        "wall_timeout": 120,
+        "timeout": 600000,
+        "output": str(world["runs"]),
+        **extra,
+    }
     config = {
         "description": "runners agents test",
         "sharing": False,
         "prompts": [{"label": "spec", "raw": "Implement the checkpoint's specification"}],
         "providers": [agent_entry(agent, world[agent], common) for agent in AGENTS],
-        "tests": [{"path": f"file://{PROVIDERS / 'tests_from_problems.py'}:generate_tests",
-                   "config": {"problems": str(world["problems"])}}],
+        "tests": [
+            {
+                "path": f"file://{PROVIDERS / 'tests_from_problems.py'}:generate_tests",
+                "config": {"problems": str(world["problems"])},
+            }
+        ],
         "defaultTest": project_default_test(
-            yaml.safe_load((ROOT / "promptfooconfig.agents.yaml").read_text(encoding="utf-8"))),
+            yaml.safe_load((ROOT / "promptfooconfig.agents.yaml").read_text(encoding="utf-8"))
+        ),
     }
     path = root / "promptfooconfig.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")

@@ -121,15 +121,19 @@ def load_provider_module(name: str) -> ModuleType:
 
 
 def need_promptfoo() -> None:
-    need((NODE_BIN / "promptfoo").exists() and (NODE_BIN / "node").exists(),
-         "promptfoo is not installed in node_modules (run: bash scripts/setup-node.sh)")
+    need(
+        (NODE_BIN / "promptfoo").exists() and (NODE_BIN / "node").exists(),
+        "promptfoo is not installed in node_modules (run: bash scripts/setup-node.sh)",
+    )
     need(shutil.which("npx") is not None, "npx is missing (install Node >= 20 with npm)")
 
 
 def need_chromium() -> None:
     need(CHROMIUM.exists(), f"{CHROMIUM} is missing (run as root: apt-get install chromium)")
-    need((ROOT / "node_modules" / "playwright-core" / "package.json").is_file(),
-         "playwright-core is not installed in node_modules (run: bash scripts/setup-node.sh)")
+    need(
+        (ROOT / "node_modules" / "playwright-core" / "package.json").is_file(),
+        "playwright-core is not installed in node_modules (run: bash scripts/setup-node.sh)",
+    )
 
 
 def plain_env(home: Path) -> dict[str, str]:
@@ -137,22 +141,38 @@ def plain_env(home: Path) -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"), "HOME": str(home)}
 
 
-def write_eval_config(root: Path, world: dict[str, Path], agents: list[str], **provider: Any) -> Path:
+def write_eval_config(
+    root: Path, world: dict[str, Path], agents: list[str], **provider: Any
+) -> Path:
     """A promptfoo config like the project's, for `agents` on the mini problem (absolute paths)."""
-    common = {"problems": str(world["problems"]), "sandbox": "none", "pass_policy": "all-cases",
-              "wall_timeout": 120, "timeout": 300000, "output": str(root / "runs"), **provider}
+    common = {
+        "problems": str(world["problems"]),
+        "sandbox": "none",
+        "pass_policy": "all-cases",
+        "wall_timeout": 120,
+        "timeout": 300000,
+        "output": str(root / "runs"),
+        **provider,
+    }
     project = yaml.safe_load((ROOT / "promptfooconfig.yaml").read_text(encoding="utf-8"))
     config = {
         "description": "runners promptfoo test",
         "sharing": False,
         "prompts": project["prompts"],
         "providers": [
-            {"id": f"file://{PROVIDERS / 'test_runner.py'}", "label": f"agent-{agent}",
-             "config": {**common, "agent": agent, "submissions": str(world[agent])}}
+            {
+                "id": f"file://{PROVIDERS / 'test_runner.py'}",
+                "label": f"agent-{agent}",
+                "config": {**common, "agent": agent, "submissions": str(world[agent])},
+            }
             for agent in agents
         ],
-        "tests": [{"path": f"file://{PROVIDERS / 'tests_from_problems.py'}:generate_tests",
-                   "config": {"problems": str(world["problems"])}}],
+        "tests": [
+            {
+                "path": f"file://{PROVIDERS / 'tests_from_problems.py'}:generate_tests",
+                "config": {"problems": str(world["problems"])},
+            }
+        ],
         "defaultTest": project_default_test(project),
     }
     path = root / "promptfooconfig.yaml"
@@ -163,8 +183,10 @@ def write_eval_config(root: Path, world: dict[str, Path], agents: list[str], **p
 def project_default_test(project: dict[str, Any]) -> dict[str, Any]:
     """The project config's `defaultTest` (its assertion, as the README's eval grades), with the
     assertion's path made absolute."""
-    asserts = [{**a, "value": a["value"].replace("file://providers/", f"file://{PROVIDERS}/")}
-               for a in project["defaultTest"]["assert"]]
+    asserts = [
+        {**a, "value": a["value"].replace("file://providers/", f"file://{PROVIDERS}/")}
+        for a in project["defaultTest"]["assert"]
+    ]
     assert all(a["value"].startswith(f"file://{PROVIDERS}/") for a in asserts), asserts
     return {**project["defaultTest"], "assert": asserts}
 

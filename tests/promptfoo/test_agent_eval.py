@@ -45,7 +45,9 @@ def layouts(run) -> dict[str, RunLayout]:
     assert len(roots) == len(found) == 2, found
     for agent, root in roots.items():
         step = StepRecord.load(RunLayout(Path(root)).step_dir(agent, PROBLEMS[0], CHECKPOINTS[0]))
-        assert step is not None and Path(root) == Path(run.world["runs"]) / f"{agent}-{step.agent_key}"
+        assert (
+            step is not None and Path(root) == Path(run.world["runs"]) / f"{agent}-{step.agent_key}"
+        )
     return {agent: RunLayout(Path(root)) for agent, root in roots.items()}
 
 
@@ -54,11 +56,19 @@ def test_every_row_is_an_agent_step_then_its_grade(agent_eval):
     assert len(rows) == 8 and agent_eval.proc.returncode == 100  # some rows fail: the partial agent
     verdicts = {key: row["success"] for key, row in rows.items()}
     assert verdicts == {("good", p, c): True for p in PROBLEMS for c in CHECKPOINTS} | {
-        ("partial", "mini", "checkpoint_1"): False, ("partial", "mini", "checkpoint_2"): False,
-        ("partial", "tally", "checkpoint_1"): True, ("partial", "tally", "checkpoint_2"): False}
+        ("partial", "mini", "checkpoint_1"): False,
+        ("partial", "mini", "checkpoint_2"): False,
+        ("partial", "tally", "checkpoint_1"): True,
+        ("partial", "tally", "checkpoint_2"): False,
+    }
     for (agent, problem, checkpoint), row in rows.items():
         step = StepRecord.model_validate(row["response"]["metadata"]["agent_step"])
-        assert (step.agent, step.problem, step.checkpoint, step.sandbox) == (agent, problem, checkpoint, "bubblewrap")
+        assert (step.agent, step.problem, step.checkpoint, step.sandbox) == (
+            agent,
+            problem,
+            checkpoint,
+            "bubblewrap",
+        )
         assert step.started_from == ("empty" if checkpoint == "checkpoint_1" else "checkpoint_1")
         # latencyMs is the agent's own time, not the grading's nor the wait for a worker.
         assert row["latencyMs"] == round(step.duration * 1000) and step.duration < 10
@@ -79,8 +89,15 @@ def test_the_agent_reports_cost_and_tokens_when_it_prints_them(agent_eval):
             # The scripted agent counts words: the spec's read, its earlier code read back (prompt
             # cache reads, counted in the prompt as Claude Code's are), the code's written (none at
             # mini's checkpoint 2, where it had nothing to change).
-            earlier = len(KNOWLEDGE["good"][problem]["checkpoint_1"].split()) if checkpoint == "checkpoint_2" else 0
-            assert usage["prompt"] == words + earlier and usage["total"] == usage["prompt"] + usage["completion"]
+            earlier = (
+                len(KNOWLEDGE["good"][problem]["checkpoint_1"].split())
+                if checkpoint == "checkpoint_2"
+                else 0
+            )
+            assert (
+                usage["prompt"] == words + earlier
+                and usage["total"] == usage["prompt"] + usage["completion"]
+            )
             # Where promptfoo's own Claude Agent SDK provider puts them: `cached` would be read by
             # promptfoo (and its viewer) as a response replayed from its cache.
             assert usage.get("cached", 0) == 0  # promptfoo's own field, 0 for a fresh response
@@ -97,14 +114,22 @@ def test_the_agent_reports_cost_and_tokens_when_it_prints_them(agent_eval):
 def test_a_failed_agent_step_is_a_failed_row_with_its_reason_and_what_it_left_graded(agent_eval):
     row = cells(agent_eval)[("partial", "tally", "checkpoint_2")]
     step = StepRecord.model_validate(row["response"]["metadata"]["agent_step"])
-    assert step.exit_code == 1 and step.failure == "the agent exited with code 1: I do not know how to implement tally checkpoint_2."
+    assert (
+        step.exit_code == 1
+        and step.failure
+        == "the agent exited with code 1: I do not know how to implement tally checkpoint_2."
+    )
     assert row["gradingResult"]["pass"] is False
     assert row["gradingResult"]["reason"] == f"agent step failed: {step.failure}"
-    assert row["response"]["output"].startswith("tally · checkpoint_2: FAIL (agent step failed) 2/3 tests\n"
-                                                "Core 0/1\n")
+    assert row["response"]["output"].startswith(
+        "tally · checkpoint_2: FAIL (agent step failed) 2/3 tests\nCore 0/1\n"
+    )
     meta = row["response"]["metadata"]
     # The workspace still holds checkpoint 1's work: its tests (now Regression) pass, the new one fails.
-    assert (meta["pass_counts"], meta["total_counts"]) == ({"Core": 0, "Regression": 2}, {"Core": 1, "Regression": 2})
+    assert (meta["pass_counts"], meta["total_counts"]) == (
+        {"Core": 0, "Regression": 2},
+        {"Core": 1, "Regression": 2},
+    )
 
 
 def test_snapshots_continue_each_other_and_each_step_ran_once(agent_eval):
@@ -117,30 +142,60 @@ def test_snapshots_continue_each_other_and_each_step_ran_once(agent_eval):
             for checkpoint in CHECKPOINTS:
                 snapshot = run.snapshot(agent, problem, checkpoint)
                 assert sorted(p.name for p in snapshot.iterdir()) == ["main.py"]
-                assert (run.step_dir(agent, problem, checkpoint) / "stderr.txt").read_text().startswith(
-                    "Reading the specification: ")
+                assert (
+                    (run.step_dir(agent, problem, checkpoint) / "stderr.txt")
+                    .read_text()
+                    .startswith("Reading the specification: ")
+                )
     # The scripted agent refuses to go on when its earlier work is not in its workspace as it left
     # it. At mini's checkpoint 2 the good agent had nothing to change: its snapshot is checkpoint
     # 1's main.py, carried over.
     run = runs["good"]
     mini, tally = (StepRecord.load(run.step_dir("good", p, "checkpoint_2")) for p in PROBLEMS)
     assert "wrote 0 file(s) (none), kept 1 from checkpoint_1" in mini.excerpt
-    assert (run.snapshot("good", "mini", "checkpoint_2") / "main.py").read_text() == \
-        (run.snapshot("good", "mini", "checkpoint_1") / "main.py").read_text()
+    assert (run.snapshot("good", "mini", "checkpoint_2") / "main.py").read_text() == (
+        run.snapshot("good", "mini", "checkpoint_1") / "main.py"
+    ).read_text()
     assert "wrote 1 file(s) (main.py), kept 0 from checkpoint_1" in tally.excerpt
 
 
 def test_a_regrade_of_the_snapshots_with_runners_batch_gives_the_same_results(agent_eval, tmp_path):
     for agent, run in layouts(agent_eval).items():
-        proc = subprocess.run([sys.executable, "-m", "runners", "batch", "--problems", str(agent_eval.world["problems"]),
-                               "--submissions", str(run.submissions), "--sandbox", "none", "-o",
-                               str(tmp_path / "batch" / agent)], capture_output=True, text=True, timeout=600, check=False)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "runners",
+                "batch",
+                "--problems",
+                str(agent_eval.world["problems"]),
+                "--submissions",
+                str(run.submissions),
+                "--sandbox",
+                "none",
+                "-o",
+                str(tmp_path / "batch" / agent),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     for (agent, problem, checkpoint), row in cells(agent_eval).items():
         regraded = ExecutionResult.model_validate_json(
-            (tmp_path / "batch" / agent / "cells" / agent / problem / checkpoint / "result.json").read_text())
+            (
+                tmp_path / "batch" / agent / "cells" / agent / problem / checkpoint / "result.json"
+            ).read_text()
+        )
         graded = ExecutionResult.model_validate(
-            {k: v for k, v in row["response"]["metadata"].items() if k in ExecutionResult.model_fields})
-        assert [(t.id, t.status, t.group_type) for t in regraded.tests] == \
-            [(t.id, t.status, t.group_type) for t in graded.tests], (agent, problem, checkpoint)
+            {
+                k: v
+                for k, v in row["response"]["metadata"].items()
+                if k in ExecutionResult.model_fields
+            }
+        )
+        assert [(t.id, t.status, t.group_type) for t in regraded.tests] == [
+            (t.id, t.status, t.group_type) for t in graded.tests
+        ], (agent, problem, checkpoint)
         assert regraded.pass_counts == graded.pass_counts

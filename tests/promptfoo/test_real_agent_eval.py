@@ -24,9 +24,11 @@ from runners.model.environment import EnvironmentSpec
 
 pytestmark = [pytest.mark.node, pytest.mark.slow, pytest.mark.bubblewrap, pytest.mark.real_agent]
 SCRIPT = ROOT / "examples" / "agents" / "scripts" / "rangeset_lib.yaml"
-AGENTS = {"claude": {"preset": "claude-code", "model": "claude-sonnet-4-5"},
-          "codex": {"preset": "codex", "model": "gpt-5-codex"},
-          "codex-unpriced": {"preset": "codex", "model": "a-model-nobody-prices"}}
+AGENTS = {
+    "claude": {"preset": "claude-code", "model": "claude-sonnet-4-5"},
+    "codex": {"preset": "codex", "model": "gpt-5-codex"},
+    "codex-unpriced": {"preset": "codex", "model": "a-model-nobody-prices"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -36,20 +38,45 @@ def real_eval(tmp_path_factory):
     root = tmp_path_factory.mktemp("pf-real-agents")
     home = root / "home"
     home.mkdir()
-    common = {"problems": str(ROOT / "problems"), "sandbox": "bubblewrap", "pass_policy": "all-cases",
-              "wall_timeout": 300, "timeout": 3000000, "output": str(root / "runs"),
-              "cache_dir": str(EnvironmentSpec().cache_dir)}
+    common = {
+        "problems": str(ROOT / "problems"),
+        "sandbox": "bubblewrap",
+        "pass_policy": "all-cases",
+        "wall_timeout": 300,
+        "timeout": 3000000,
+        "output": str(root / "runs"),
+        "cache_dir": str(EnvironmentSpec().cache_dir),
+    }
     config = {
         "description": "runners real agents dry run",
         "sharing": False,
         "prompts": [{"label": "spec", "raw": "Implement the checkpoint's specification"}],
-        "providers": [{"id": f"file://{PROVIDERS / 'agent_runner.py'}", "label": name,
-                       "config": {**common, "agent": {"name": name, **agent, "dry_run": str(SCRIPT), "timeout": 900}}}
-                      for name, agent in AGENTS.items()],
-        "tests": [{"path": f"file://{PROVIDERS / 'tests_from_problems.py'}:generate_tests",
-                   "config": {"problems": str(ROOT / "problems"), "only": ["rangeset_lib"]}}],
-        "defaultTest": {"assert": [{"type": "python", "value": f"file://{PROVIDERS / 'assertions.py'}",
-                                    "metric": "tests"}]},
+        "providers": [
+            {
+                "id": f"file://{PROVIDERS / 'agent_runner.py'}",
+                "label": name,
+                "config": {
+                    **common,
+                    "agent": {"name": name, **agent, "dry_run": str(SCRIPT), "timeout": 900},
+                },
+            }
+            for name, agent in AGENTS.items()
+        ],
+        "tests": [
+            {
+                "path": f"file://{PROVIDERS / 'tests_from_problems.py'}:generate_tests",
+                "config": {"problems": str(ROOT / "problems"), "only": ["rangeset_lib"]},
+            }
+        ],
+        "defaultTest": {
+            "assert": [
+                {
+                    "type": "python",
+                    "value": f"file://{PROVIDERS / 'assertions.py'}",
+                    "metric": "tests",
+                }
+            ]
+        },
     }
     path = root / "promptfooconfig.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -64,9 +91,14 @@ def test_each_row_shows_the_tokens_the_server_served_and_links_the_transcript(re
         response = row["response"]
         step = StepRecord.model_validate(response["metadata"]["agent_step"])
         served = step.model_server
-        assert row["success"] and step.failure is None and served is not None and served.requests > 0
+        assert (
+            row["success"] and step.failure is None and served is not None and served.requests > 0
+        )
         usage = response["tokenUsage"]
-        assert (usage["prompt"], usage["completion"]) == (served.input_tokens, served.output_tokens), agent
+        assert (usage["prompt"], usage["completion"]) == (
+            served.input_tokens,
+            served.output_tokens,
+        ), agent
         assert usage["total"] == served.total_tokens
         assert usage["completionDetails"]["cacheReadInputTokens"] == served.cache_read_tokens
         transcript = Path(urlparse(response["metadata"]["transcript"]).path)

@@ -106,6 +106,9 @@ def test_the_page_of_agents_shows_score_against_tokens_and_cost(agent_eval, tmp_
             assert lines and f"\t{tokens:,}\t" in lines[0], (tokens, lines)
     # partial gives up on tally checkpoint_2 without changing anything: an ERROR row (no grade),
     # and the page says why on that row.
-    failed = [line for line in shown["bodyText"].splitlines()
-              if line.startswith("agent-partial\ttally\t") and "failed before doing anything" in line]
+    failed = [
+        line
+        for line in shown["bodyText"].splitlines()
+        if line.startswith("agent-partial\ttally\t") and "failed before doing anything" in line
+    ]
     assert failed, "the agent that gave up is not said"

@@ -49,7 +49,9 @@ def _group_alive(pgid: int) -> list[str]:
             # pid (comm) state ppid pgrp ...: comm may hold spaces, so split after the last ')'.
             state, _ppid, pgrp = stat.rsplit(")", 1)[1].split()[:3]
             if int(pgrp) == pgid and state != "Z":
-                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                cmdline = (
+                    (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                )
                 alive.append(f"{entry.name} {cmdline[:120]}")
         except (OSError, ValueError, IndexError):
             continue
@@ -85,21 +87,30 @@ def serve_viewer(home: Path, log_path: Path) -> Iterator[dict]:
     then no process of it may be left."""
     port = free_port()
     log = log_path.open("w")
-    proc = subprocess.Popen(["npx", "promptfoo", "view", "-p", str(port), "-n"],
-                            cwd=ROOT, env=plain_env(home), stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        ["npx", "promptfoo", "view", "-p", str(port), "-n"],
+        cwd=ROOT,
+        env=plain_env(home),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 90
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/health", timeout=2
+                ) as response:
                     health = json.loads(response.read())
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.flush()
-                    pytest.fail(f"promptfoo view did not answer on port {port} (exit {proc.poll()}):\n"
-                                f"{log_path.read_text()[-3000:]}")
+                    pytest.fail(
+                        f"promptfoo view did not answer on port {port} (exit {proc.poll()}):\n"
+                        f"{log_path.read_text()[-3000:]}"
+                    )
                 time.sleep(0.5)
         yield {"url": f"http://127.0.0.1:{port}/", "health": health, "proc": proc, "port": port}
     finally:
@@ -115,18 +126,36 @@ def viewer(chromium_ready, promptfoo_eval, tmp_path):
         yield served
 
 
-def browse(viewer: dict, run, expect: list[str], tmp_path: Path, artifact: str, width: int = 1600) -> dict:
+def browse(
+    viewer: dict, run, expect: list[str], tmp_path: Path, artifact: str, width: int = 1600
+) -> dict:
     """The eval's page at `width` px in headless Chromium: what it shows (viewer_check.cjs); the
     screenshot (and one of the first screen) is kept as .runners/artifacts/<artifact>."""
     screenshot = tmp_path / artifact
     first = tmp_path / artifact.replace(".png", "-first-screen.png")
-    options = {"url": f"{viewer['url']}eval/{run.results['evalId']}", "width": width, "chromium": str(CHROMIUM),
-               "userDataDir": str(tmp_path / f"chromium-profile-{width}"), "screenshot": str(screenshot),
-               "firstScreen": str(first), "expect": expect, "timeoutMs": 60000}
-    proc = subprocess.run([str(NODE_BIN / "node"), str(CHECK_SCRIPT), json.dumps(options)], cwd=ROOT,
-                          env=plain_env(run.home), capture_output=True, text=True, timeout=180, check=False)
+    options = {
+        "url": f"{viewer['url']}eval/{run.results['evalId']}",
+        "width": width,
+        "chromium": str(CHROMIUM),
+        "userDataDir": str(tmp_path / f"chromium-profile-{width}"),
+        "screenshot": str(screenshot),
+        "firstScreen": str(first),
+        "expect": expect,
+        "timeoutMs": 60000,
+    }
+    proc = subprocess.run(
+        [str(NODE_BIN / "node"), str(CHECK_SCRIPT), json.dumps(options)],
+        cwd=ROOT,
+        env=plain_env(run.home),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     report = json.loads(proc.stdout or "{}") if proc.stdout.startswith("{") else {}
-    assert proc.returncode == 0 and report.get("ok"), f"browser check failed: {report.get('error')}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0 and report.get("ok"), (
+        f"browser check failed: {report.get('error')}\n{proc.stderr[-3000:]}"
+    )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shutil.copy2(screenshot, ARTIFACTS / artifact)
     shutil.copy2(first, ARTIFACTS / first.name)
@@ -136,11 +165,22 @@ def browse(viewer: dict, run, expect: list[str], tmp_path: Path, artifact: str, 
     return report
 
 
-def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo_eval, viewer, tmp_path):
+def test_viewer_shows_each_agent_with_per_group_scores(
+    chromium_ready, promptfoo_eval, viewer, tmp_path
+):
     assert viewer["health"]["status"] == "OK" and viewer["health"]["version"] == "0.123.1"
     labels = [f"agent-{a}" for a in promptfoo_eval.agents]
-    expect = [*labels, "core", "error", "functionality", "regression", "tests", "code_duplication",
-              "mini · checkpoint_2: FAIL", "provider config `submissions`"]
+    expect = [
+        *labels,
+        "core",
+        "error",
+        "functionality",
+        "regression",
+        "tests",
+        "code_duplication",
+        "mini · checkpoint_2: FAIL",
+        "provider config `submissions`",
+    ]
     report = browse(viewer, promptfoo_eval, expect, tmp_path, "promptfoo-viewer.png")
     text = report["bodyText"]
     assert "runners promptfoo test" in report["title"] or "runners promptfoo test" in text
@@ -152,7 +192,10 @@ def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo
         for metric in ("core", "error", "functionality", "regression", "tests"):
             assert metric in block.split("agent-", 1)[0], f"{metric} missing from {label}'s header"
     partial_header = header.split("agent-partial", 1)[1].split("agent-", 1)[0]
-    assert "core\n66.67% (2.00/3.00)" in partial_header and "tests\n66.67% (6.00/9.00)" in partial_header
+    assert (
+        "core\n66.67% (2.00/3.00)" in partial_header
+        and "tests\n66.67% (6.00/9.00)" in partial_header
+    )
     assert "mean_pass_rate" not in header  # it repeated `tests`
     # Every count in the header is a count of tests: no fraction of one.
     assert not re.search(r"\((\d+\.(?!00)\d\d)/", header), header
@@ -162,14 +205,17 @@ def test_viewer_shows_each_agent_with_per_group_scores(chromium_ready, promptfoo
     headers = [h for h in report["headers"] if h["text"].strip() != "Outputs"]  # the group header
     texts = [h["text"] for h in headers]
     agent_headers = [h for h in headers if any(label in h["text"] for label in labels)]
-    assert len(agent_headers) == len(headers) == len(labels), f"columns besides the agents': {texts}"
+    assert len(agent_headers) == len(headers) == len(labels), (
+        f"columns besides the agents': {texts}"
+    )
     for checkpoint in ("checkpoint_1", "checkpoint_2"):  # each cell's first line names its row
-        assert text.count(f"{PROBLEM} · {checkpoint}: ") == len(labels) - 1  # the broken agent's are errors
+        assert (
+            text.count(f"{PROBLEM} · {checkpoint}: ") == len(labels) - 1
+        )  # the broken agent's are errors
     for h in agent_headers:
         assert 0 <= h["left"] < h["right"] <= report["viewportWidth"], f"cut off at 1600 px: {h}"
     # The badge is the row's verdict, not a count of per-group checks ("3 FAIL 2 PASS").
     assert "2 PASS" not in text and "2 FAIL" not in text
-
 
 
 def shown_latency(ms: int) -> str:
@@ -184,29 +230,54 @@ def agent_viewer(chromium_ready, agent_eval, tmp_path):
         yield served
 
 
-def test_viewer_shows_agents_run_then_graded_side_by_side(chromium_ready, agent_eval, agent_viewer, tmp_path):
+def test_viewer_shows_agents_run_then_graded_side_by_side(
+    chromium_ready, agent_eval, agent_viewer, tmp_path
+):
     """The agent provider's eval: a column per agent with its per-group scores and average
     latency; in each cell the grade, its latency and (when it reported them) its tokens; the
     failed step's reason (what the agent said is in the row's details)."""
-    rows = {(r["provider"]["label"], r["testCase"]["metadata"]["problem"], r["testCase"]["metadata"]["checkpoint"]): r
-            for r in agent_eval.results["results"]["results"]}
-    good = rows[("agent-good", "tally", "checkpoint_2")]  # it read its earlier code back: cache reads
+    rows = {
+        (
+            r["provider"]["label"],
+            r["testCase"]["metadata"]["problem"],
+            r["testCase"]["metadata"]["checkpoint"],
+        ): r
+        for r in agent_eval.results["results"]["results"]
+    }
+    good = rows[
+        ("agent-good", "tally", "checkpoint_2")
+    ]  # it read its earlier code back: cache reads
     usage = good["response"]["tokenUsage"]
-    expect = ["agent-good", "agent-partial", "Avg Latency:", "tally · checkpoint_1: PASS ",
-              f"Latency: {shown_latency(good['latencyMs'])}", f"Tokens: {usage['total']} ({usage['prompt']}+{usage['completion']})",
-              "agent step failed: the agent exited with code 1: I do not know how to implement tally checkpoint_2.",
-              "tally · checkpoint_2: FAIL (agent step failed) 2/3 tests"]
+    expect = [
+        "agent-good",
+        "agent-partial",
+        "Avg Latency:",
+        "tally · checkpoint_1: PASS ",
+        f"Latency: {shown_latency(good['latencyMs'])}",
+        f"Tokens: {usage['total']} ({usage['prompt']}+{usage['completion']})",
+        "agent step failed: the agent exited with code 1: I do not know how to implement tally checkpoint_2.",
+        "tally · checkpoint_2: FAIL (agent step failed) 2/3 tests",
+    ]
     report = browse(agent_viewer, agent_eval, expect, tmp_path, "promptfoo-agents-viewer.png")
     text = report["bodyText"]
     assert usage["completionDetails"]["cacheReadInputTokens"] > 0
-    assert "(cached)" not in text  # the viewer's word for a response replayed from promptfoo's cache
+    assert (
+        "(cached)" not in text
+    )  # the viewer's word for a response replayed from promptfoo's cache
     header = text.split("mini · checkpoint_1", 1)[0]
     for label in ("agent-good", "agent-partial"):
         block = header.split(label, 1)[1].split("agent-", 1)[0]
         for metric in ("core", "error", "functionality", "regression", "tests", "Avg Latency:"):
             assert metric in block, f"{metric} missing from {label}'s header"
-    assert "100.00% passing (4/4 cases)" in header.split("agent-good", 1)[1].split("agent-partial", 1)[0]
-    for (label, _problem, _checkpoint), row in rows.items():  # every cell shows the agent's own time
+    assert (
+        "100.00% passing (4/4 cases)"
+        in header.split("agent-good", 1)[1].split("agent-partial", 1)[0]
+    )
+    for (
+        label,
+        _problem,
+        _checkpoint,
+    ), row in rows.items():  # every cell shows the agent's own time
         assert f"Latency: {shown_latency(row['latencyMs'])}" in text, label
     agent_headers = [h for h in report["headers"] if "agent-" in h["text"]]
     assert len(agent_headers) == 2
@@ -225,7 +296,9 @@ MAX_ROW_PX = 300
 def test_viewer_rows_are_a_glance_at_1280_px(chromium_ready, promptfoo_eval, viewer, tmp_path):
     labels = [f"agent-{a}" for a in promptfoo_eval.agents]
     expect = [*labels, "mini · checkpoint_2: FAIL 4/6 tests"]
-    report = browse(viewer, promptfoo_eval, expect, tmp_path, "promptfoo-viewer-1280.png", width=1280)
+    report = browse(
+        viewer, promptfoo_eval, expect, tmp_path, "promptfoo-viewer-1280.png", width=1280
+    )
     rows = report["rows"]
     assert len(rows) == 2, [r["text"][:80] for r in rows]
     heights = [r["height"] for r in rows]
@@ -241,7 +314,9 @@ def test_viewer_rows_are_a_glance_at_1280_px(chromium_ready, promptfoo_eval, vie
     assert "[Core] test_upper_words: every word upper-cased (+1 more)" in cell
     assert "[Error] test_no_args_fails: no arguments must be an error: [" in text
     # (The broken agent's error rows name its own submissions path, which is the user's.)
-    graded = "\n".join(line for line in text.splitlines() if "provider config `submissions`" not in line)
+    graded = "\n".join(
+        line for line in text.splitlines() if "provider config `submissions`" not in line
+    )
     for path in ("/runners-", "/bin/python", "/cache/", "pytest-of-", "/workspace"):
         assert path not in graded, f"{path} on the page"
     # At 1280 px promptfoo's 480 px agent columns need 1,472 px for three agents: the third is

@@ -18,9 +18,16 @@ from support import need
 from runners.model.limits import ResourceLimits
 from runners.sandbox.base import Mount, SandboxRequest, base_env
 
-DEFAULT_TEST_LIMITS = ResourceLimits(memory_mb=512, pids=128, cpus=1.0, file_size_mb=64,
-                                     tmp_size_mb=64, nofile=1024, wall_timeout=60,
-                                     output_bytes=256 * 1024)
+DEFAULT_TEST_LIMITS = ResourceLimits(
+    memory_mb=512,
+    pids=128,
+    cpus=1.0,
+    file_size_mb=64,
+    tmp_size_mb=64,
+    nofile=1024,
+    wall_timeout=60,
+    output_bytes=256 * 1024,
+)
 
 
 def _engine_reason() -> str | None:
@@ -55,14 +62,18 @@ def docker_images() -> dict[str, str]:
     images: dict[str, str] = {}
     for kind in ("python", "node"):
         tag = DEFAULT_TAGS[kind]
-        base = next((b for b in (LOCAL_BASE, OFFICIAL_BASES[kind]) if image_exists(client, b)), None)
+        base = next(
+            (b for b in (LOCAL_BASE, OFFICIAL_BASES[kind]) if image_exists(client, b)), None
+        )
         if base is not None:
             ensure_images([kind], base_image=base)  # a no-op when already current
         if image_exists(client, tag):
             images[kind] = tag
-    need("python" in images,
-         "the image runners-python:latest is missing and no base image is available to build it; "
-         "run scripts/ci-docker.sh (or `python -m runners image build`)")
+    need(
+        "python" in images,
+        "the image runners-python:latest is missing and no base image is available to build it; "
+        "run scripts/ci-docker.sh (or `python -m runners image build`)",
+    )
     return images
 
 
@@ -106,10 +117,26 @@ def no_leftover_containers(run_id: str, docker_images: dict[str, str]) -> Iterat
 def make_request(run_id: str) -> Callable[..., SandboxRequest]:
     """A test-step request like the engine builds: allow-listed env, network off."""
 
-    def make(argv: list[str], *, mounts: list[Mount] | None = None, cwd: str = "/",
-             timeout: float = 30, limits: ResourceLimits | None = None, **extra: Any) -> SandboxRequest:
+    def make(
+        argv: list[str],
+        *,
+        mounts: list[Mount] | None = None,
+        cwd: str = "/",
+        timeout: float = 30,
+        limits: ResourceLimits | None = None,
+        **extra: Any,
+    ) -> SandboxRequest:
         env = {**base_env(), "HOME": "/tmp/home", "TMPDIR": "/tmp", **extra.pop("env", {})}
-        return SandboxRequest(argv=argv, cwd=cwd, env=env, mounts=mounts or [], network=False,
-                              limits=limits or DEFAULT_TEST_LIMITS, timeout=timeout, run_id=run_id, **extra)
+        return SandboxRequest(
+            argv=argv,
+            cwd=cwd,
+            env=env,
+            mounts=mounts or [],
+            network=False,
+            limits=limits or DEFAULT_TEST_LIMITS,
+            timeout=timeout,
+            run_id=run_id,
+            **extra,
+        )
 
     return make

@@ -28,29 +28,45 @@ def sandbox() -> BubblewrapSandbox:
     return BubblewrapSandbox()
 
 
-def run(sandbox: BubblewrapSandbox, tmp_path: Path, script: str, *, timeout: float = 30,
-        limits: ResourceLimits | None = None, marker: str = "") -> SandboxResult:
+def run(
+    sandbox: BubblewrapSandbox,
+    tmp_path: Path,
+    script: str,
+    *,
+    timeout: float = 30,
+    limits: ResourceLimits | None = None,
+    marker: str = "",
+) -> SandboxResult:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     (work / "script.py").write_text(textwrap.dedent(script))
-    return sandbox.run(SandboxRequest(
-        argv=[PYTHON, "-I", "/workspace/script.py", marker],
-        cwd="/workspace",
-        env={"PATH": "/usr/bin:/bin", "HOME": "/tmp/home"},
-        mounts=[Mount(source=work, target="/workspace", writable=True),
-                *host_interpreter_mounts(PYTHON)],
-        limits=limits or DEFAULT_LIMITS,
-        timeout=timeout,
-        run_id=f"test-{uuid.uuid4().hex[:8]}",
-    ))
+    return sandbox.run(
+        SandboxRequest(
+            argv=[PYTHON, "-I", "/workspace/script.py", marker],
+            cwd="/workspace",
+            env={"PATH": "/usr/bin:/bin", "HOME": "/tmp/home"},
+            mounts=[
+                Mount(source=work, target="/workspace", writable=True),
+                *host_interpreter_mounts(PYTHON),
+            ],
+            limits=limits or DEFAULT_LIMITS,
+            timeout=timeout,
+            run_id=f"test-{uuid.uuid4().hex[:8]}",
+        )
+    )
 
 
 def leftovers(marker: str) -> str:
-    return subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True, check=False).stdout.strip()
+    return subprocess.run(
+        ["pgrep", "-af", marker], capture_output=True, text=True, check=False
+    ).stdout.strip()
 
 
 def test_no_network_but_loopback_works(sandbox, tmp_path):
-    result = run(sandbox, tmp_path, """
+    result = run(
+        sandbox,
+        tmp_path,
+        """
         import socket, threading
         try:
             socket.create_connection(("1.1.1.1", 53), timeout=3)
@@ -68,7 +84,8 @@ def test_no_network_but_loopback_works(sandbox, tmp_path):
         port = server.getsockname()[1]
         threading.Thread(target=lambda: server.accept()[0].sendall(b"pong"), daemon=True).start()
         print("loopback:", socket.create_connection(("127.0.0.1", port)).recv(4).decode())
-    """)
+    """,
+    )
     assert result.exit_code == 0, result.stderr
     assert "egress: blocked" in result.stdout
     assert "dns: failed" in result.stdout
@@ -76,7 +93,10 @@ def test_no_network_but_loopback_works(sandbox, tmp_path):
 
 
 def test_writes_only_in_the_workspace_and_tmp(sandbox, tmp_path):
-    result = run(sandbox, tmp_path, """
+    result = run(
+        sandbox,
+        tmp_path,
+        """
         import os
         for path in ["/etc/runners-probe", "/usr/runners-probe", "/workspace/ok.txt", "/tmp/ok.txt",
                      "/runners-probe", os.path.expanduser("~/probe")]:
@@ -87,7 +107,8 @@ def test_writes_only_in_the_workspace_and_tmp(sandbox, tmp_path):
             except OSError as exc:
                 print("refused", path, exc.strerror)
         print("uid", os.getuid())
-    """)
+    """,
+    )
     assert result.exit_code == 0, result.stderr
     assert "wrote /workspace/ok.txt" in result.stdout and "wrote /tmp/ok.txt" in result.stdout
     for path in ("/etc/runners-probe", "/usr/runners-probe", "/runners-probe"):
@@ -99,7 +120,10 @@ def test_writes_only_in_the_workspace_and_tmp(sandbox, tmp_path):
 
 def test_harness_secrets_and_processes_are_invisible(sandbox, tmp_path, monkeypatch):
     monkeypatch.setenv("RUNNERS_CANARY_SECRET", CANARY)
-    result = run(sandbox, tmp_path, f"""
+    result = run(
+        sandbox,
+        tmp_path,
+        f"""
         import os
         found = []
         for pid in os.listdir("/proc"):
@@ -111,7 +135,8 @@ def test_harness_secrets_and_processes_are_invisible(sandbox, tmp_path, monkeypa
         print("secret visible:", any(b"{CANARY}" in blob for blob in found) or "{CANARY}" in str(os.environ))
         print("processes:", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
         print("home listing:", os.path.exists("/root/.ssh") or os.path.exists("/home"))
-    """)
+    """,
+    )
     assert result.exit_code == 0, result.stderr
     assert CANARY not in result.stdout + result.stderr
     assert "secret visible: False" in result.stdout
@@ -122,11 +147,17 @@ def test_harness_secrets_and_processes_are_invisible(sandbox, tmp_path, monkeypa
 
 def test_memory_hog_is_stopped(sandbox, tmp_path):
     started = time.monotonic()
-    result = run(sandbox, tmp_path, """
+    result = run(
+        sandbox,
+        tmp_path,
+        """
         chunks = []
         while True:
             chunks.append(bytearray(50 * 1024 * 1024))
-    """, limits=DEFAULT_LIMITS.model_copy(update={"memory_mb": 256}), timeout=60)
+    """,
+        limits=DEFAULT_LIMITS.model_copy(update={"memory_mb": 256}),
+        timeout=60,
+    )
     assert result.exit_code != 0
     assert result.oom_killed or "MemoryError" in result.stderr
     assert time.monotonic() - started < 60
@@ -135,7 +166,10 @@ def test_memory_hog_is_stopped(sandbox, tmp_path):
 def test_fork_bomb_is_contained(sandbox, tmp_path):
     marker = f"forkbomb-{uuid.uuid4().hex}"
     started = time.monotonic()
-    result = run(sandbox, tmp_path, """
+    result = run(
+        sandbox,
+        tmp_path,
+        """
         import os, time
         children = 0
         try:
@@ -146,7 +180,11 @@ def test_fork_bomb_is_contained(sandbox, tmp_path):
                 children += 1
         except OSError as exc:
             print("fork refused after", children, exc.strerror)
-    """, limits=DEFAULT_LIMITS.model_copy(update={"pids": 64}), timeout=30, marker=marker)
+    """,
+        limits=DEFAULT_LIMITS.model_copy(update={"pids": 64}),
+        timeout=30,
+        marker=marker,
+    )
     assert time.monotonic() - started < 30
     assert "fork refused after" in result.stdout, result.stderr
     assert int(result.stdout.split("after")[1].split()[0]) < 64
@@ -156,14 +194,20 @@ def test_fork_bomb_is_contained(sandbox, tmp_path):
 def test_infinite_loop_is_killed_at_the_wall_clock_with_its_daemons(sandbox, tmp_path):
     marker = f"loop-{uuid.uuid4().hex}"
     started = time.monotonic()
-    result = run(sandbox, tmp_path, """
+    result = run(
+        sandbox,
+        tmp_path,
+        """
         import os, signal, subprocess, sys
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", sys.argv[1]],
                          start_new_session=True)
         while True:
             pass
-    """, timeout=3, marker=marker)
+    """,
+        timeout=3,
+        marker=marker,
+    )
     elapsed = time.monotonic() - started
     assert result.timed_out and elapsed < 3 + 8
     time.sleep(0.3)
@@ -171,20 +215,28 @@ def test_infinite_loop_is_killed_at_the_wall_clock_with_its_daemons(sandbox, tmp
 
 
 def test_output_flood_is_capped_and_flagged(sandbox, tmp_path):
-    result = run(sandbox, tmp_path, """
+    result = run(
+        sandbox,
+        tmp_path,
+        """
         import sys
         sys.stdout.write("head\\n")
         for _ in range(200):
             sys.stdout.write("x" * 100_000)
         sys.stdout.write("\\ntail\\n")
-    """, limits=DEFAULT_LIMITS.model_copy(update={"output_bytes": 64 * 1024}))
+    """,
+        limits=DEFAULT_LIMITS.model_copy(update={"output_bytes": 64 * 1024}),
+    )
     assert result.exit_code == 0 and result.stdout_truncated
     assert result.stdout.startswith("head") and result.stdout.rstrip().endswith("tail")
     assert len(result.stdout) < 80 * 1024
 
 
 def test_huge_file_is_refused(sandbox, tmp_path):
-    result = run(sandbox, tmp_path, """
+    result = run(
+        sandbox,
+        tmp_path,
+        """
         try:
             with open("/workspace/big.bin", "wb") as handle:
                 for _ in range(64):
@@ -192,17 +244,24 @@ def test_huge_file_is_refused(sandbox, tmp_path):
             print("wrote all")
         except OSError as exc:
             print("refused", exc.strerror)
-    """, limits=DEFAULT_LIMITS.model_copy(update={"file_size_mb": 8}))
+    """,
+        limits=DEFAULT_LIMITS.model_copy(update={"file_size_mb": 8}),
+    )
     assert "wrote all" not in result.stdout
     assert (tmp_path / "work" / "big.bin").stat().st_size <= 8 * 1024 * 1024
 
 
 def test_sandbox_cgroups_are_removed(sandbox, tmp_path):
     run(sandbox, tmp_path, "print('hi')\n")
-    for root in (Path("/sys/fs/cgroup/memory/runners"), Path("/sys/fs/cgroup/pids/runners"),
-                 Path("/sys/fs/cgroup/runners")):
+    for root in (
+        Path("/sys/fs/cgroup/memory/runners"),
+        Path("/sys/fs/cgroup/pids/runners"),
+        Path("/sys/fs/cgroup/runners"),
+    ):
         if root.is_dir():
-            assert [p.name for p in root.iterdir() if p.is_dir() and p.name.startswith("test-")] == []
+            assert [
+                p.name for p in root.iterdir() if p.is_dir() and p.name.startswith("test-")
+            ] == []
 
 
 def test_only_a_cpu_limit_that_limits_puts_a_run_under_the_cpu_controller():
@@ -224,8 +283,10 @@ def test_only_a_cpu_limit_that_limits_puts_a_run_under_the_cpu_controller():
         if unified:
             assert (capped.dirs[0] / "cpu.max").read_text().split() == ["50000", "100000"]
             parent = ROOT / "runners"
-            assert not (free.dirs[0] / "cpu.max").is_file() or \
-                (free.dirs[0] / "cpu.max").read_text().split()[0] == "max"
+            assert (
+                not (free.dirs[0] / "cpu.max").is_file()
+                or (free.dirs[0] / "cpu.max").read_text().split()[0] == "max"
+            )
             runs = sum(1 for child in parent.iterdir() if child.is_dir())
             assert (parent / "cpu.weight").read_text().strip() == str(min(100 * runs, 10_000))
         else:
@@ -255,7 +316,10 @@ def test_probe_explains_a_missing_bwrap(monkeypatch):
 def test_kernel_calls_a_test_never_needs_are_refused(sandbox, tmp_path):
     """The seccomp filter: tracing, keyrings, new namespaces, mounts and eBPF fail with EPERM,
     while ordinary work (files, processes, threads, sockets on loopback) goes on."""
-    result = run(sandbox, tmp_path, """
+    result = run(
+        sandbox,
+        tmp_path,
+        """
         import ctypes, os, subprocess, threading
         libc = ctypes.CDLL(None, use_errno=True)
         calls = {"ptrace": (101, 0, 0, 0, 0), "keyctl": (250, 1, 0, 0, 0),
@@ -268,7 +332,8 @@ def test_kernel_calls_a_test_never_needs_are_refused(sandbox, tmp_path):
         threading.Thread(target=lambda: None).start()
         print("child:", subprocess.run(["/usr/bin/true"]).returncode)
         open("/workspace/ok.txt", "w").write("ok")
-    """)
+    """,
+    )
     assert result.exit_code == 0, result.stderr
     for name in ("ptrace", "keyctl", "unshare", "mount", "bpf", "setns"):
         assert f"{name} -1 Operation not permitted" in result.stdout, result.stdout

@@ -36,9 +36,14 @@ COMMAND = textwrap.dedent("""
 
 
 def _request(token: str, tmp_path: Path) -> SandboxRequest:
-    return SandboxRequest(argv=[sys.executable, "-c", COMMAND, token], cwd=str(tmp_path),
-                          env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-                          limits=ResourceLimits(), timeout=120, run_id=token)
+    return SandboxRequest(
+        argv=[sys.executable, "-c", COMMAND, token],
+        cwd=str(tmp_path),
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        limits=ResourceLimits(),
+        timeout=120,
+        run_id=token,
+    )
 
 
 def _marked(token: str, role: str = "") -> list[int]:
@@ -84,16 +89,21 @@ def _children(pid: int) -> list[int]:
 def test_killing_the_harness_and_its_direct_children_leaves_nothing(tmp_path):
     token = f"nonekill{uuid.uuid4().hex}"
     request = _request(token, tmp_path)
-    harness = subprocess.Popen([sys.executable, "-c", HARNESS, request.model_dump_json()],
-                               cwd=Path(__file__).resolve().parents[2], start_new_session=True)
+    harness = subprocess.Popen(
+        [sys.executable, "-c", HARNESS, request.model_dump_json()],
+        cwd=Path(__file__).resolve().parents[2],
+        start_new_session=True,
+    )
     try:
-        assert _wait_until(lambda: _marked(token, "-daemon") and _marked(token, "-child"), 60), \
+        assert _wait_until(lambda: _marked(token, "-daemon") and _marked(token, "-child"), 60), (
             "the command did not start its child and its daemon"
+        )
         _kill_all(_children(harness.pid))  # what a Ray worker does to its children on exit
         harness.kill()
         harness.wait()
-        assert _wait_until(lambda: not _marked(token), 10), \
-            [Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p in _marked(token)]
+        assert _wait_until(lambda: not _marked(token), 10), [
+            Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p in _marked(token)
+        ]
     finally:
         if harness.poll() is None:
             harness.kill()
@@ -116,7 +126,8 @@ def test_an_interrupt_while_the_process_starts_leaves_nothing(tmp_path, monkeypa
         with pytest.raises(KeyboardInterrupt):
             NoSandbox().run(_request(token, tmp_path))
         monkeypatch.undo()
-        assert _wait_until(lambda: not _marked(token), 10), \
-            [Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p in _marked(token)]
+        assert _wait_until(lambda: not _marked(token), 10), [
+            Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p in _marked(token)
+        ]
     finally:
         _kill_all(_marked(token))

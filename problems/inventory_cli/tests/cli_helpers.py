@@ -19,8 +19,10 @@ class Result:
     stderr: str
 
     def describe(self) -> str:
-        return (f"command: {self.argv[-8:]}\nexit code: {self.code}\n"
-                f"stdout: {self.stdout[:800]!r}\nstderr: {self.stderr[:800]!r}")
+        return (
+            f"command: {self.argv[-8:]}\nexit code: {self.code}\n"
+            f"stdout: {self.stdout[:800]!r}\nstderr: {self.stderr[:800]!r}"
+        )
 
 
 class Cli:
@@ -31,16 +33,28 @@ class Cli:
         self.cwd = Path(cwd)
         self.db = db
 
-    def run(self, *args: str, db: bool = True, env: dict[str, str] | None = None,
-            drop_env: tuple[str, ...] = ()) -> Result:
+    def run(
+        self,
+        *args: str,
+        db: bool = True,
+        env: dict[str, str] | None = None,
+        drop_env: tuple[str, ...] = (),
+    ) -> Result:
         argv = [*self.entrypoint, *map(str, args)]
         if db and self.db is not None:
             argv += ["--db", str(self.db)]
         environment = {**os.environ, **(env or {})}
         for name in drop_env:
             environment.pop(name, None)
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_SECONDS,
-                              cwd=self.cwd, env=environment, check=False)
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_SECONDS,
+            cwd=self.cwd,
+            env=environment,
+            check=False,
+        )
         return Result(argv, proc.returncode, proc.stdout, proc.stderr)
 
     def ok(self, *args: str, **kwargs) -> object:
@@ -65,7 +79,8 @@ def parse_json(result: Result) -> object:
         return json.loads(result.stdout)
     except json.JSONDecodeError as exc:
         raise AssertionError(
-            f"stdout is not one JSON document ({exc})\n{result.describe()}") from None
+            f"stdout is not one JSON document ({exc})\n{result.describe()}"
+        ) from None
 
 
 def user_error(result: Result, code: str) -> dict:

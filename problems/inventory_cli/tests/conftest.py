@@ -22,10 +22,18 @@ from cli_helpers import Cli
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--entrypoint", action="store", required=True,
-                     help="command that runs the submission, e.g. 'python /abs/main.py'")
-    parser.addoption("--checkpoint", action="store", required=True,
-                     help="checkpoint being graded, e.g. checkpoint_2")
+    parser.addoption(
+        "--entrypoint",
+        action="store",
+        required=True,
+        help="command that runs the submission, e.g. 'python /abs/main.py'",
+    )
+    parser.addoption(
+        "--checkpoint",
+        action="store",
+        required=True,
+        help="checkpoint being graded, e.g. checkpoint_2",
+    )
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,7 @@ def stocked(module_cli):
 
 # ---- Core -----------------------------------------------------------------------------------
 
+
 def test_add_new_and_existing_item(cli):
     assert cli.ok("add", "bolt", "5") == {"item": "bolt", "quantity": 5}
     assert cli.ok("add", "bolt", "7") == {"item": "bolt", "quantity": 12}
@@ -35,9 +36,12 @@ def test_remove_then_delete_at_zero(cli):
 
 @pytest.mark.parametrize(
     "args, expected_file",
-    [([], "checkpoint_1_report.json"), (["--format", "json"], "checkpoint_1_report.json"),
-     (["--format", "csv"], "checkpoint_1_report.csv"),
-     (["--format", "text"], "checkpoint_1_report.txt")],
+    [
+        ([], "checkpoint_1_report.json"),
+        (["--format", "json"], "checkpoint_1_report.json"),
+        (["--format", "csv"], "checkpoint_1_report.csv"),
+        (["--format", "text"], "checkpoint_1_report.txt"),
+    ],
     ids=["default-json", "json", "csv", "text"],
 )
 def test_report_formats(stocked, data_dir, args, expected_file):
@@ -55,6 +59,7 @@ def test_default_database_in_working_directory(cli):
 
 
 # ---- Functionality --------------------------------------------------------------------------
+
 
 @pytest.mark.functionality
 @pytest.mark.parametrize(
@@ -91,17 +96,23 @@ def test_largest_quantity(cli):
 
 @pytest.mark.bulk
 def test_command_sequence(cli):
-    for command, name, qty in [("add", "p1", "4"), ("add", "p2", "9"), ("add", "p1", "6"),
-                               ("remove", "p2", "9")]:
+    for command, name, qty in [
+        ("add", "p1", "4"),
+        ("add", "p2", "9"),
+        ("add", "p1", "6"),
+        ("remove", "p2", "9"),
+    ]:
         cli.ok(command, name, qty)
     assert cli.ok("report") == {"items": [{"item": "p1", "quantity": 10}], "total_quantity": 10}
 
 
 # ---- Error ----------------------------------------------------------------------------------
 
+
 @pytest.mark.error
-@pytest.mark.parametrize("name", ["Bolt", "_x", "y" * 33],
-                         ids=["uppercase", "leading-underscore", "33-chars"])
+@pytest.mark.parametrize(
+    "name", ["Bolt", "_x", "y" * 33], ids=["uppercase", "leading-underscore", "33-chars"]
+)
 def test_invalid_name(cli, name):
     cli.fails("invalid_name", "add", name, "1")
     assert not cli.db.exists()

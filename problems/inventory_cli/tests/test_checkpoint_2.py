@@ -48,6 +48,7 @@ def catalog_db(module_cli, catalog_path):
 
 # ---- Core -----------------------------------------------------------------------------------
 
+
 def test_import_catalog(cli, catalog_path):
     summary, _ = catalog_expectations(catalog_path)
     assert cli.ok("import", str(catalog_path)) == summary
@@ -87,6 +88,7 @@ def test_price_command(cli):
 
 # ---- Regression (marked): checkpoint 1 behaviour that prices must not change -------------------
 
+
 @pytest.mark.regression
 def test_report_without_prices_unchanged(catalog_db, catalog_path):
     _, totals = catalog_expectations(catalog_path)
@@ -99,9 +101,11 @@ def test_report_without_prices_unchanged(catalog_db, catalog_path):
 
 # ---- Functionality --------------------------------------------------------------------------
 
+
 @pytest.mark.functionality
-@pytest.mark.parametrize("env_case", ["from-environment", "default"],
-                         ids=["from-environment", "default"])
+@pytest.mark.parametrize(
+    "env_case", ["from-environment", "default"], ids=["from-environment", "default"]
+)
 def test_currency(cli, env_case):
     if env_case == "from-environment":
         # The problem config sets INVENTORY_CURRENCY=EUR: the harness must pass it through.
@@ -109,14 +113,20 @@ def test_currency(cli, env_case):
         assert cli.ok("report", "--prices")["currency"] == "EUR"
     else:
         document = cli.ok("report", "--prices", drop_env=(CURRENCY_VAR,))
-        assert document == {"items": [], "total_quantity": 0, "total_value": "0.00",
-                            "currency": "USD"}
+        assert document == {
+            "items": [],
+            "total_quantity": 0,
+            "total_value": "0.00",
+            "currency": "USD",
+        }
 
 
 @pytest.mark.functionality
-@pytest.mark.parametrize("given, shown",
-                         [("3", "3.00"), ("1.5", "1.50"), ("1000000", "1000000.00")],
-                         ids=["whole", "one-decimal", "maximum"])
+@pytest.mark.parametrize(
+    "given, shown",
+    [("3", "3.00"), ("1.5", "1.50"), ("1000000", "1000000.00")],
+    ids=["whole", "one-decimal", "maximum"],
+)
 def test_price_formatting(gear_db, given, shown):
     assert gear_db.ok("price", "gear", given) == {"item": "gear", "unit_price": shown}
 
@@ -124,8 +134,10 @@ def test_price_formatting(gear_db, given, shown):
 @pytest.mark.functionality
 def test_exact_decimal_values(cli, tmp_path):
     # 999999999 x 999999.99 has 17 significant digits: binary floats lose the last cent.
-    feed = write_csv(tmp_path / "feed.csv", ["item,quantity,unit_price", "big,999999999,999999.99",
-                                             "cap,7,0.29", "pin,3,0.10"])
+    feed = write_csv(
+        tmp_path / "feed.csv",
+        ["item,quantity,unit_price", "big,999999999,999999.99", "cap,7,0.29", "pin,3,0.10"],
+    )
     cli.ok("import", str(feed))
     document = cli.ok("report", "--prices")
     assert [row["value"] for row in document["items"]] == ["999999989000000.01", "2.03", "0.30"]
@@ -135,8 +147,9 @@ def test_exact_decimal_values(cli, tmp_path):
 @pytest.mark.functionality
 def test_import_keeps_price_on_empty_cell(cli, tmp_path):
     cli.ok("add", "bracket", "2", "--price", "9.99")
-    feed = write_csv(tmp_path / "feed.csv", ["quantity,item,unit_price,note", "5,bracket,,x",
-                                             "1,hinge,0.5,y"])
+    feed = write_csv(
+        tmp_path / "feed.csv", ["quantity,item,unit_price,note", "5,bracket,,x", "1,hinge,0.5,y"]
+    )
     assert cli.ok("import", str(feed)) == {"imported": 2, "items": 2}
     rows = cli.ok("report", "--prices")["items"]
     assert rows == [
@@ -151,7 +164,8 @@ def test_deleted_item_forgets_price(cli):
     cli.ok("remove", "fuse", "2")
     cli.ok("add", "fuse", "1")
     assert cli.ok("report", "--prices")["items"] == [
-        {"item": "fuse", "quantity": 1, "unit_price": None, "value": None}]
+        {"item": "fuse", "quantity": 1, "unit_price": None, "value": None}
+    ]
 
 
 @pytest.mark.functionality
@@ -159,8 +173,8 @@ def test_text_report_unknown_price(cli):
     cli.ok("add", "bolt", "5", "--price", "0.2")
     cli.ok("add", "nut", "120")
     assert cli.text("report", "--format", "text", "--prices") == (
-        "bolt    5  0.20  1.00\n"
-        "nut   120     -     -\n")
+        "bolt    5  0.20  1.00\nnut   120     -     -\n"
+    )
 
 
 @pytest.mark.bulk
@@ -185,9 +199,13 @@ def test_import_many_rows(cli, tmp_path):
 
 # ---- Error ----------------------------------------------------------------------------------
 
+
 @pytest.mark.error
-@pytest.mark.parametrize("price", ["1.555", "abc", "1000000.01", ".5"],
-                         ids=["three-decimals", "word", "too-large", "no-whole-part"])
+@pytest.mark.parametrize(
+    "price",
+    ["1.555", "abc", "1000000.01", ".5"],
+    ids=["three-decimals", "word", "too-large", "no-whole-part"],
+)
 def test_invalid_price(cli, price):
     cli.fails("invalid_price", "add", "bolt", "1", "--price", price)
     assert not cli.db.exists()
@@ -209,9 +227,14 @@ def test_price_unknown_item(cli):
         (["item,quantity,unit_price", "bolt,1,", "", "Nut,2,0.05"], "invalid_row", 4),
         (["item,quantity,unit_price", "bolt,1,0.1", "pin,2,1.005"], "invalid_row", 3),
     ],
-    ids=["missing-file", "empty-file", "missing-column", "bad-quantity",
-         "bad-name-after-blank-line",
-         "bad-price"],
+    ids=[
+        "missing-file",
+        "empty-file",
+        "missing-column",
+        "bad-quantity",
+        "bad-name-after-blank-line",
+        "bad-price",
+    ],
 )
 def test_import_errors(cli, tmp_path, lines, code, line):
     path = tmp_path / "feed.csv"

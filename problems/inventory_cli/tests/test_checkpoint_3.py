@@ -19,19 +19,22 @@ def write_config(path, config: dict):
 
 # ---- Core -----------------------------------------------------------------------------------
 
+
 def test_history_records_commands(cli, catalog_path):
     cli.ok("add", "bolt", "5")
     cli.ok("add", "nut", "9", "--price", "0.05")
     cli.ok("remove", "bolt", "2")
     cli.ok("price", "bolt", "0.2")
     cli.ok("import", str(catalog_path))
-    assert cli.ok("history") == {"entries": [
-        {"id": 1, "command": "add", "item": "bolt", "quantity": 5},
-        {"id": 2, "command": "add", "item": "nut", "quantity": 9},
-        {"id": 3, "command": "remove", "item": "bolt", "quantity": 2},
-        {"id": 4, "command": "price", "item": "bolt", "unit_price": "0.20"},
-        {"id": 5, "command": "import", "rows": 10},
-    ]}
+    assert cli.ok("history") == {
+        "entries": [
+            {"id": 1, "command": "add", "item": "bolt", "quantity": 5},
+            {"id": 2, "command": "add", "item": "nut", "quantity": 9},
+            {"id": 3, "command": "remove", "item": "bolt", "quantity": 2},
+            {"id": 4, "command": "price", "item": "bolt", "unit_price": "0.20"},
+            {"id": 5, "command": "import", "rows": 10},
+        ]
+    }
 
 
 def test_undo_add_of_new_item(cli):
@@ -50,13 +53,20 @@ def test_undo_import(cli, catalog_path):
 
 
 def test_alerts_from_config(cli):
-    stock = write_csv(cli.cwd / "stock.csv", ["item,quantity,unit_price", "bolt,5,", "nut,40,",
-                                              "washer,11,", "gear,6,"])
+    stock = write_csv(
+        cli.cwd / "stock.csv",
+        ["item,quantity,unit_price", "bolt,5,", "nut,40,", "washer,11,", "gear,6,"],
+    )
     cli.ok("import", str(stock))
-    write_config(cli.cwd / "alerts.toml", {"alerts": {
-        "default_threshold": 5,
-        "thresholds": {"nut": 50, "washer": 10, "ghost": 99},
-    }})
+    write_config(
+        cli.cwd / "alerts.toml",
+        {
+            "alerts": {
+                "default_threshold": 5,
+                "thresholds": {"nut": 50, "washer": 10, "ghost": 99},
+            }
+        },
+    )
     assert cli.ok("alerts", "--config", str(cli.cwd / "alerts.toml")) == {
         "alerts": [
             {"item": "bolt", "quantity": 5, "threshold": 5},
@@ -71,11 +81,14 @@ def test_alerts_threshold_from_environment(cli):
     assert os.environ.get(LOW_STOCK_VAR) == "2"
     cli.ok("add", "bolt", "2")
     cli.ok("add", "nut", "3")
-    assert cli.ok("alerts") == {"alerts": [{"item": "bolt", "quantity": 2, "threshold": 2}],
-                                "count": 1}
+    assert cli.ok("alerts") == {
+        "alerts": [{"item": "bolt", "quantity": 2, "threshold": 2}],
+        "count": 1,
+    }
 
 
 # ---- Regression (marked): earlier outputs stay as they were ------------------------------------
+
 
 @pytest.mark.regression
 def test_outputs_unchanged_by_history(cli):
@@ -86,21 +99,27 @@ def test_outputs_unchanged_by_history(cli):
 
 # ---- Functionality --------------------------------------------------------------------------
 
+
 @pytest.mark.functionality
 def test_undo_remove_restores_deleted_item(cli):
     cli.ok("add", "fuse", "3", "--price", "1.5")
     cli.ok("remove", "fuse", "3")
     cli.ok("undo")
     assert cli.ok("report", "--prices")["items"] == [
-        {"item": "fuse", "quantity": 3, "unit_price": "1.50", "value": "4.50"}]
+        {"item": "fuse", "quantity": 3, "unit_price": "1.50", "value": "4.50"}
+    ]
 
 
 @pytest.mark.functionality
 def test_undo_price_restores_old_price(cli):
     cli.ok("add", "gear", "2", "--price", "1")
     cli.ok("price", "gear", "2")
-    assert cli.ok("undo")["undone"] == {"id": 2, "command": "price", "item": "gear",
-                                        "unit_price": "2.00"}
+    assert cli.ok("undo")["undone"] == {
+        "id": 2,
+        "command": "price",
+        "item": "gear",
+        "unit_price": "2.00",
+    }
     assert cli.ok("report", "--prices")["items"][0]["unit_price"] == "1.00"
 
 
@@ -117,13 +136,15 @@ def test_ids_never_reused(cli):
 def test_failed_commands_not_recorded(cli):
     cli.ok("add", "bolt", "1")
     cli.fails("insufficient_stock", "remove", "bolt", "5")
-    assert cli.ok("history") == {"entries": [
-        {"id": 1, "command": "add", "item": "bolt", "quantity": 1}]}
+    assert cli.ok("history") == {
+        "entries": [{"id": 1, "command": "add", "item": "bolt", "quantity": 1}]
+    }
 
 
 @pytest.mark.functionality
-@pytest.mark.parametrize("where", ["working-directory", "option"],
-                         ids=["working-directory", "option"])
+@pytest.mark.parametrize(
+    "where", ["working-directory", "option"], ids=["working-directory", "option"]
+)
 def test_config_file_location(cli, where):
     cli.ok("add", "bolt", "7")
     config = {"alerts": {"default_threshold": 7}}
@@ -154,6 +175,7 @@ def test_undo_everything(cli):
 
 
 # ---- Error ----------------------------------------------------------------------------------
+
 
 @pytest.mark.error
 def test_nothing_to_undo(cli):

@@ -23,8 +23,16 @@ from .deadline import DeadlineConnection
 from .server import ServerAdapter
 
 MAX_BODY = 16 * 1024 * 1024
-ARCHIVE_TYPES = ("application/zip", "application/x-zip-compressed", "application/x-tar", "application/tar",
-                 "application/gzip", "application/x-gzip", "application/x-tar+gzip", "application/x-compressed-tar")
+ARCHIVE_TYPES = (
+    "application/zip",
+    "application/x-zip-compressed",
+    "application/x-tar",
+    "application/tar",
+    "application/gzip",
+    "application/x-gzip",
+    "application/x-tar+gzip",
+    "application/x-compressed-tar",
+)
 
 
 class APIAdapter(ServerAdapter):
@@ -39,18 +47,28 @@ class APIAdapter(ServerAdapter):
     def run_case(self, case: BaseCase) -> APIResult:
         assert isinstance(case, APICase)
         self.last_error = None
-        ids = {"id": case.id, "group": case.group, "group_type": case.group_type, "method": case.method}
+        ids = {
+            "id": case.id,
+            "group": case.group,
+            "group_type": case.group_type,
+            "method": case.method,
+        }
         if self.failure:
             return APIResult(**ids, status_code=-1, stderr=self.failure, adapter_error=True)
         if self.exited():  # it died during an earlier case: nothing answers any more
             self.last_error = self.exit_note
-            return APIResult(**ids, status_code=-1, stderr=f"{self.exit_note}{self.output_tail()}",
-                             resource_path=f"http://{self.host}:{self.port}{case.path or '/'}")
+            return APIResult(
+                **ids,
+                status_code=-1,
+                stderr=f"{self.exit_note}{self.output_tail()}",
+                resource_path=f"http://{self.host}:{self.port}{case.path or '/'}",
+            )
         target = case.path or "/"
         query = case.get_query_params()
         if query:
             target += ("&" if "?" in target else "?") + urllib.parse.urlencode(
-                {k: _query_value(v) for k, v in query.items()})
+                {k: _query_value(v) for k, v in query.items()}
+            )
         headers = dict(case.headers)
         body = _encode_body(case.body, headers)
         url = f"http://{self.host}:{self.port}{target}"
@@ -66,7 +84,10 @@ class APIAdapter(ServerAdapter):
                 conn.request(case.method.upper(), target, body=body, headers=headers)
                 response = conn.getresponse()
                 raw = response.read(MAX_BODY + 1)
-                status, got_headers = response.status, {k.lower(): v for k, v in response.getheaders()}
+                status, got_headers = (
+                    response.status,
+                    {k.lower(): v for k, v in response.getheaders()},
+                )
                 break
             except TimeoutError:
                 error, timed_out = f"no answer within {timeout:g} s", True
@@ -78,9 +99,16 @@ class APIAdapter(ServerAdapter):
             if self.exited(during=case.id):
                 error = f"{error}; {self.exit_note}"
             self.last_error = error
-            return APIResult(**ids, status_code=-1, stderr=f"{error}{self.output_tail()}", timed_out=timed_out,
-                             retries=attempts + 1, resource_path=url, elapsed=round(time.monotonic() - started, 6),
-                             files=collect_tracked(self.settings.workspace, self.tracked(case)))
+            return APIResult(
+                **ids,
+                status_code=-1,
+                stderr=f"{error}{self.output_tail()}",
+                timed_out=timed_out,
+                retries=attempts + 1,
+                resource_path=url,
+                elapsed=round(time.monotonic() - started, 6),
+                files=collect_tracked(self.settings.workspace, self.tracked(case)),
+            )
         output, binary = _decode(raw, got_headers, self.config.response_is_json)
         files = collect_tracked(self.settings.workspace, self.tracked(case))
         stderr = None
@@ -90,10 +118,20 @@ class APIAdapter(ServerAdapter):
             except ValueError as exc:
                 stderr = str(exc)
         return APIResult(
-            **ids, status_code=status, output=output, headers=got_headers, resource_path=url, stderr=stderr,
-            retries=attempts, timed_out=timed_out, elapsed=round(time.monotonic() - started, 6), files=files,
-            binary_response_base64=binary.get("content_b64"), binary_response_size=binary.get("size"),
-            binary_response_filename=binary.get("filename"))
+            **ids,
+            status_code=status,
+            output=output,
+            headers=got_headers,
+            resource_path=url,
+            stderr=stderr,
+            retries=attempts,
+            timed_out=timed_out,
+            elapsed=round(time.monotonic() - started, 6),
+            files=files,
+            binary_response_base64=binary.get("content_b64"),
+            binary_response_size=binary.get("size"),
+            binary_response_filename=binary.get("filename"),
+        )
 
 
 def _query_value(value: Any) -> str:
@@ -126,8 +164,12 @@ def _decode(raw: bytes, headers: dict[str, str], as_json: bool) -> tuple[Any, di
             raise UnicodeDecodeError("utf-8", raw, 0, 1, "archive")
         text = raw[:MAX_BODY].decode("utf-8")
     except UnicodeDecodeError:
-        binary: dict[str, Any] = {"content_b64": base64.b64encode(raw[:MAX_BODY]).decode(), "encoding": "base64",
-                                  "size": len(raw), "content_type": content_type}
+        binary: dict[str, Any] = {
+            "content_b64": base64.b64encode(raw[:MAX_BODY]).decode(),
+            "encoding": "base64",
+            "size": len(raw),
+            "content_type": content_type,
+        }
         if archive:
             binary["is_archive"] = True
             name = download_name(headers.get("content-disposition"))

@@ -34,11 +34,17 @@ def archive_members(raw: bytes, content_type: str) -> dict[str, str]:
                         found[info.filename] = _text(data)
         else:
             with tarfile.open(fileobj=io.BytesIO(raw), mode="r:*") as archive:
-                for count, tar_info in enumerate(archive):  # streamed: stops at the budget, not at the end
+                for count, tar_info in enumerate(
+                    archive
+                ):  # streamed: stops at the budget, not at the end
                     budget -= tar_info.size
                     if count >= MAX_MEMBERS or budget < 0:
                         break
-                    handle = archive.extractfile(tar_info) if tar_info.isfile() and _safe(tar_info.name) else None
+                    handle = (
+                        archive.extractfile(tar_info)
+                        if tar_info.isfile() and _safe(tar_info.name)
+                        else None
+                    )
                     if handle is not None:
                         found[tar_info.name] = _text(handle.read(MAX_MEMBER_BYTES))
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:

@@ -37,7 +37,9 @@ def fill_static(value: Any, static: dict[str, str]) -> Any:
         for name, path in static.items():
             value = value.replace(f"{{{{static:{name}}}}}", path)
         if "{{static:" in value:
-            raise ValueError(f"unknown static asset in {value!r} (known: {', '.join(static) or 'none'})")
+            raise ValueError(
+                f"unknown static asset in {value!r} (known: {', '.join(static) or 'none'})"
+            )
         return value
     if isinstance(value, dict):
         return {fill_static(k, static): fill_static(v, static) for k, v in value.items()}
@@ -61,7 +63,9 @@ class Adapter:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         kill_descendants()
 
     def run_case(self, case: BaseCase) -> CaseResult:

@@ -49,7 +49,9 @@ class BrowserAdapter(ServerAdapter):
             self.failure = f"Chromium could not be started: {exc}"
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._close_page()
         if self.browser is not None:
             self.browser.close()
@@ -90,17 +92,33 @@ class BrowserAdapter(ServerAdapter):
         url = title = None
         if page is not None:
             try:
-                url, title = page.evaluate("location.href", timeout=5), page.evaluate("document.title", timeout=5)
+                url, title = (
+                    page.evaluate("location.href", timeout=5),
+                    page.evaluate("document.title", timeout=5),
+                )
             except BrowserError:
                 pass
         status = self.browser.document_status.get(page.session, 0) if page is not None else 0
         self.step_error = error
-        return BrowserResult(**ids, status_code=status, output=output, stderr=error, url=url, page_title=title,
-                             timed_out=timed_out, elapsed=round(time.monotonic() - started, 6), resource_path=url)
+        return BrowserResult(
+            **ids,
+            status_code=status,
+            output=output,
+            stderr=error,
+            url=url,
+            page_title=title,
+            timed_out=timed_out,
+            elapsed=round(time.monotonic() - started, 6),
+            resource_path=url,
+        )
 
     def on_failure(self, case: BaseCase) -> str | None:
         notes = [f"steps stopped: {self.step_error}"] if self.step_error else []
-        if self.config.screenshot != "off" and self.page is not None and self.settings.artifacts is not None:
+        if (
+            self.config.screenshot != "off"
+            and self.page is not None
+            and self.settings.artifacts is not None
+        ):
             notes.append(self._screenshot(case.id) or "")
         return "\n".join(n for n in notes if n) or None
 
@@ -127,11 +145,18 @@ class BrowserAdapter(ServerAdapter):
 
     def _navigate(self, target: str, deadline: float) -> None:
         assert self.page is not None
-        reply = self.page.send("Page.navigate", {"url": self._url(target)}, timeout=self._left(deadline))
+        reply = self.page.send(
+            "Page.navigate", {"url": self._url(target)}, timeout=self._left(deadline)
+        )
         if reply.get("errorText"):
             raise StepFailed(f"loading {target} failed: {reply['errorText']}")
-        self._until(deadline, lambda: self.page is not None and self.page.evaluate("document.readyState") == "complete",
-                    f"{target} did not finish loading")
+        self._until(
+            deadline,
+            lambda: (
+                self.page is not None and self.page.evaluate("document.readyState") == "complete"
+            ),
+            f"{target} did not finish loading",
+        )
 
     def _left(self, deadline: float) -> float:
         left = deadline - time.monotonic()
@@ -146,7 +171,9 @@ class BrowserAdapter(ServerAdapter):
             if value:
                 return value
             if time.monotonic() >= limit:
-                raise StepFailed(f"{what} (waited {(step_ms or self.config.default_timeout_ms) / 1000:g} s)")
+                raise StepFailed(
+                    f"{what} (waited {(step_ms or self.config.default_timeout_ms) / 1000:g} s)"
+                )
             time.sleep(POLL)
 
     def _element(self, selector: str, visible: bool, deadline: float, step_ms: int | None) -> None:
@@ -157,7 +184,12 @@ class BrowserAdapter(ServerAdapter):
             state = page.evaluate(state_js(selector))
             return bool(state["count"] and (state["visible"] or not visible))
 
-        self._until(deadline, ready, f"no {'visible ' if visible else ''}element matches {selector!r}", step_ms)
+        self._until(
+            deadline,
+            ready,
+            f"no {'visible ' if visible else ''}element matches {selector!r}",
+            step_ms,
+        )
 
     def _step(self, action: str, options: Any, output: dict[str, Any], deadline: float) -> None:
         page = self.page
@@ -169,13 +201,23 @@ class BrowserAdapter(ServerAdapter):
             self._element(options.selector, True, deadline, options.timeout_ms)
             point = page.evaluate(center_js(options.selector))
             for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-                page.send("Input.dispatchMouseEvent", {"type": kind, "x": point["x"], "y": point["y"],
-                                                       "button": "left", "clickCount": 1})
+                page.send(
+                    "Input.dispatchMouseEvent",
+                    {
+                        "type": kind,
+                        "x": point["x"],
+                        "y": point["y"],
+                        "button": "left",
+                        "clickCount": 1,
+                    },
+                )
         elif action == "fill":
             self._element(options.selector, True, deadline, options.timeout_ms)
             page.evaluate(focus_js(options.selector, clear=True))
             page.send("Input.insertText", {"text": options.value})
-            page.evaluate("document.activeElement && document.activeElement.dispatchEvent(new Event('change', {bubbles: true}))")
+            page.evaluate(
+                "document.activeElement && document.activeElement.dispatchEvent(new Event('change', {bubbles: true}))"
+            )
         elif action == "press":
             if options.selector:
                 self._element(options.selector, True, deadline, options.timeout_ms)
@@ -185,7 +227,11 @@ class BrowserAdapter(ServerAdapter):
         elif action == "wait":
             self._wait(options, deadline)
         elif action == "screenshot":
-            note = self._screenshot(options.as_ or f"step-{len(output)}") if self.settings.artifacts else None
+            note = (
+                self._screenshot(options.as_ or f"step-{len(output)}")
+                if self.settings.artifacts
+                else None
+            )
             if options.as_:
                 output[options.as_] = note
         else:
@@ -206,11 +252,24 @@ class BrowserAdapter(ServerAdapter):
                 return False
             if options.count is not None or options.text is not None:
                 return True
-            return {"attached": state["count"] > 0, "detached": state["count"] == 0,
-                    "visible": state["visible"], "hidden": not state["visible"]}[options.state]
+            return {
+                "attached": state["count"] > 0,
+                "detached": state["count"] == 0,
+                "visible": state["visible"],
+                "hidden": not state["visible"],
+            }[options.state]
 
-        wanted = ", ".join(f"{k}={v!r}" for k, v in (("count", options.count), ("text", options.text)) if v is not None)
-        self._until(deadline, ready, f"{options.selector!r} never became {wanted or options.state}", options.timeout_ms)
+        wanted = ", ".join(
+            f"{k}={v!r}"
+            for k, v in (("count", options.count), ("text", options.text))
+            if v is not None
+        )
+        self._until(
+            deadline,
+            ready,
+            f"{options.selector!r} never became {wanted or options.state}",
+            options.timeout_ms,
+        )
 
     def _read(self, action: str, options: Any, deadline: float) -> Any:
         page = self.page

@@ -29,10 +29,12 @@ class BrowserError(Exception):
     pass
 
 
-_LAUNCH = ("import os, sys\n"
-           "os.dup2(int(sys.argv[1]), 3)\nos.dup2(int(sys.argv[2]), 4)\n"
-           "os.close(int(sys.argv[1]))\nos.close(int(sys.argv[2]))\n"
-           "os.execv(sys.argv[3], sys.argv[3:])\n")
+_LAUNCH = (
+    "import os, sys\n"
+    "os.dup2(int(sys.argv[1]), 3)\nos.dup2(int(sys.argv[2]), 4)\n"
+    "os.close(int(sys.argv[1]))\nos.close(int(sys.argv[2]))\n"
+    "os.execv(sys.argv[3], sys.argv[3:])\n"
+)
 
 
 def _high(fd: int) -> int:
@@ -59,18 +61,39 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="runners-chromium-")
         to_browser_r, self._to_browser = map(_high, os.pipe())
         self._from_browser, from_browser_w = map(_high, os.pipe())
-        args = [binary, "--headless=new", "--no-sandbox", "--no-zygote", "--disable-gpu",
-                "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
-                "--disable-extensions", "--disable-background-networking", "--disable-sync",
-                "--disable-component-update", "--disable-breakpad", "--mute-audio", "--remote-debugging-pipe",
-                f"--proxy-server={DEAD_PROXY}", "--proxy-bypass-list=<-loopback>;127.0.0.1;localhost;[::1]",
-                "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-                f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"]
+        args = [
+            binary,
+            "--headless=new",
+            "--no-sandbox",
+            "--no-zygote",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--disable-sync",
+            "--disable-component-update",
+            "--disable-breakpad",
+            "--mute-audio",
+            "--remote-debugging-pipe",
+            f"--proxy-server={DEAD_PROXY}",
+            "--proxy-bypass-list=<-loopback>;127.0.0.1;localhost;[::1]",
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+            f"--user-data-dir={self.profile}",
+            f"--window-size={width},{height}",
+            "about:blank",
+        ]
         # A small launcher puts the pipe ends on fds 3 and 4, where Chromium looks for them.
-        self.proc = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCH, str(to_browser_r), str(from_browser_w), *args],
-                                     env=env,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     pass_fds=(to_browser_r, from_browser_w), start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-S", "-c", _LAUNCH, str(to_browser_r), str(from_browser_w), *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            pass_fds=(to_browser_r, from_browser_w),
+            start_new_session=True,
+        )
         os.close(to_browser_r)
         os.close(from_browser_w)
         self._next = 0
@@ -108,10 +131,17 @@ class Browser:
                 elif message.get("method") == "Network.responseReceived":
                     params = message.get("params", {})
                     if params.get("type") == "Document":
-                        self.document_status[message.get("sessionId", "")] = int(params["response"]["status"])
+                        self.document_status[message.get("sessionId", "")] = int(
+                            params["response"]["status"]
+                        )
 
-    def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
-             timeout: float = 30.0) -> dict[str, Any]:
+    def send(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session: str | None = None,
+        timeout: float = 30.0,
+    ) -> dict[str, Any]:
         with self._lock:
             self._next += 1
             ident = self._next
@@ -123,12 +153,16 @@ class Browser:
         try:
             os.write(self._to_browser, json.dumps(message).encode() + b"\0")
         except OSError as exc:
-            raise BrowserError(f"the browser is gone ({exc.strerror}){self.stderr_tail()}") from None
+            raise BrowserError(
+                f"the browser is gone ({exc.strerror}){self.stderr_tail()}"
+            ) from None
         try:
             reply = waiter.get(timeout=timeout)
         except queue.Empty:
             self._waiting.pop(ident, None)
-            raise BrowserError(f"the browser did not answer {method} within {timeout:g} s") from None
+            raise BrowserError(
+                f"the browser did not answer {method} within {timeout:g} s"
+            ) from None
         if "error" in reply:
             raise BrowserError(f"{method}: {reply['error'].get('message')}{self.stderr_tail()}")
         return dict(reply.get("result", {}))
@@ -141,25 +175,39 @@ class Browser:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                return str(self.send("Browser.getVersion", timeout=max(deadline - time.monotonic(), 0.1))["product"])
+                return str(
+                    self.send("Browser.getVersion", timeout=max(deadline - time.monotonic(), 0.1))[
+                        "product"
+                    ]
+                )
             except BrowserError:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
                     raise
 
     def page(self, width: int, height: int) -> Page:
-        context = self.send("Target.createBrowserContext", {"disposeOnDetach": True})["browserContextId"]
-        target = self.send("Target.createTarget", {"url": "about:blank", "browserContextId": context})["targetId"]
-        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        context = self.send("Target.createBrowserContext", {"disposeOnDetach": True})[
+            "browserContextId"
+        ]
+        target = self.send(
+            "Target.createTarget", {"url": "about:blank", "browserContextId": context}
+        )["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         page = Page(self, session, context)
         for domain in ("Page.enable", "Runtime.enable", "Network.enable"):
             page.send(domain)
-        page.send("Emulation.setDeviceMetricsOverride",
-                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        page.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
         return page
 
     def close(self) -> None:
         try:
-            os.write(self._to_browser, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0")
+            os.write(
+                self._to_browser, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0"
+            )
         except OSError:
             pass
         try:
@@ -178,12 +226,17 @@ class Page:
     def __init__(self, browser: Browser, session: str, context: str) -> None:
         self.browser, self.session, self.context = browser, session, context
 
-    def send(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30.0) -> dict[str, Any]:
+    def send(
+        self, method: str, params: dict[str, Any] | None = None, timeout: float = 30.0
+    ) -> dict[str, Any]:
         return self.browser.send(method, params, session=self.session, timeout=timeout)
 
     def evaluate(self, expression: str, timeout: float = 30.0) -> Any:
-        reply = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                               "awaitPromise": True}, timeout=timeout)
+        reply = self.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            timeout=timeout,
+        )
         if "exceptionDetails" in reply:
             details = reply["exceptionDetails"]
             text = details.get("exception", {}).get("description") or details.get("text")
@@ -192,6 +245,8 @@ class Page:
 
     def close(self) -> None:
         try:
-            self.browser.send("Target.disposeBrowserContext", {"browserContextId": self.context}, timeout=5)
+            self.browser.send(
+                "Target.disposeBrowserContext", {"browserContextId": self.context}, timeout=5
+            )
         except BrowserError:
             pass

@@ -25,14 +25,23 @@ class CLIAdapter(Adapter):
         try:
             materialize_input_files(case.input_files, self.settings.workspace)
         except InputFileWriteError as exc:
-            return CLIResult(**ids, status_code=-1, stderr=str(exc), adapter_error=True, command=command)
-        done = run(argv, cwd=str(self.settings.workspace), env={**self.settings.env, **case.env},
-                   stdin=case.stdin.encode() if case.stdin is not None else None, timeout=self.timeout_for(case))
+            return CLIResult(
+                **ids, status_code=-1, stderr=str(exc), adapter_error=True, command=command
+            )
+        done = run(
+            argv,
+            cwd=str(self.settings.workspace),
+            env={**self.settings.env, **case.env},
+            stdin=case.stdin.encode() if case.stdin is not None else None,
+            timeout=self.timeout_for(case),
+        )
         stderr = done.stderr.decode("utf-8", "replace")
         if done.dropped:
             stderr += f"\n[runners: {done.dropped} bytes of output over the cap were dropped]"
         if done.timed_out:
-            stderr += f"\n[runners: killed after the case's timeout of {self.timeout_for(case):g} s]"
+            stderr += (
+                f"\n[runners: killed after the case's timeout of {self.timeout_for(case):g} s]"
+            )
         return CLIResult(
             **ids,
             status_code=done.exit_code if done.exit_code is not None else -1,

@@ -47,9 +47,15 @@ class ServerAdapter(Adapter):
         argv = self.server_argv()
         self.command = shlex.join(argv)
         try:
-            self.proc = subprocess.Popen(argv, cwd=str(self.settings.workspace), env=self.settings.env,
-                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, start_new_session=True)
+            self.proc = subprocess.Popen(
+                argv,
+                cwd=str(self.settings.workspace),
+                env=self.settings.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as exc:
             self.failure = f"the server could not be started ({self.command}): {exc.strerror}"
             return self
@@ -60,14 +66,19 @@ class ServerAdapter(Adapter):
             self._stop()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._stop()
 
     def server_argv(self) -> list[str]:
         entry = list(self.settings.entry)
         joined = " ".join(entry)
         if "{port}" in joined or "{address}" in joined:
-            entry = [part.replace("{address}", self.host).replace("{port}", str(self.port)) for part in entry]
+            entry = [
+                part.replace("{address}", self.host).replace("{port}", str(self.port))
+                for part in entry
+            ]
         else:
             entry += ["--address", self.host, "--port", str(self.port)]
         # SCBench's API problems pass static assets to their server: `--sde {{static:sde_dir}}`
@@ -100,16 +111,23 @@ class ServerAdapter(Adapter):
         last = "no answer"
         while True:
             if self.proc.poll() is not None:
-                return (f"the server exited with code {self.proc.returncode} before answering on "
-                        f"{self.host}:{self.port}{path}{self.output_tail()}")
+                return (
+                    f"the server exited with code {self.proc.returncode} before answering on "
+                    f"{self.host}:{self.port}{path}{self.output_tail()}"
+                )
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return (f"the server did not answer on http://{self.host}:{self.port}{path} within "
-                        f"{self.config.startup_timeout_s:g} s (last probe: {last}){self.output_tail()}")
+                return (
+                    f"the server did not answer on http://{self.host}:{self.port}{path} within "
+                    f"{self.config.startup_timeout_s:g} s (last probe: {last}){self.output_tail()}"
+                )
             # One probe gets at most PROBE_TIMEOUT for the whole exchange, never past the deadline:
             # a health check answered a byte at a time cannot hold the start-up past it.
-            conn = DeadlineConnection(self.host, self.port,
-                                      deadline=time.monotonic() + min(PROBE_TIMEOUT, max(remaining, 0.05)))
+            conn = DeadlineConnection(
+                self.host,
+                self.port,
+                deadline=time.monotonic() + min(PROBE_TIMEOUT, max(remaining, 0.05)),
+            )
             try:
                 conn.request("GET", path)
                 conn.getresponse().read(65536)

@@ -71,20 +71,40 @@ class Screenshot(_Step):
     as_: str | None = Field(None, alias="as")
 
 
-MODELS: dict[str, type[_Step]] = {"navigate": Navigate, "click": Click, "fill": Fill, "press": Press, "wait": Wait,
-                                  "screenshot": Screenshot, **{name: Read for name in READS}}
-SHORTHAND = {"navigate": "url", "click": "selector", "press": "key", "wait": "selector", "text": "selector",
-             "value": "selector", "count": "selector", "visible": "selector", "evaluate": "script"}
+MODELS: dict[str, type[_Step]] = {
+    "navigate": Navigate,
+    "click": Click,
+    "fill": Fill,
+    "press": Press,
+    "wait": Wait,
+    "screenshot": Screenshot,
+    **{name: Read for name in READS},
+}
+SHORTHAND = {
+    "navigate": "url",
+    "click": "selector",
+    "press": "key",
+    "wait": "selector",
+    "text": "selector",
+    "value": "selector",
+    "count": "selector",
+    "visible": "selector",
+    "evaluate": "script",
+}
 
 
 def parse_step(step: Any, index: int) -> tuple[str, Any]:
     """(action, options) of one step; ValueError saying what is wrong with it."""
     where = f"steps[{index}]"
     if not isinstance(step, dict) or len(step) != 1:
-        raise ValueError(f"{where}: a step is a mapping with one action ({', '.join(ACTIONS)}), got {step!r}")
+        raise ValueError(
+            f"{where}: a step is a mapping with one action ({', '.join(ACTIONS)}), got {step!r}"
+        )
     action, value = next(iter(step.items()))
     if action not in MODELS:
-        raise ValueError(f"{where}: unknown action {action!r} (expected one of {', '.join(ACTIONS)})")
+        raise ValueError(
+            f"{where}: unknown action {action!r} (expected one of {', '.join(ACTIONS)})"
+        )
     if not isinstance(value, dict):
         if action not in SHORTHAND or not isinstance(value, (str, int)):
             raise ValueError(f"{where}.{action}: expected a mapping of options")
@@ -92,9 +112,11 @@ def parse_step(step: Any, index: int) -> tuple[str, Any]:
     try:
         options: Any = TypeAdapter(MODELS[action]).validate_python(value)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'options'}: "
-                             f"{'unknown key' if e['type'] == 'extra_forbidden' else e['msg']}"
-                             for e in exc.errors(include_url=False))
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'options'}: "
+            f"{'unknown key' if e['type'] == 'extra_forbidden' else e['msg']}"
+            for e in exc.errors(include_url=False)
+        )
         raise ValueError(f"{where}.{action}: {problems}") from None
     if action == "attribute" and not (options.selector and options.name):
         raise ValueError(f"{where}.attribute: needs `selector` and `name`")
@@ -144,22 +166,38 @@ def read_js(action: str, selector: str, name: str | None = None) -> str:
 
 
 def center_js(selector: str) -> str:
-    return (f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null; "
-            "e.scrollIntoView({block: 'center', inline: 'center'}); const r = e.getBoundingClientRect(); "
-            "return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()")
+    return (
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null; "
+        "e.scrollIntoView({block: 'center', inline: 'center'}); const r = e.getBoundingClientRect(); "
+        "return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()"
+    )
 
 
 def focus_js(selector: str, clear: bool) -> str:
-    reset = "if ('value' in e) { e.value = ''; e.dispatchEvent(new Event('input', {bubbles: true})); }" if clear else ""
-    return (f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return false; "
-            f"e.focus(); {reset} return true; }})()")
+    reset = (
+        "if ('value' in e) { e.value = ''; e.dispatchEvent(new Event('input', {bubbles: true})); }"
+        if clear
+        else ""
+    )
+    return (
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return false; "
+        f"e.focus(); {reset} return true; }})()"
+    )
 
 
 KEYS: dict[str, tuple[str, int, str]] = {  # key -> (code, windows key code, text it types)
-    "Enter": ("Enter", 13, "\r"), "Tab": ("Tab", 9, ""), "Escape": ("Escape", 27, ""),
-    "Backspace": ("Backspace", 8, ""), "Delete": ("Delete", 46, ""), "Space": ("Space", 32, " "),
-    "ArrowUp": ("ArrowUp", 38, ""), "ArrowDown": ("ArrowDown", 40, ""), "ArrowLeft": ("ArrowLeft", 37, ""),
-    "ArrowRight": ("ArrowRight", 39, ""), "Home": ("Home", 36, ""), "End": ("End", 35, ""),
+    "Enter": ("Enter", 13, "\r"),
+    "Tab": ("Tab", 9, ""),
+    "Escape": ("Escape", 27, ""),
+    "Backspace": ("Backspace", 8, ""),
+    "Delete": ("Delete", 46, ""),
+    "Space": ("Space", 32, " "),
+    "ArrowUp": ("ArrowUp", 38, ""),
+    "ArrowDown": ("ArrowDown", 40, ""),
+    "ArrowLeft": ("ArrowLeft", 37, ""),
+    "ArrowRight": ("ArrowRight", 39, ""),
+    "Home": ("Home", 36, ""),
+    "End": ("End", 35, ""),
 }
 
 
@@ -169,15 +207,30 @@ def key_events(key: str) -> list[dict[str, Any]]:
     elif len(key) == 1:
         code, vk, text = (f"Key{key.upper()}" if key.isalpha() else ""), ord(key.upper()), key
     else:
-        raise ValueError(f"unknown key {key!r} (expected one character or one of {', '.join(KEYS)})")
+        raise ValueError(
+            f"unknown key {key!r} (expected one character or one of {', '.join(KEYS)})"
+        )
     name = " " if key == "Space" else key
-    down: dict[str, Any] = {"type": "keyDown" if text else "rawKeyDown", "key": name, "code": code,
-                            "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}
+    down: dict[str, Any] = {
+        "type": "keyDown" if text else "rawKeyDown",
+        "key": name,
+        "code": code,
+        "windowsVirtualKeyCode": vk,
+        "nativeVirtualKeyCode": vk,
+    }
     if text:
         down["text"] = text
         down["unmodifiedText"] = text
-    return [down, {"type": "keyUp", "key": name, "code": code, "windowsVirtualKeyCode": vk,
-                   "nativeVirtualKeyCode": vk}]
+    return [
+        down,
+        {
+            "type": "keyUp",
+            "key": name,
+            "code": code,
+            "windowsVirtualKeyCode": vk,
+            "nativeVirtualKeyCode": vk,
+        },
+    ]
 
 
 def check_steps(steps: list[Any]) -> None:

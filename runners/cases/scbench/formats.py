@@ -12,15 +12,49 @@ from datetime import datetime
 from typing import Any
 
 ALIASES = {
-    "timestamp": "timestamp", "iso8601": "timestamp", "unix": "timestamp", "unix_timestamp": "timestamp",
-    "date": "date", "calendar_date": "date", "uuid": "uuid", "guid": "uuid", "ip": "ip", "ip_address": "ip",
-    "ipv4": "ipv4", "ipv6": "ipv6", "email": "email", "e-mail": "email", "url": "url", "uri": "url", "link": "url",
-    "phone": "phone", "telephone": "phone", "hex": "hex", "hex_color": "hex", "hexcode": "hex",
-    "base64": "base64", "json": "json", "credit_card": "credit_card", "cc": "credit_card", "card": "credit_card",
-    "us_zip": "us_zip", "zip": "us_zip",
+    "timestamp": "timestamp",
+    "iso8601": "timestamp",
+    "unix": "timestamp",
+    "unix_timestamp": "timestamp",
+    "date": "date",
+    "calendar_date": "date",
+    "uuid": "uuid",
+    "guid": "uuid",
+    "ip": "ip",
+    "ip_address": "ip",
+    "ipv4": "ipv4",
+    "ipv6": "ipv6",
+    "email": "email",
+    "e-mail": "email",
+    "url": "url",
+    "uri": "url",
+    "link": "url",
+    "phone": "phone",
+    "telephone": "phone",
+    "hex": "hex",
+    "hex_color": "hex",
+    "hexcode": "hex",
+    "base64": "base64",
+    "json": "json",
+    "credit_card": "credit_card",
+    "cc": "credit_card",
+    "card": "credit_card",
+    "us_zip": "us_zip",
+    "zip": "us_zip",
 }
-DATE_LAYOUTS = ("%Y-%m-%d", "%Y/%m/%d", "%m/%d/%Y", "%d/%m/%Y", "%d-%m-%Y", "%m-%d-%Y", "%b %d, %Y",
-                "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%Y%m%d")
+DATE_LAYOUTS = (
+    "%Y-%m-%d",
+    "%Y/%m/%d",
+    "%m/%d/%Y",
+    "%d/%m/%Y",
+    "%d-%m-%Y",
+    "%m-%d-%Y",
+    "%b %d, %Y",
+    "%B %d, %Y",
+    "%d %b %Y",
+    "%d %B %Y",
+    "%Y%m%d",
+)
 
 
 def _timestamp(text: str) -> bool:
@@ -92,13 +126,25 @@ def _uuid(text: str) -> bool:
 
 
 CHECKS = {
-    "timestamp": _timestamp, "date": _date, "uuid": _uuid,
-    "ip": lambda t: _ip(t, None), "ipv4": lambda t: _ip(t, 4), "ipv6": lambda t: _ip(t, 6),
+    "timestamp": _timestamp,
+    "date": _date,
+    "uuid": _uuid,
+    "ip": lambda t: _ip(t, None),
+    "ipv4": lambda t: _ip(t, 4),
+    "ipv6": lambda t: _ip(t, 6),
     "email": lambda t: re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", t) is not None,
-    "url": lambda t: re.fullmatch(r"(https?|ftp)://[^\s/$.?#].[^\s]*", t, re.IGNORECASE) is not None,
-    "phone": lambda t: re.fullmatch(r"\+?[\d\s().-]{7,20}", t) is not None and sum(c.isdigit() for c in t) >= 7,
-    "hex": lambda t: re.fullmatch(r"#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})", t) is not None,
-    "base64": _base64, "json": _json, "credit_card": _luhn,
+    "url": lambda t: (
+        re.fullmatch(r"(https?|ftp)://[^\s/$.?#].[^\s]*", t, re.IGNORECASE) is not None
+    ),
+    "phone": lambda t: (
+        re.fullmatch(r"\+?[\d\s().-]{7,20}", t) is not None and sum(c.isdigit() for c in t) >= 7
+    ),
+    "hex": lambda t: (
+        re.fullmatch(r"#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})", t) is not None
+    ),
+    "base64": _base64,
+    "json": _json,
+    "credit_card": _luhn,
     "us_zip": lambda t: re.fullmatch(r"\d{5}(-\d{4})?", t) is not None,
 }
 

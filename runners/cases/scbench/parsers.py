@@ -69,7 +69,9 @@ def parse_yaml(content: Any, decode: str = "utf-8") -> Any:
         return {}
 
 
-def parse_yaml_file(result: Any, file_name: str, decode: str = "utf-8", allow_missing: bool = False) -> Any:
+def parse_yaml_file(
+    result: Any, file_name: str, decode: str = "utf-8", allow_missing: bool = False
+) -> Any:
     files = getattr(result, "files", {}) or {}
     if file_name not in files:
         if allow_missing:
@@ -102,7 +104,9 @@ def parse_csv_content(content: Any, allows_error: bool = True) -> list[Any]:
 
 def parse_markdown_table(content: Any, allow_errors: bool = False) -> list[dict[str, str]]:
     try:
-        lines = [line.strip() for line in _text(content or "", "utf-8").splitlines() if line.strip()]
+        lines = [
+            line.strip() for line in _text(content or "", "utf-8").splitlines() if line.strip()
+        ]
         rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter="|"))
         if not rows:
             return []
@@ -110,7 +114,9 @@ def parse_markdown_table(content: Any, allow_errors: bool = False) -> list[dict[
         table = []
         for row in rows[2:]:  # the second line is the --- separator
             cells = [cell.strip() for cell in row]
-            table.append({name: cells[i] if i < len(cells) else "" for i, name in enumerate(header) if name})
+            table.append(
+                {name: cells[i] if i < len(cells) else "" for i, name in enumerate(header) if name}
+            )
         return table
     except (csv.Error, UnicodeDecodeError) as exc:
         if allow_errors:
@@ -131,8 +137,15 @@ def maybe_split_string(content: Any, split_on: str | None = None, index: int = -
         return ""
 
 
-def extract_actual_output(actual: Any, split_output_on: str | None = None, split_output_index: int = -1,
-                          output_key: str = "output", decode: str = "utf-8", *, strip: bool = False) -> Any:
+def extract_actual_output(
+    actual: Any,
+    split_output_on: str | None = None,
+    split_output_index: int = -1,
+    output_key: str = "output",
+    decode: str = "utf-8",
+    *,
+    strip: bool = False,
+) -> Any:
     if not hasattr(actual, output_key):
         raise VerifierError(f"the result has no attribute {output_key!r}")
     value = getattr(actual, output_key)
@@ -163,8 +176,12 @@ def drop_keys_from_dicts(dicts: Any, keys: Any) -> Any:
     drop = set(keys)
     if isinstance(dicts, dict):
         return {k: v for k, v in dicts.items() if k not in drop}
-    return [{k: v for k, v in d.items() if k not in drop} if isinstance(d, dict) else d for d in dicts]
+    return [
+        {k: v for k, v in d.items() if k not in drop} if isinstance(d, dict) else d for d in dicts
+    ]
 
 
 def convert_to_io(val: Any) -> io.StringIO | io.BytesIO:
-    return io.BytesIO(val) if isinstance(val, bytes) else io.StringIO("" if val is None else str(val))
+    return (
+        io.BytesIO(val) if isinstance(val, bytes) else io.StringIO("" if val is None else str(val))
+    )

@@ -37,12 +37,18 @@ class DockerSandbox(Sandbox):
     # a subclass for another engine with Docker's API (podman) changes this line.
     engine_url: ClassVar[str | None] = None
     engine_hint: ClassVar[str] = ENGINE_HINT
-    options: ClassVar[dict[str, str]] = {"python_image": "the image tests and Python toolchains run in",
-               "node_image": "the image JavaScript toolchains run in",
-               "engine_url": "the engine's URL (default: DOCKER_HOST, else its socket)"}
+    options: ClassVar[dict[str, str]] = {
+        "python_image": "the image tests and Python toolchains run in",
+        "node_image": "the image JavaScript toolchains run in",
+        "engine_url": "the engine's URL (default: DOCKER_HOST, else its socket)",
+    }
 
-    def __init__(self, python_image: str | None = None, node_image: str | None = None,
-                 engine_url: str | None = None) -> None:
+    def __init__(
+        self,
+        python_image: str | None = None,
+        node_image: str | None = None,
+        engine_url: str | None = None,
+    ) -> None:
         self.python_image = python_image or default_image("python")
         self.node_image = node_image or default_image("node")
         self.engine = self._engine(engine_url or self.engine_url)
@@ -52,14 +58,22 @@ class DockerSandbox(Sandbox):
         return Engine(url, hint=cls.engine_hint)
 
     def __getstate__(self) -> dict[str, Any]:  # pickled by URL: a second harness connects anew
-        return {"python_image": self.python_image, "node_image": self.node_image, "url": self.engine.url}
+        return {
+            "python_image": self.python_image,
+            "node_image": self.node_image,
+            "url": self.engine.url,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["python_image"], state["node_image"], state["url"])  # type: ignore[misc]
 
-    def with_images(self, python_image: str | None = None, node_image: str | None = None) -> DockerSandbox:
+    def with_images(
+        self, python_image: str | None = None, node_image: str | None = None
+    ) -> DockerSandbox:
         """The same backend and engine with other images (a Python version's image)."""
-        return type(self)(python_image or self.python_image, node_image or self.node_image, self.engine.url)
+        return type(self)(
+            python_image or self.python_image, node_image or self.node_image, self.engine.url
+        )
 
     @classmethod
     def probe(cls) -> str | None:
@@ -87,19 +101,34 @@ class DockerSandbox(Sandbox):
         request_id = uuid.uuid4().hex[:16]
         bundle = _ca_bundle(request.env) if request.network else None
         spec, notes = container_spec(
-            request.model_copy(update={"mounts": mounts}), image=self.engine.image_id(request.image or self.python_image),
-            user=sandbox_user(os.geteuid(), os.getegid(), SANDBOX_UID, SANDBOX_GID), owner=owner_label(),
-            request_id=request_id, cpu_count=os.cpu_count() or 1, ca_bundle=bundle,
-            cgroup_parent=self.engine.cgroup_parent())
+            request.model_copy(update={"mounts": mounts}),
+            image=self.engine.image_id(request.image or self.python_image),
+            user=sandbox_user(os.geteuid(), os.getegid(), SANDBOX_UID, SANDBOX_GID),
+            owner=owner_label(),
+            request_id=request_id,
+            cpu_count=os.cpu_count() or 1,
+            ca_bundle=bundle,
+            cgroup_parent=self.engine.cgroup_parent(),
+        )
         self.adjust_spec(spec)
         holder = None
         try:
             if request.egress is not None:
                 holder = self._network_holder(client, request, request_id)
-                spec["network_mode"] = f"container:{holder.id}"  # its namespace: loopback and the proxy
+                spec["network_mode"] = (
+                    f"container:{holder.id}"  # its namespace: loopback and the proxy
+                )
                 spec.pop("hostname", None)  # docker refuses a hostname with a borrowed network
-            outcome = run_container(client, spec, request_id, request.timeout, request.limits.output_bytes or 4 * MB,
-                                    stop=request.stop, on_stdout=request.on_stdout, engine_url=self.engine.url)
+            outcome = run_container(
+                client,
+                spec,
+                request_id,
+                request.timeout,
+                request.limits.output_bytes or 4 * MB,
+                stop=request.stop,
+                on_stdout=request.on_stdout,
+                engine_url=self.engine.url,
+            )
         finally:
             if holder is not None:
                 _remove_quietly(holder)
@@ -123,12 +152,25 @@ class DockerSandbox(Sandbox):
         """A container that only holds a network namespace (loopback, no interface out), with the
         egress proxy's listeners opened inside it; the run's container joins it."""
         require_root("docker")
-        holder_request = request.model_copy(update={
-            "argv": ["sleep", str(int(request.timeout) + 60)], "mounts": [], "network": False, "egress": None,
-            "env": base_env(), "cwd": "/", "purpose": f"{request.purpose}-network"})
-        spec, _ = container_spec(holder_request, image=self.engine.image_id(self.python_image),
-                                 user=sandbox_user(os.geteuid(), os.getegid(), SANDBOX_UID, SANDBOX_GID),
-                                 owner=owner_label(), request_id=f"{request_id}-net", cpu_count=os.cpu_count() or 1)
+        holder_request = request.model_copy(
+            update={
+                "argv": ["sleep", str(int(request.timeout) + 60)],
+                "mounts": [],
+                "network": False,
+                "egress": None,
+                "env": base_env(),
+                "cwd": "/",
+                "purpose": f"{request.purpose}-network",
+            }
+        )
+        spec, _ = container_spec(
+            holder_request,
+            image=self.engine.image_id(self.python_image),
+            user=sandbox_user(os.geteuid(), os.getegid(), SANDBOX_UID, SANDBOX_GID),
+            owner=owner_label(),
+            request_id=f"{request_id}-net",
+            cpu_count=os.cpu_count() or 1,
+        )
         self.adjust_spec(spec)
         import docker
 
@@ -147,7 +189,9 @@ class DockerSandbox(Sandbox):
         except (docker.errors.APIError, OSError, KeyError, ValueError) as exc:
             if holder is not None:
                 _remove_quietly(holder)
-            raise InfrastructureError(f"cannot set up the agent's network namespace for the proxy: {exc}") from None
+            raise InfrastructureError(
+                f"cannot set up the agent's network namespace for the proxy: {exc}"
+            ) from None
         except BaseException:
             if holder is not None:
                 _remove_quietly(holder)
@@ -161,12 +205,16 @@ class DockerSandbox(Sandbox):
         return None if self.engine.has_image(image) else "is not on this machine"
 
     def leftovers(self, run_id: str) -> list[str]:
-        found = self.engine.client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+        found = self.engine.client.containers.list(
+            all=True, filters={"label": f"{LABEL_RUN}={run_id}"}
+        )
         return [f"container {c.short_id} ({c.status})" for c in found]
 
     def limitations(self) -> dict[str, str]:
         if os.geteuid() != 0:
-            return {"network.allow_list": "the egress proxy is opened in the container's namespace as root"}
+            return {
+                "network.allow_list": "the egress proxy is opened in the container's namespace as root"
+            }
         return {}
 
 

@@ -21,8 +21,10 @@ PYTHON_IMAGE_ENV = "RUNNERS_DOCKER_PYTHON_IMAGE"
 NODE_IMAGE_ENV = "RUNNERS_DOCKER_NODE_IMAGE"
 DEFAULT_IMAGES = {"python": "runners-python:latest", "node": "runners-node:latest"}
 BUILD_HINT = "build it with `python -m runners image build` (CI: scripts/ci-docker.sh)"
-ENGINE_HINT = ("start it (`systemctl start docker`, or `dockerd &` as root), check DOCKER_HOST, and "
-               "make sure this user may use the socket (group `docker`)")
+ENGINE_HINT = (
+    "start it (`systemctl start docker`, or `dockerd &` as root), check DOCKER_HOST, and "
+    "make sure this user may use the socket (group `docker`)"
+)
 
 _client_lock = threading.Lock()
 _clients: dict[str | None, Any] = {}
@@ -32,19 +34,27 @@ _parents: dict[str | None, str | None] = {}  # each URL's cgroup parent for cont
 def default_image(kind: str) -> str:
     """`$RUNNERS_DOCKER_<KIND>_IMAGE`, else `runners-<kind>:latest` (built by `runners image build
     --kind <kind>`)."""
-    return os.environ.get(f"RUNNERS_DOCKER_{kind.upper()}_IMAGE") or DEFAULT_IMAGES.get(kind, f"runners-{kind}:latest")
+    return os.environ.get(f"RUNNERS_DOCKER_{kind.upper()}_IMAGE") or DEFAULT_IMAGES.get(
+        kind, f"runners-{kind}:latest"
+    )
 
 
 def _connect(url: str | None, timeout: int) -> Any:
     import docker
 
-    return docker.DockerClient(base_url=url, timeout=timeout) if url else docker.from_env(timeout=timeout)
+    return (
+        docker.DockerClient(base_url=url, timeout=timeout)
+        if url
+        else docker.from_env(timeout=timeout)
+    )
 
 
 class Engine:
     """One engine, by URL; `hint` says how to start it when it does not answer."""
 
-    def __init__(self, url: str | None = None, hint: str = ENGINE_HINT, build_hint: str = BUILD_HINT) -> None:
+    def __init__(
+        self, url: str | None = None, hint: str = ENGINE_HINT, build_hint: str = BUILD_HINT
+    ) -> None:
         self.url = url
         self.hint = hint
         self.build_hint = build_hint
@@ -61,8 +71,9 @@ class Engine:
                     client = _connect(self.url, CLIENT_TIMEOUT)
                     client.ping()
                 except docker.errors.DockerException as exc:
-                    raise InfrastructureError(f"cannot reach the container engine{self._where()}: {exc}; "
-                                              f"{self.hint}") from None
+                    raise InfrastructureError(
+                        f"cannot reach the container engine{self._where()}: {exc}; {self.hint}"
+                    ) from None
                 _clients[self.url] = client
             return client
 
@@ -97,7 +108,9 @@ class Engine:
         try:
             return str(self.client.images.get(image).id)
         except docker.errors.ImageNotFound:
-            raise InfrastructureError(f"the image {image} is missing{self._where()}: {self.build_hint}") from None
+            raise InfrastructureError(
+                f"the image {image} is missing{self._where()}: {self.build_hint}"
+            ) from None
         except docker.errors.APIError as exc:
             raise InfrastructureError(f"cannot inspect the image {image}: {exc}") from None
 
@@ -124,13 +137,16 @@ class Engine:
         for image in images:
             for tag in image.tags:
                 version = tag.rpartition(":")[2]
-                if (tag.rpartition(":")[0] in (repository, f"localhost/{repository}")
-                        and re.fullmatch(r"\d+\.\d+", version)
-                        and any(request.matches(f"{version}.{micro}") for micro in range(40))):
+                if (
+                    tag.rpartition(":")[0] in (repository, f"localhost/{repository}")
+                    and re.fullmatch(r"\d+\.\d+", version)
+                    and any(request.matches(f"{version}.{micro}") for micro in range(40))
+                ):
                     versions.append(version)
-        ordered = sorted(set(versions), key=lambda v: tuple(int(p) for p in v.split(".")), reverse=True)
+        ordered = sorted(
+            set(versions), key=lambda v: tuple(int(p) for p in v.split(".")), reverse=True
+        )
         return [f"{repository}:{v}" for v in ordered]
-
 
     def cgroup_parent(self) -> str | None:
         """Where a run's container goes in the cgroup tree. With the cgroupfs driver, docker puts
@@ -148,6 +164,7 @@ class Engine:
             driver = ""
         with _client_lock:
             return _parents.setdefault(self.url, "/" if driver == "cgroupfs" else None)
+
 
 def docker_client() -> Any:
     """The client of the default engine (`DOCKER_HOST`, else the default socket)."""

@@ -37,9 +37,12 @@ _PROBE_SCRIPT = (
 )
 
 
-
-def image_info(image: str, run: Callable[[SandboxRequest], SandboxResult], host_cache: Path | None,
-               engine: Engine) -> ImageInfo:
+def image_info(
+    image: str,
+    run: Callable[[SandboxRequest], SandboxResult],
+    host_cache: Path | None,
+    engine: Engine,
+) -> ImageInfo:
     """What is inside `image` (its id, python3, uv), found once per image id by running it.
 
     Remembered in memory and, once the toolchain cache is known, in a file beside the cache
@@ -54,8 +57,12 @@ def image_info(image: str, run: Callable[[SandboxRequest], SandboxResult], host_
         try:
             data = json.loads(memo.read_text())
             if data.get("id") == ident and data.get("python"):
-                info = ImageInfo(id=ident, python=data["python"],
-                                 python_version=data.get("python_version"), uv=data.get("uv"))
+                info = ImageInfo(
+                    id=ident,
+                    python=data["python"],
+                    python_version=data.get("python_version"),
+                    uv=data.get("uv"),
+                )
                 with _image_info_lock:
                     _image_info[ident] = info
                 return info
@@ -64,17 +71,28 @@ def image_info(image: str, run: Callable[[SandboxRequest], SandboxResult], host_
 
     from runners.model.limits import ResourceLimits
 
-    result = run(SandboxRequest(
-        argv=["python3", "-I", "-c", _PROBE_SCRIPT], cwd="/", env={"PATH": "/usr/local/bin:/usr/bin:/bin"},
-        limits=ResourceLimits(memory_mb=256, pids=64, output_bytes=64 * 1024), timeout=60,
-        image=ident, run_id="image-probe", purpose="probe",
-    ))
+    result = run(
+        SandboxRequest(
+            argv=["python3", "-I", "-c", _PROBE_SCRIPT],
+            cwd="/",
+            env={"PATH": "/usr/local/bin:/usr/bin:/bin"},
+            limits=ResourceLimits(memory_mb=256, pids=64, output_bytes=64 * 1024),
+            timeout=60,
+            image=ident,
+            run_id="image-probe",
+            purpose="probe",
+        )
+    )
     info = ImageInfo(id=ident, python=None, python_version=None, uv=None)
     if result.exit_code == 0:
         try:
             data = json.loads(result.stdout.strip().splitlines()[-1])
-            info = ImageInfo(id=ident, python=data.get("python"),
-                             python_version=data.get("version"), uv=data.get("uv"))
+            info = ImageInfo(
+                id=ident,
+                python=data.get("python"),
+                python_version=data.get("version"),
+                uv=data.get("uv"),
+            )
         except (ValueError, IndexError, AttributeError):
             pass
     elif result.timed_out:
@@ -85,12 +103,21 @@ def image_info(image: str, run: Callable[[SandboxRequest], SandboxResult], host_
         try:
             memo.parent.mkdir(parents=True, exist_ok=True)
             tmp = memo.with_name(f".{memo.name}.{os.getpid()}")
-            tmp.write_text(json.dumps({"id": info.id, "python": info.python,
-                                       "python_version": info.python_version, "uv": info.uv}))
+            tmp.write_text(
+                json.dumps(
+                    {
+                        "id": info.id,
+                        "python": info.python,
+                        "python_version": info.python_version,
+                        "uv": info.uv,
+                    }
+                )
+            )
             tmp.replace(memo)
         except OSError:
             pass
     return info
+
 
 def _memo_file(host_cache: Path | None, ident: str) -> Path | None:
     if host_cache is None:

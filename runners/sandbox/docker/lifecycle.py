@@ -43,9 +43,16 @@ class Outcome:
     stopped: bool = False
 
 
-def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: float, cap: int,
-                  stop: threading.Event | None = None, on_stdout: Callable[[bytes], None] | None = None,
-                  engine_url: str | None = None) -> Outcome:
+def run_container(
+    client: Any,
+    spec: dict[str, Any],
+    request_id: str,
+    timeout: float,
+    cap: int,
+    stop: threading.Event | None = None,
+    on_stdout: Callable[[bytes], None] | None = None,
+    engine_url: str | None = None,
+) -> Outcome:
     """Run one container to completion or `timeout` seconds (or until `stop` is set); it is
     removed when this returns. `engine_url`: the engine's, for the janitor (None: the default)."""
     import docker
@@ -58,33 +65,54 @@ def run_container(client: Any, spec: dict[str, Any], request_id: str, timeout: f
     try:
         try:
             container = client.containers.create(**spec)
-            janitor.track("container", container_ref(container.id, engine_url))  # removed if the harness dies
-            sock = client.api.attach_socket(container.id, params={
-                "stdout": 1, "stderr": 1, "stream": 1, "logs": 1})
+            janitor.track(
+                "container", container_ref(container.id, engine_url)
+            )  # removed if the harness dies
+            sock = client.api.attach_socket(
+                container.id, params={"stdout": 1, "stderr": 1, "stream": 1, "logs": 1}
+            )
             _no_socket_timeout(sock)
-            reader = threading.Thread(target=_pump_frames, args=(sock, out, err), daemon=True,
-                                      name=f"docker-output-{request_id}")
+            reader = threading.Thread(
+                target=_pump_frames,
+                args=(sock, out, err),
+                daemon=True,
+                name=f"docker-output-{request_id}",
+            )
             reader.start()
             started = time.monotonic()
             container.start()
         except docker.errors.APIError as exc:
             raise InfrastructureError(
-                f"docker could not start the sandbox container: {exc.explanation or exc}") from None
+                f"docker could not start the sandbox container: {exc.explanation or exc}"
+            ) from None
         except Exception as exc:  # noqa: BLE001 - requests errors: the daemon did not answer
-            raise InfrastructureError(f"the Docker engine failed while starting the sandbox: {exc}") from None
+            raise InfrastructureError(
+                f"the Docker engine failed while starting the sandbox: {exc}"
+            ) from None
         timed_out = _wait(container, started + timeout, stop)
         notes = []
         stopped = stop is not None and stop.is_set()
         if timed_out:
             _kill(container)
-            notes.append("stopped by the harness" if stopped else f"killed at the wall-clock limit of {timeout:g} s")
+            notes.append(
+                "stopped by the harness"
+                if stopped
+                else f"killed at the wall-clock limit of {timeout:g} s"
+            )
         finished = time.monotonic()
         if reader is not None:
             reader.join(timeout=READER_GRACE)
         state = _state(container)
-        return Outcome(exit_code=state.get("ExitCode"), oom_killed=bool(state.get("OOMKilled")),
-                       timed_out=timed_out and not stopped, duration=finished - started, out=out, err=err,
-                       notes=notes, stopped=timed_out and stopped)
+        return Outcome(
+            exit_code=state.get("ExitCode"),
+            oom_killed=bool(state.get("OOMKilled")),
+            timed_out=timed_out and not stopped,
+            duration=finished - started,
+            out=out,
+            err=err,
+            notes=notes,
+            stopped=timed_out and stopped,
+        )
     finally:
         if sock is not None:
             _close(sock)
@@ -222,7 +250,11 @@ def _kill(container: Any) -> None:
             raise InfrastructureError(f"cannot kill the sandbox container: {exc}") from None
     try:
         container.wait(timeout=KILL_WAIT)
-    except (requests.exceptions.ConnectionError, requests.exceptions.Timeout, docker.errors.APIError):
+    except (
+        requests.exceptions.ConnectionError,
+        requests.exceptions.Timeout,
+        docker.errors.APIError,
+    ):
         pass
 
 
@@ -248,7 +280,9 @@ def _remove(client: Any, container: Any, request_id: str, engine_url: str | None
     targets = [container] if container is not None else []
     if container is None:
         try:
-            targets = client.containers.list(all=True, filters={"label": f"{LABEL_REQUEST}={request_id}"})
+            targets = client.containers.list(
+                all=True, filters={"label": f"{LABEL_REQUEST}={request_id}"}
+            )
         except Exception:  # noqa: BLE001 - no engine answer: nothing to remove by label
             targets = []
     for target in targets:

@@ -26,22 +26,39 @@ from runners.sandbox.docker.sweep import (
 MB = 1024 * 1024
 CA_TARGET = "/etc/runners/ca-bundle.crt"
 # Variables that name a CA bundle file; inside the container they point at the mounted bundle.
-CA_FILE_VARS = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT", "CURL_CA_BUNDLE",
-                "NODE_EXTRA_CA_CERTS", "NPM_CONFIG_CAFILE", "npm_config_cafile")
+CA_FILE_VARS = (
+    "SSL_CERT_FILE",
+    "REQUESTS_CA_BUNDLE",
+    "PIP_CERT",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "NPM_CONFIG_CAFILE",
+    "npm_config_cafile",
+)
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 # Creates HOME (it lives on the fresh /tmp tmpfs) and execs the command under coreutils `timeout`
 # as a backstop: should the harness die mid-run, the container still ends (docker-init, pid 1,
 # exits with its child `timeout`, and that takes the whole pid namespace down with it).
-WRAPPER = ('limit="$1"; shift; mkdir -p "$HOME" 2>/dev/null; '
-           'if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL "$limit" "$@"; fi; '
-           'exec "$@"')
+WRAPPER = (
+    'limit="$1"; shift; mkdir -p "$HOME" 2>/dev/null; '
+    'if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL "$limit" "$@"; fi; '
+    'exec "$@"'
+)
 # Seconds past the request's timeout after which the in-container backstop kills the command.
 BACKSTOP_GRACE = 30
 
 
-def container_spec(request: SandboxRequest, *, image: str, user: str, owner: str, request_id: str,
-                   cpu_count: int, ca_bundle: Path | None = None,
-                   cgroup_parent: str | None = None) -> tuple[dict[str, Any], list[str]]:
+def container_spec(
+    request: SandboxRequest,
+    *,
+    image: str,
+    user: str,
+    owner: str,
+    request_id: str,
+    cpu_count: int,
+    ca_bundle: Path | None = None,
+    cgroup_parent: str | None = None,
+) -> tuple[dict[str, Any], list[str]]:
     """The keyword arguments of `containers.create` for `request`, and notes for the result.
 
     Mount sources are used as given (the caller resolves and checks them); `ca_bundle` is the host
@@ -53,12 +70,20 @@ def container_spec(request: SandboxRequest, *, image: str, user: str, owner: str
     limits = request.limits
     env = dict(request.env)
     notes: list[str] = []
-    mounts = [docker.types.Mount(target=m.target, source=str(m.source), type="bind", read_only=not m.writable)
-              for m in request.mounts]
+    mounts = [
+        docker.types.Mount(
+            target=m.target, source=str(m.source), type="bind", read_only=not m.writable
+        )
+        for m in request.mounts
+    ]
     if request.network:
         env, notes = network_env(env, ca_bundle is not None)
         if ca_bundle is not None:
-            mounts.append(docker.types.Mount(target=CA_TARGET, source=str(ca_bundle), type="bind", read_only=True))
+            mounts.append(
+                docker.types.Mount(
+                    target=CA_TARGET, source=str(ca_bundle), type="bind", read_only=True
+                )
+            )
     ulimits = [docker.types.Ulimit(name="core", soft=0, hard=0)]
     if limits.nofile:
         ulimits.append(docker.types.Ulimit(name="nofile", soft=limits.nofile, hard=limits.nofile))
@@ -68,7 +93,13 @@ def container_spec(request: SandboxRequest, *, image: str, user: str, owner: str
     tmp_size = f",size={limits.tmp_size_mb}m" if limits.tmp_size_mb else ""
     spec: dict[str, Any] = {
         "image": image,
-        "entrypoint": ["/bin/sh", "-c", WRAPPER, "sandbox", str(int(request.timeout + BACKSTOP_GRACE))],
+        "entrypoint": [
+            "/bin/sh",
+            "-c",
+            WRAPPER,
+            "sandbox",
+            str(int(request.timeout + BACKSTOP_GRACE)),
+        ],
         "command": list(request.argv),
         "working_dir": request.cwd,
         "environment": env,
@@ -83,9 +114,16 @@ def container_spec(request: SandboxRequest, *, image: str, user: str, owner: str
         "ipc_mode": "private",
         "hostname": "sandbox",
         "ulimits": ulimits,
-        "labels": {LABEL_MANAGED: "1", LABEL_RUN: request.run_id, LABEL_OWNER: owner,
-                LABEL_PURPOSE: request.purpose, LABEL_REQUEST: request_id},
-        "log_config": docker.types.LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
+        "labels": {
+            LABEL_MANAGED: "1",
+            LABEL_RUN: request.run_id,
+            LABEL_OWNER: owner,
+            LABEL_PURPOSE: request.purpose,
+            LABEL_REQUEST: request_id,
+        },
+        "log_config": docker.types.LogConfig(
+            type="json-file", config={"max-size": "1m", "max-file": "1"}
+        ),
         "stdin_open": False,
         "tty": False,
         "oom_score_adj": 500,
@@ -120,8 +158,10 @@ def network_env(env: dict[str, str], has_bundle: bool) -> tuple[dict[str, str], 
             continue
         host = urlsplit(value if "://" in value else f"http://{value}").hostname or ""
         if host in ("localhost", "::1") or host.startswith("127."):
-            notes.append(f"{name} points at this host's loopback ({host}), which a container on the "
-                         "bridge network cannot reach; use an address the containers can route to")
+            notes.append(
+                f"{name} points at this host's loopback ({host}), which a container on the "
+                "bridge network cannot reach; use an address the containers can route to"
+            )
     return env, notes
 
 

@@ -17,8 +17,12 @@ class _Logger:
 
     def _log(self, level: int, event: Any, *args: Any, **fields: Any) -> None:
         if self._logger.isEnabledFor(level):
-            extra = " ".join(f"{k}={v!r}" for k, v in {**self._fields, **fields}.items() if k != "exc_info")
-            self._logger.log(level, f"{event} {extra}".strip(), *args, exc_info=fields.get("exc_info"))
+            extra = " ".join(
+                f"{k}={v!r}" for k, v in {**self._fields, **fields}.items() if k != "exc_info"
+            )
+            self._logger.log(
+                level, f"{event} {extra}".strip(), *args, exc_info=fields.get("exc_info")
+            )
 
     def debug(self, event: Any = "", *args: Any, **fields: Any) -> None:
         self._log(logging.DEBUG, event, *args, **fields)
@@ -35,7 +39,13 @@ class _Logger:
         self._log(logging.ERROR, event, *args, **fields)
 
     def exception(self, event: Any = "", *args: Any, **fields: Any) -> None:
-        self._log(logging.ERROR, event, *args, exc_info=True, **{k: v for k, v in fields.items() if k != "exc_info"})
+        self._log(
+            logging.ERROR,
+            event,
+            *args,
+            exc_info=True,
+            **{k: v for k, v in fields.items() if k != "exc_info"},
+        )
 
 
 def get_logger(name: str | None = None) -> _Logger:

@@ -24,5 +24,16 @@ def get_available_problems(problems_dir: Path | str) -> dict[str, ProblemConfig]
     return found
 
 
-__all__ = ["DEFAULT_GROUP_TYPE", "APIAdapterConfig", "CLIAdapterConfig", "CheckpointConfig", "ConfigError",
-           "GroupConfig", "GroupType", "ProblemConfig", "RegressionSpec", "StaticAsset", "get_available_problems"]
+__all__ = [
+    "DEFAULT_GROUP_TYPE",
+    "APIAdapterConfig",
+    "CLIAdapterConfig",
+    "CheckpointConfig",
+    "ConfigError",
+    "GroupConfig",
+    "GroupType",
+    "ProblemConfig",
+    "RegressionSpec",
+    "StaticAsset",
+    "get_available_problems",
+]

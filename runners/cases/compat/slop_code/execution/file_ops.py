@@ -9,5 +9,13 @@ from runners.cases.files import (
     materialize_input_files,
 )
 
-__all__ = ["Compression", "FileSignature", "FileType", "InputFile", "InputFileReadError", "InputFileWriteError",
-           "detect_file_signature", "materialize_input_files"]
+__all__ = [
+    "Compression",
+    "FileSignature",
+    "FileType",
+    "InputFile",
+    "InputFileReadError",
+    "InputFileWriteError",
+    "detect_file_signature",
+    "materialize_input_files",
+]

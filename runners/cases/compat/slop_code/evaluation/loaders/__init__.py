@@ -17,5 +17,13 @@ def get_script_loader(problem: Any, checkpoint: Any, use_placeholders: bool = Fa
     return make_loader(problem, checkpoint)[0]
 
 
-__all__ = ["BaseLoader", "CaseStore", "GroupLoader", "LoaderError", "LoaderYieldType", "NoOpStore",
-           "get_script_loader", "helpers"]
+__all__ = [
+    "BaseLoader",
+    "CaseStore",
+    "GroupLoader",
+    "LoaderError",
+    "LoaderYieldType",
+    "NoOpStore",
+    "get_script_loader",
+    "helpers",
+]

@@ -14,6 +14,18 @@ from slop_code.evaluation.verifiers.verifiers import (
     validate_format,
 )
 
-__all__ = ["DEFAULT_DEEPDIFF_KWARGS", "VerificationResult", "VerifierError", "VerifierProtocol", "VerifierReturnType",
-           "deepdiff_verify", "jsonschema_verify", "matches_regex", "matches_status_code", "models", "parsers",
-           "validate_format", "verifiers"]
+__all__ = [
+    "DEFAULT_DEEPDIFF_KWARGS",
+    "VerificationResult",
+    "VerifierError",
+    "VerifierProtocol",
+    "VerifierReturnType",
+    "deepdiff_verify",
+    "jsonschema_verify",
+    "matches_regex",
+    "matches_status_code",
+    "models",
+    "parsers",
+    "validate_format",
+    "verifiers",
+]
