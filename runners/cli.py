@@ -644,9 +644,9 @@ def batch(
         submissions=submissions,
         output=output,
         jobs=jobs,
-        executor=executor,
+        executor=executor,  # type: ignore[arg-type]
         address=address,
-        overwrite=overwrite,  # type: ignore[arg-type]
+        overwrite=overwrite,
         retry_failed=retry_failed,
         sandbox=sandbox,
         policy=pass_policy,

@@ -113,9 +113,9 @@ class RepositoryJsMixin(RepositoryMixin):
         _, env = self.entry_env(ctx)
         mounts = [
             *prepared.toolchains.mounts(),
-            *self.node_modules_mounts(ctx),
-            *self.overlay_mounts(ctx),
-        ]  # type: ignore[attr-defined]
+            *self.node_modules_mounts(ctx),  # type: ignore[attr-defined]
+            *self.overlay_mounts(ctx),  # type: ignore[attr-defined]
+        ]
         return Invocation(
             argv=argv,
             env=env,
