@@ -23,6 +23,8 @@ from .report import DOC, agent_section, cache_changes
 
 WORKERS = int(os.environ.get("RUNNERS_HOSTILE_WORKERS", "6"))
 MARKS = {"docker": [pytest.mark.docker], "bubblewrap": [pytest.mark.bubblewrap], "none": []}
+# The whole agent matrix runs in one module fixture (every case on every backend): not fast.
+pytestmark = pytest.mark.slow
 
 
 @dataclass
