@@ -81,8 +81,10 @@ PROJECTS: tuple[Project, ...] = (
         breaks=("tabulate/__init__.py", "MIN_PADDING = 2", "MIN_PADDING = 1"),
         settings={"python": ">=3.10", "repository": {"extras": ["widechars"]}},
         native_python=("wcwidth>=0.6.0",),
-        covers="a flit_scm build, an extra (widechars), tests importing a sibling helper module (`common`), "
-        "its module's 16 doctests and README.md's examples (the 17 doctests), 9 test files of a folder",
+        covers="a flit_scm build, an extra (widechars), tests importing a sibling helper module "
+        "(`common`), "
+        "its module's 16 doctests and README.md's examples (the 17 doctests), 9 test files of a "
+        "folder",
     ),
     Project(
         name="ufo",
@@ -165,9 +167,12 @@ PROJECTS += (
             },
         },
         native_extras=("tests",),
-        covers="a src/ layout built by hatchling + hatch-vcs (its editable build asks for `editables`), pytest "
-        "settings in pyproject.toml's [tool.pytest] (filterwarnings = error) trusted from the problem's copy, "
-        "its `tests` extra with two plugins named in `repository.plugins`, 69 tests skipped without .mo files",
+        covers="a src/ layout built by hatchling + hatch-vcs (its editable build asks for "
+        "`editables`), pytest "
+        "settings in pyproject.toml's [tool.pytest] (filterwarnings = error) trusted from the "
+        "problem's copy, "
+        "its `tests` extra with two plugins named in `repository.plugins`, 69 tests skipped "
+        "without .mo files",
     ),
     Project(
         name="mlly",
@@ -188,8 +193,10 @@ PROJECTS += (
             "import-meta-resolve": "4.2.0",
         },
         native_install="pnpm",
-        covers="ES-module-only TypeScript with four runtime dependencies from its pnpm lock (pnpm 10.33), fixture "
-        "symbolic links and fixture packages in nested node_modules, a test importing a runtime dependency "
+        covers="ES-module-only TypeScript with four runtime dependencies from its pnpm lock (pnpm "
+        "10.33), fixture "
+        "symbolic links and fixture packages in nested node_modules, a test importing a runtime "
+        "dependency "
         "(ufo); the framework's own run on pnpm's full install",
     ),
     Project(
@@ -216,8 +223,10 @@ PROJECTS += (
             "@types/jest": "30.0.0",
         },
         native_install="yarn-berry",
-        covers="jest with ts-jest configured in package.json#jest, 76 snapshot files recorded in colour, a Yarn 4 "
-        "lock (its runtime dependency jest-diff), tsconfig paths through moduleNameMapper, 155 test files; "
+        covers="jest with ts-jest configured in package.json#jest, 76 snapshot files recorded in "
+        "colour, a Yarn 4 "
+        "lock (its runtime dependency jest-diff), tsconfig paths through moduleNameMapper, 155 "
+        "test files; "
         "the framework's own run on Yarn's full install",
     ),
 )

@@ -35,7 +35,8 @@ def call_api(
         from runners.agents.promptfoo import call
     except ImportError as exc:
         return {
-            "error": f"runners agent provider: cannot import the `runners` package with {sys.executable} "
+            "error": "runners agent provider: cannot import the `runners` package with "
+            f"{sys.executable} "
             f"({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"
         }
     try:

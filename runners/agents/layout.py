@@ -99,7 +99,8 @@ class StepRecord(BaseModel):
 
     @property
     def tokens(self) -> int | None:
-        """The step's tokens: the proxy's count when it carried the model traffic, else the agent's."""
+        """The step's tokens: the proxy's count when it carried the model traffic, else the
+        agent's."""
         if self.egress is not None and self.egress.routed.requests:
             return self.egress.routed.total_tokens
         usage = self.report.token_usage()

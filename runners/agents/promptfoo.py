@@ -108,7 +108,8 @@ def resolve(options: Any, context: Any) -> AgentCell:
     if checkpoint not in problem.checkpoints:
         raise BadInput(
             f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r}"
-            f"{did_you_mean(checkpoint, problem.checkpoints)} (known: {', '.join(problem.checkpoints)})"
+            f"{did_you_mean(checkpoint, problem.checkpoints)} (known: "
+            f"{', '.join(problem.checkpoints)})"
         )
     environment = EnvironmentSpec(sandbox=config.sandbox)
     if not config.quality:
@@ -213,9 +214,9 @@ def call(options: Any, context: Any) -> dict[str, Any]:
 
 
 def _bounded(cell: AgentCell) -> Any:
-    """The SolvedCheckpoints (one per repeat), a UserInputError, or an infrastructure failure's reason (a str), by
-    the row's overall cap: the work goes on in a daemon thread (the sandboxes' own clocks end it),
-    and a later row finds its steps done."""
+    """The SolvedCheckpoints (one per repeat), a UserInputError, or an infrastructure failure's
+    reason (a str), by the row's overall cap: the work goes on in a daemon thread (the sandboxes'
+    own clocks end it), and a later row finds its steps done."""
     from runners.agents.chain import ensure_steps
     from runners.agents.solve import SolvedCheckpoint, agent_sandbox, grade_step
     from runners.util.progress import Subject, for_promptfoo, running
@@ -268,7 +269,8 @@ def _bounded(cell: AgentCell) -> Any:
     worker.join(cell.overall)
     if worker.is_alive():
         return (
-            f"the row did not finish within the provider's overall cap of {cell.overall:g} s (its agent "
+            f"the row did not finish within the provider's overall cap of {cell.overall:g} s (its "
+            "agent "
             f"steps and the grading; config `overall_timeout`, or promptfoo `timeout` minus "
             f"{TIMEOUT_MARGIN_S:g} s)"
         )

@@ -128,7 +128,8 @@ def discover(
         unknown = sorted(set(wanted) - names)
         if unknown:
             raise UserInputError(
-                f"option {flag}: unknown {', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
+                f"option {flag}: unknown "
+                f"{', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
                 f"(known: {', '.join(sorted(names)) or 'none'})"
             )
     if agents:

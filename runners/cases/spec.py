@@ -128,7 +128,8 @@ class AdapterBase(_Strict):
     command: str | list[str] | None = Field(
         None,
         description="The submission's command: a string (split like a shell) or a list, with "
-        "{python}, {node}, {submission}, {entry_file} (servers: {address}, {port}); default: from the "
+        "{python}, {node}, {submission}, {entry_file} (servers: {address}, {port}); default: from "
+        "the "
         "entry file's suffix (.py: python, .js/.mjs/.cjs: node, .sh: bash).",
     )
     setup_script: str | None = Field(
@@ -162,7 +163,8 @@ class AdapterBase(_Strict):
 
 
 def command_parts(command: str | list[str]) -> list[str]:
-    """A `command` as argv: a list as it is, a string split like a shell (ValueError: bad quoting)."""
+    """A `command` as argv: a list as it is, a string split like a shell (ValueError: bad
+    quoting)."""
     return list(command) if isinstance(command, list) else shlex.split(command)
 
 
@@ -183,7 +185,8 @@ def default_command(entry_file: str) -> list[str]:
     interpreter = INTERPRETERS.get(suffix or ".py")
     if interpreter is None:
         raise ValueError(
-            f"runners does not know how to run a `{suffix}` entry file: say it in `adapter.command` "
+            f"runners does not know how to run a `{suffix}` entry file: say it in "
+            "`adapter.command` "
             f"(e.g. `command: {{submission}}/{entry}` for an executable, or `command: ruby "
             f"{{entry_file}}`); without one, {', '.join(INTERPRETERS)} files run"
         )
@@ -221,7 +224,8 @@ class ServerAdapterConfig(AdapterBase):
     def _loopback(cls, value: str) -> str:
         if value not in LOOPBACK:
             raise ValueError(
-                f"must be a loopback address ({', '.join(LOOPBACK)}): the sandbox has no other network"
+                f"must be a loopback address ({', '.join(LOOPBACK)}): the sandbox has no other "
+                "network"
             )
         return value
 

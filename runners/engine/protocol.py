@@ -459,7 +459,8 @@ def wall_clock_verdict(ctx: RunContext) -> Verdict:
     return Verdict(
         ParsedReport(),
         infrastructure_reason=(
-            f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every process "
+            f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every "
+            "process "
             "it started was killed"
         ),
     )

@@ -46,7 +46,8 @@ class SubmissionTooLarge(UserInputError):
         self.limit, self.largest = limit, largest
         what, option = LIMIT_TEXT[limit]
         head = (
-            f"option --submission: {source} is too large: {what} {found}, over the limit of {allowed} "
+            f"option --submission: {source} is too large: {what} {found}, over the limit of "
+            f"{allowed} "
             f"(limit `{limit}`; raise it with {option}, `limits: {{{limit}: N}}` in the problem's "
             f"config.yaml, or EnvironmentSpec.limits)"
         )

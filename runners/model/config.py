@@ -111,8 +111,10 @@ class RepositoryConfig(_Strict):
     config: str | None = Field(
         None,
         description="The framework's configuration among the overlay files (pytest.ini, "
-        "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the overlay's root. "
-        "A pyproject.toml ([tool.pytest.ini_options]) or a package.json (jest) counts only when named here.",
+        "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the "
+        "overlay's root. "
+        "A pyproject.toml ([tool.pytest.ini_options]) or a package.json (jest) counts only when "
+        "named here.",
     )
     dependencies: bool = Field(
         True,
@@ -181,7 +183,8 @@ class ProblemConfig(_Strict):
     python: str | None = Field(
         None,
         description="The Python the submission and its tests need: a version (3.12) or a "
-        "range (>=3.12); default: SCBench's 3.12 where there is one (pytest and case-based problems), "
+        "range (>=3.12); default: SCBench's 3.12 where there is one (pytest and case-based "
+        "problems), "
         "else whatever the user or the harness runs.",
     )
     repository: RepositoryConfig | None = Field(

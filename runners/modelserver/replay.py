@@ -33,7 +33,8 @@ from runners.modelserver.script import Run, Say, Script, Tools, Turn, Write
 
 PY_EDIT = (
     "import pathlib, sys\n"
-    "path, old, new, every = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == '1'\n"
+    "path, old, new, every = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "
+    "'1'\n"
     "text = path.read_text()\n"
     "if old not in text:\n"
     "    sys.exit(f'{path}: the text to replace is not there')\n"

@@ -153,7 +153,8 @@ def run_call(command: str, tools: dict[str, dict[str, Any]]) -> tuple[str, dict[
             kind = _properties(tools[name]).get(key, {}).get("type")
             return name, {key: ["bash", "-lc", command] if kind == "array" else command}
     raise NoTool(
-        f"the client offered no tool that runs a command (it offered: {', '.join(sorted(tools)) or 'none'})"
+        "the client offered no tool that runs a command (it offered: "
+        f"{', '.join(sorted(tools)) or 'none'})"
     )
 
 

@@ -57,7 +57,8 @@ def _problem_and_environment(cell: Cell) -> tuple[ProblemConfig, EnvironmentSpec
         known = ", ".join(c.name for c in problem.ordered_checkpoints())
         raise BadInput(
             f"test `checkpoint`: problem {cell.problem!r} has no checkpoint "
-            f"{cell.checkpoint!r}{did_you_mean(cell.checkpoint, problem.checkpoints)} (known: {known})"
+            f"{cell.checkpoint!r}{did_you_mean(cell.checkpoint, problem.checkpoints)} (known: "
+            f"{known})"
         )
     if not cell.submission.is_dir():
         raise BadInput(

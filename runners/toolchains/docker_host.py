@@ -55,7 +55,8 @@ class DockerToolchains(ToolchainHost):
             version = self.node_version(NODE_IN_IMAGE)
             raise UserInputError(
                 f"--node {requested}: the docker sandbox runs Node {version or 'unknown'} (image "
-                f"{self.sandbox.node_image}), not {parse_requirement(requested)}; use --sandbox bubblewrap "
+                f"{self.sandbox.node_image}), not {parse_requirement(requested)}; use --sandbox "
+                "bubblewrap "
                 f"with a Node of this machine, or build the node image on another Node "
                 f"(`runners image build --kind node --base-image node:X-slim`)"
             )
@@ -128,7 +129,8 @@ class DockerToolchains(ToolchainHost):
             return self, self._python_in(self.sandbox.python_image)
         found = ", ".join(f"{tag} has {self._info_or_none(tag) or 'no python3'}" for tag in tried)
         raise UserInputError(
-            f"{request.source}: no Docker image has a Python matching {request.specifier} ({found}); "
+            f"{request.source}: no Docker image has a Python matching {request.specifier} "
+            f"({found}); "
             f"build one with `python -m runners image build --kind python --python X.Y` "
             f"(tagged {repository}:X.Y)"
         )
@@ -139,8 +141,10 @@ class DockerToolchains(ToolchainHost):
         mine, theirs = self._info(self.sandbox.python_image), self._info(image)
         if (mine.python, mine.python_version) != (theirs.python, theirs.python_version):
             raise UserInputError(
-                f"{why} picks {self.sandbox.python_image} (Python {mine.python_version}), but this problem runs "
-                f"in {image}, which has Python {theirs.python_version or 'none'} (it is built on the default python "
+                f"{why} picks {self.sandbox.python_image} (Python {mine.python_version}), but "
+                "this problem runs "
+                f"in {image}, which has Python {theirs.python_version or 'none'} (it is built on "
+                "the default python "
                 "image): run it without that Python choice, or with --sandbox bubblewrap"
             )
 

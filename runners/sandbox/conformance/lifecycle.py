@@ -144,7 +144,8 @@ def harness_killed(subject: Subject) -> None:
             said = harness.stderr.read() if harness.stderr else b""
             expect(
                 False,
-                f"the second harness ended before its run started: {said.decode(errors='replace')[-800:]}",
+                "the second harness ended before its run started: "
+                f"{said.decode(errors='replace')[-800:]}",
             )
         os.kill(harness.pid, signal.SIGKILL)
         harness.wait()
