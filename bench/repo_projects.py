@@ -98,7 +98,8 @@ PROJECTS: tuple[Project, ...] = (
         native=("run", "--typecheck"),
         breaks=("src/utils.ts", 'return input.endsWith("/");', 'return input.endsWith("//");'),
         toolchain={"vitest": "4.0.17", "typescript": "5.9.3", "@types/node": "25.0.8"},
-        covers="TypeScript tests importing `../src`, 13 test files of a folder plus a type-test file "
+        covers="TypeScript tests importing `../src`, 13 "
+        "test files of a folder plus a type-test file "
         "(test-d.ts, checked by tsc), fixtures, a pnpm lock (no runtime dependency), vitest 4.0",
     ),
     Project(

@@ -45,7 +45,9 @@ UPSTREAM = "SprocketLab/slop-code-bench 086518dee044299dddb7752fae6a3dc0ece12bc5
 REASONS = {
     "uv-stderr": "SCBench's local runtime puts `uv run`'s build lines on the program's stderr",
     "hidden-tracked": "SCBench strips the leading '.' of a tracked pattern: `.tally` is never read",
-    "uv-init-flake": "SCBench's local runtime: a workspace named `tmp…_` fails `uv init` (ModuleNotFoundError)",
+    "uv-init-flake": (
+        "SCBench's local runtime: a workspace named `tmp…_` fails `uv init` (ModuleNotFoundError)"
+    ),
 }
 # (problem, case id without a regression prefix) -> the reason SCBench grades it otherwise.
 KNOWN = {

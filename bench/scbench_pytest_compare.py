@@ -174,8 +174,10 @@ def verdict(cp: Checkpoint) -> tuple[bool, list[str]]:
     ours, theirs = cp.ours, cp.theirs
     if "error" in ours or "error" in theirs:
         return False, [
-            f"could not grade: runners: {ours.get('error', '-')}; SCBench: "
-            f"{theirs.get('error', '-')}"
+            (
+                f"could not grade: runners: {ours.get('error', '-')}; SCBench: "
+                f"{theirs.get('error', '-')}"
+            )
         ]
     # SCBench calls a problem it cannot collect an infrastructure failure; runners a problem error
     # (runners/engine/blame.py: the problem's own files are at fault, not the submission): the same
@@ -235,8 +237,10 @@ def markdown(rows: list[Checkpoint], sandbox: str | None, busy: int) -> str:
             "checkpoints exact**."
         ),
         "",
-        "| checkpoint | tests (runners / SCBench) | passed (runners / SCBench) | same | grades "
-        "taken | seconds (runners / SCBench) | what differs |",
+        (
+            "| checkpoint | tests (runners / SCBench) | passed (runners / SCBench) | same | grades "
+            "taken | seconds (runners / SCBench) | what differs |"
+        ),
         "|---|---|---|---|---|---|---|",
     ]
     for cp in rows:
@@ -339,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
             print(
                 f"{cp.label}: "
-                f"{'exact' if same else 'differs'}{f' at attempt {cp.attempts}' if same and cp.attempts > 1 else ''} "
+                f"{'exact' if same else 'differs'}"
+                f"{f' at attempt {cp.attempts}' if same and cp.attempts > 1 else ''} "
                 f"({len(cp.ours.get('tests', {}))} tests, "
                 f"{cp.ours.get('seconds', 0):.0f} s / SCBench {cp.theirs.get('seconds', 0):.0f} s)"
                 + "".join(f"\n    {line}" for line in differ[:5]),

@@ -175,7 +175,9 @@ def call(options: Any, context: Any) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a bug here must still not become a traceback row
         log_traceback()
         return {
-            "error": f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+            "error": (
+                f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+            )
         }
     outcome = _bounded(cell)
     if isinstance(outcome, UserInputError):

@@ -122,7 +122,8 @@ class RepositoryConfig(_Strict):
     )
     install: bool | None = Field(
         None,
-        description="pytest: install the repository itself (editable, so it imports by name and has "
+        description="pytest: install the repository itself "
+        "(editable, so it imports by name and has "
         "its metadata); default: when it has a pyproject.toml, setup.py or setup.cfg.",
     )
     requirements: list[str] = Field(

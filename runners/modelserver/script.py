@@ -109,7 +109,9 @@ Turn = Annotated[
     Discriminator(
         lambda v: _kind(v, ("write", "run", "tools", "say")),
         custom_error_type="turn",
-        custom_error_message="a turn has exactly one of the keys `write:`, `run:`, `tools:` or `say:`",
+        custom_error_message=(
+            "a turn has exactly one of the keys `write:`, `run:`, `tools:` or `say:`"
+        ),
     ),
 ]
 

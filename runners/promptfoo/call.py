@@ -35,7 +35,9 @@ def call(options: Any, context: Any) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a bug here must still not become a traceback row
         log_traceback()
         return {
-            "error": f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+            "error": (
+                f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+            )
         }
     started = time.monotonic()
     outcome = run_bounded(cell, problem, environment)

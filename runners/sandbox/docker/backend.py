@@ -215,7 +215,9 @@ class DockerSandbox(Sandbox):
     def limitations(self) -> dict[str, str]:
         if os.geteuid() != 0:
             return {
-                "network.allow_list": "the egress proxy is opened in the container's namespace as root"
+                "network.allow_list": (
+                    "the egress proxy is opened in the container's namespace as root"
+                )
             }
         return {}
 
