@@ -94,7 +94,8 @@ import subprocess
 
 
 def test_work(entrypoint_argv):
-    done = subprocess.run(entrypoint_argv + ["{procs}", "{loops}", "{start_at}"], capture_output=True, text=True)
+    done = subprocess.run(entrypoint_argv + ["{procs}", "{loops}", "{start_at}"],
+                          capture_output=True, text=True)
     print(done.stdout)
     assert done.returncode == 0, done.stderr
 """

@@ -13,8 +13,8 @@ Every test's status must be the same on both sides, and the broken copy must fai
 tests the framework itself fails. The table goes to bench/RESULTS.md (section
 `repo_suites`, with each upstream commit) with `--write`.
 
-    python -m bench.repo_suites                      # every project; fetched mirrors in /work/.mirror
-    python -m bench.repo_suites --only inflection    # the vendored one (tests/fixtures/repos)
+    python -m bench.repo_suites                    # every project; fetched mirrors in /work/.mirror
+    python -m bench.repo_suites --only inflection  # the vendored one (tests/fixtures/repos)
     python -m bench.repo_suites --mirror DIR --sandbox bubblewrap --write
 
 Fetched projects come from git mirrors (`DIR/<owner>+<name>/repo`); the vendored one needs none.

@@ -4,7 +4,8 @@ and CI cannot fetch it). The recorded table is in docs/CASES.md.
 
     SCBENCH_SRC=/path/to/slop-code-bench SCBENCH_PYTHON=/path/to/python \\
         uv run --no-sync python bench/scbench_compare.py [--markdown [--all]] [--sandbox bubblewrap]
-        ... bench/scbench_compare.py --problems $SCBENCH_SRC/problems [--only NAME ...] [--cache DIR]
+        ... bench/scbench_compare.py --problems $SCBENCH_SRC/problems [--only NAME ...] \\
+            [--cache DIR]
 
 Without `--problems`: our fixtures in SCBench's format. With it: every problem of that directory
 (SCBench's own 19 in its `problems/`; nothing is copied), each checkpoint with its reference

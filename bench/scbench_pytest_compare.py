@@ -12,8 +12,10 @@ with a reference solution (`solutions/checkpoint_N`), it grades the solution twi
 and compares every test's pass/fail and group. A checkpoint is *exact* when both list the same tests
 with the same outcome and group, or both call it an infrastructure failure.
 
-    uv run --no-sync python bench/scbench_pytest_compare.py /tmp/scbench --scbench-python /tmp/scbench-venv/bin/python \\
-        [--sandbox bubblewrap|docker] [--busy 2] [--only PROBLEM ...] [--cache DIR] [--json FILE] [--markdown]
+    uv run --no-sync python bench/scbench_pytest_compare.py /tmp/scbench \\
+        --scbench-python /tmp/scbench-venv/bin/python \\
+        [--sandbox bubblewrap|docker] [--busy 2] [--only PROBLEM ...] [--cache DIR] \\
+        [--json FILE] [--markdown]
 
 `--cache DIR` keeps SCBench's grade of each checkpoint (its side does not depend on ours: grade it
 once, compare our backends against it). `--busy N` runs N CPU-bound processes (`while 1: pass`)

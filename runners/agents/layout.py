@@ -3,7 +3,8 @@
 ```
 <run>/
   submissions/<agent>/<problem>/<checkpoint>/   the workspace each step left: the layout the grader
-                                                reads (`runners batch --submissions <run>/submissions`)
+                                                reads
+                                                (`runners batch --submissions <run>/submissions`)
   agent-steps/<agent>/<problem>/<checkpoint>/   step.json (StepRecord), stdout.txt, stderr.txt
   agent-steps/<agent>/<problem>/.lock           taken while a step of that chain runs
   grades/<agent>/<problem>/<checkpoint>/        the grader's artifacts (result.json, reports, logs)

@@ -3,14 +3,18 @@ done yet by another row), then the grade of the snapshot the step left.
 
     providers:
       - id: file://providers/agent_runner.py
-        label: scripted-alpha                       # the column
+        label: scripted-alpha  # the column
         config:
-          agent: {name: scripted-alpha, command: "...", timeout: 300}   # runners.agents.spec.AgentSpec
+          # runners.agents.spec.AgentSpec
+          agent: {name: scripted-alpha, command: "...", timeout: 300}
           problems: problems
-          sandbox: auto                             # the agent's and the grader's (agent.sandbox overrides)
+          # the agent's and the grader's (agent.sandbox overrides)
+          sandbox: auto
           pass_policy: all-cases
-          output: .runners/agent-runs               # <output>/<agent>-<config hash>/{submissions,agent-steps,grades}/
-          timeout: 3600000                          # promptfoo's per-call limit (ms): a row may run several steps
+          # <output>/<agent>-<config hash>/{submissions,agent-steps,grades}/
+          output: .runners/agent-runs
+          # promptfoo's per-call limit (ms): a row may run several steps
+          timeout: 3600000
 
 The answer: `output` (verdict, what the agent said, the counts), `metadata` (the ExecutionResult
 plus `agent_step`, the StepRecord), `latencyMs` (the agent's own time), `cost` and `tokenUsage`

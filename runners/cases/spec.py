@@ -5,7 +5,8 @@ Field names and defaults are SCBench's case-based module's (`adapter`, `groups`,
 regression entry are errors, as there. Differences (documented in docs/CASES.md):
 
 - `adapter.type: browser` (SCBench's `playwright` adapter could not be loaded from a config);
-- `startup_timeout_s` is the server's whole start-up deadline (SCBench: per probe, 5 probes 5 s apart);
+- `startup_timeout_s` is the server's whole start-up deadline (SCBench: per probe, 5 probes 5 s
+  apart);
 - group `timeout` is honoured when longer than the checkpoint's (SCBench: inert), below a case's
   own `timeout`;
 - a regression group generated from a source group that is itself a regression points at that

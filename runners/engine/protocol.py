@@ -7,7 +7,8 @@ ProblemConfig + CheckpointConfig + submission + EnvironmentSpec
   -> create_workspace -> run_context               -> copy_in (fresh copy; tests beside it)
   -> prepare (Runner.prepare: toolchains, network on)
   -> run_tests (Sandbox.run: network off, limits)  -> collect (Runner.collect: reports -> records)
-  -> _result (categorize -> ExecutionResult)       -> deliver (artifacts: result.json, raw reports, logs)
+  -> _result (categorize -> ExecutionResult)       -> deliver (artifacts: result.json, raw reports,
+                                                     logs)
   -> release (the workspace goes, or is kept)
 ```
 Nothing here knows which framework ran; that is the runner's business.

@@ -361,7 +361,8 @@ class ProblemConfig(_Strict):
     def missing_files(self) -> list[str]:
         """What the problem's directory lacks besides its static assets (one message each)."""
         if self.kind == "repository":
-            return []  # its overlay is checked by the loader (runners.repository.overlay.check_overlay)
+            # its overlay is checked by the loader (runners.repository.overlay.check_overlay)
+            return []
         if not self.tests_dir.is_dir():
             return [f"directory `tests/` is missing next to {CONFIG_FILE}"]
         return []

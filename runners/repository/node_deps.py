@@ -41,9 +41,10 @@ _YARN_BERRY = """
 const { execFileSync, spawnSync } = require("node:child_process");
 const [npm, yarn, ...args] = JSON.parse(process.argv[1]);
 const env = { ...process.env };
-env.YARN_NPM_REGISTRY_SERVER ||= execFileSync(npm[0], [...npm.slice(1), "config", "get", "registry"],
-  { encoding: "utf8", env }).trim();
-for (const [name, yarnName] of [["HTTP_PROXY", "YARN_HTTP_PROXY"], ["HTTPS_PROXY", "YARN_HTTPS_PROXY"]]) {
+env.YARN_NPM_REGISTRY_SERVER ||= execFileSync(npm[0],
+  [...npm.slice(1), "config", "get", "registry"], { encoding: "utf8", env }).trim();
+for (const [name, yarnName] of [["HTTP_PROXY", "YARN_HTTP_PROXY"],
+                                ["HTTPS_PROXY", "YARN_HTTPS_PROXY"]]) {
   const value = env[name] || env[name.toLowerCase()];
   if (value && !env[yarnName]) env[yarnName] = value;
 }
