@@ -27,8 +27,7 @@ AGENT = ROOT / "examples" / "agents"
 KNOWLEDGE = ROOT / "examples" / "submissions"
 COMMAND = (
     "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem "
-    "{problem} "
-    "--checkpoint {checkpoint} --prompt {prompt_file} --format claude-json"
+    "{problem} --checkpoint {checkpoint} --prompt {prompt_file} --format claude-json"
 )
 
 
@@ -148,12 +147,10 @@ def run(settings: Settings) -> Section:
         rmtree_forcibly(scratch)
     section.notes.append(
         f"{len(knowledge)} scripted agents × {len(problems)} problems ({', '.join(problems)}) × "
-        f"{repeats} repeats, "
-        f"`--sandbox {SANDBOX}`, one round per variant on a fresh output directory, on "
-        f"{os.cpu_count()} cores. "
-        "The agent steps run first (chains -j 2 at a time, in the driver), then the grading (the "
-        "local pool's "
-        "2 workers, or Ray tasks); Ray's row includes starting a private Ray (~10 s)."
+        f"{repeats} repeats, `--sandbox {SANDBOX}`, one round per variant on a fresh output "
+        f"directory, on {os.cpu_count()} cores. The agent steps run first (chains -j 2 at a time, "
+        "in the driver), then the grading (the local pool's 2 workers, or Ray tasks); Ray's row "
+        "includes starting a private Ray (~10 s)."
     )
     return section
 

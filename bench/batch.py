@@ -159,10 +159,8 @@ def run(settings: Settings) -> Section:
     section.notes.append(
         f"{cells} cells ({', '.join(sorted({c.problem for c in found.cells}))}; agents "
         f"{', '.join(sorted({c.agent for c in found.cells}))}), `--sandbox {sandbox} "
-        "--overwrite`, a fresh "
-        f"output directory per batch; {rounds} round(s) of -j 1 then -j 2, after a -j 2 warm-up. "
-        "Ratio = "
-        "throughput at -j 2 over -j 1 in the same round."
+        f"--overwrite`, a fresh output directory per batch; {rounds} round(s) of -j 1 then -j 2, "
+        "after a -j 2 warm-up. Ratio = throughput at -j 2 over -j 1 in the same round."
     )
     return section
 

@@ -192,9 +192,8 @@ def run(settings: Settings) -> Section:
     _api_rows(settings, section, world, sandboxes)
     section.notes.append(
         "CLI: the problem is in SCBench's case format (loader.py, verifier.py with "
-        "deepdiff_verify), so the "
-        "harness row includes loading and verifying every case. The bare loop has no verification "
-        "at all."
+        "deepdiff_verify), so the harness row includes loading and verifying every case. The bare "
+        "loop has no verification at all."
     )
     return section
 

@@ -344,18 +344,13 @@ def run(settings: Settings) -> Section:
             )
     section.notes.append(
         f"{BUSY} busy processes (`python -c 'while 1: pass'`, each in its own session) ran "
-        "throughout; the work "
-        f"ran on Python {interpreter_version(python)} on the host, as in the runs (their result's "
-        "`python`); "
-        f"{loops:,} loop iterations per process; the figure is the work's own wall clock (printed "
-        "by the "
-        f"program, start-up excluded; batch and host ×4: the mean of the four); {rounds} round(s) "
-        "after "
-        "a warm-up, interleaved. Runs use the default limits (`--sandbox NAME`, nothing else). "
-        "The four runs "
-        f"of `batch -j 4` begin their work together, {BATCH_LEAD:g} s after the batch is launched "
-        "(they start "
-        "one after the other), as the four host programs do."
+        f"throughout; the work ran on Python {interpreter_version(python)} on the host, as in the "
+        f"runs (their result's `python`); {loops:,} loop iterations per process; the figure is "
+        "the work's own wall clock (printed by the program, start-up excluded; batch and host ×4: "
+        f"the mean of the four); {rounds} round(s) after a warm-up, interleaved. Runs use the "
+        "default limits (`--sandbox NAME`, nothing else). The four runs of `batch -j 4` begin "
+        f"their work together, {BATCH_LEAD:g} s after the batch is launched (they start one after "
+        "the other), as the four host programs do."
     )
     if late:
         section.notes.append(

@@ -228,8 +228,7 @@ def generate(settings: Settings, tests: int) -> Path:
     if proc.returncode not in (0, 1):
         raise BenchError(
             "generating the report failed (pytest exited "
-            f"{proc.returncode}):\n{proc.stdout[-2000:]}"
-            f"\n{proc.stderr[-2000:]}"
+            f"{proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
         )
     report = root / "reports" / JSON_REPORT
     meta_file.write_text(
@@ -297,10 +296,9 @@ def run(settings: Settings) -> Section:
     section.notes.append(
         f"Report generated once by a real pytest run ({meta['tests']:,} tests in "
         f"{meta['seconds']:.0f} s, exit code {meta['exit_code']}) with the harness's toolchain, "
-        "plugins "
-        "and report flags, and reused; each figure is one operation in a fresh process, imports "
-        "not "
-        "included; peak memory is the process's peak RSS above its level after the imports."
+        "plugins and report flags, and reused; each figure is one operation in a fresh process, "
+        "imports not included; peak memory is the process's peak RSS above its level after the "
+        "imports."
     )
     return section
 

@@ -189,8 +189,7 @@ def run(settings: Settings) -> Section:
         settings.log(
             f"  promptfoo {'warm-up' if index == 0 else f'round {index}/{settings.repeat}'}: eval "
             f"{wall:.2f} s for {rows_per_eval} row(s), rows {', '.join(f'{r:.2f}' for r in rows)} "
-            "s; "
-            f"runners run {cli:.2f} s"
+            f"s; runners run {cli:.2f} s"
         )
         if index:
             eval_walls.append(wall)
@@ -223,8 +222,8 @@ def run(settings: Settings) -> Section:
     )
     section.notes.append(
         "One provider (the example agent) and one test, `promptfoo eval --no-cache -j 1 --repeat "
-        "K`, with "
-        "the project's .env settings and a promptfoo directory of its own (bench/data/promptfoo); "
-        "each eval is followed by the CLI run of the same cell, in the same round."
+        "K`, with the project's .env settings and a promptfoo directory of its own "
+        "(bench/data/promptfoo); each eval is followed by the CLI run of the same cell, in the "
+        "same round."
     )
     return section

@@ -467,19 +467,16 @@ def write_results(lines: list[str], sandboxes: tuple[str, ...], notes: list[str]
         "",
         (
             f"_Compared {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with `python -m bench.repo_suites "
-            "--write` "
-            f"(sandboxes: {', '.join(sandboxes)})._"
+            f"--write` (sandboxes: {', '.join(sandboxes)})._"
         ),
         "",
         *lines,
         "",
         (
             "- Each problem's overlay is the repository's own test files and configuration, "
-            "copied unchanged "
-            "(bench/repo_projects.py lists which): no hand-written glue file. The framework's own "
-            "run is its "
-            "command as the project runs it, on the same checkout; ids and statuses are compared "
-            "one by one."
+            "copied unchanged (bench/repo_projects.py lists which): no hand-written glue file. "
+            "The framework's own run is its command as the project runs it, on the same checkout; "
+            "ids and statuses are compared one by one."
         ),
         "- The broken copy changes one line of the library (bench/repo_projects.py, `breaks`).",
         *notes,

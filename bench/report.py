@@ -233,8 +233,7 @@ def write_markdown(path: Path, sections: list[Section], facts: dict[str, str]) -
         "|---|---|---|---|",
         *[
             f"| {md_escape(t['label'])} | {md_escape(t['target'] or '')} | "
-            f"{md_escape(t['value'])} | "
-            f"{'✅ met' if t['met'] else '❌ missed'} |"
+            f"{md_escape(t['value'])} | {'✅ met' if t['met'] else '❌ missed'} |"
             for t in targets
         ],
         "",
@@ -242,12 +241,9 @@ def write_markdown(path: Path, sections: list[Section], facts: dict[str, str]) -
         "",
         (
             "Median of the repeated runs (n); CPU is user+sys of the measured process and the "
-            "children "
-            "it waited for (so not the processes inside bubblewrap's pid namespace or a "
-            "container: for "
-            "sandboxed rows it is the harness's own CPU); `vs` names the baseline measured in the "
-            "same "
-            "rounds; ratio and added are medians of the per-round pairs."
+            "children it waited for (so not the processes inside bubblewrap's pid namespace or a "
+            "container: for sandboxed rows it is the harness's own CPU); `vs` names the baseline "
+            "measured in the same rounds; ratio and added are medians of the per-round pairs."
         ),
         "",
     ]

@@ -337,8 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     same = sum(row[6] == "=" for row in rows)
     print(
         f"\n{len(rows)} cases: {same} the same grade, {len(rows) - same - unexplained} known "
-        "differences, "
-        f"{unexplained} unexplained"
+        f"differences, {unexplained} unexplained"
     )
     return 1 if unexplained else 0
 

@@ -234,14 +234,14 @@ def markdown(rows: list[Checkpoint], sandbox: str | None, busy: int) -> str:
     lines = [
         (
             f"SCBench {UPSTREAM} (`run_checkpoint_pytest`, local-py, Python 3.12) against "
-            f"`runners run` ({'--sandbox ' + sandbox if sandbox else 'no options'}: ran on {ran}"
-            f"{f', {busy} busy processes beside' if busy else ''}): **{exact} of {len(rows)} "
+            f"`runners run` ({'--sandbox ' + sandbox if sandbox else 'no options'}: ran on "
+            f"{ran}{f', {busy} busy processes beside' if busy else ''}): **{exact} of {len(rows)} "
             "checkpoints exact**."
         ),
         "",
         (
-            "| checkpoint | tests (runners / SCBench) | passed (runners / SCBench) | same | grades "
-            "taken | seconds (runners / SCBench) | what differs |"
+            "| checkpoint | tests (runners / SCBench) | passed (runners / SCBench) | same | "
+            "grades taken | seconds (runners / SCBench) | what differs |"
         ),
         "|---|---|---|---|---|---|---|",
     ]
@@ -256,8 +256,7 @@ def markdown(rows: list[Checkpoint], sandbox: str | None, busy: int) -> str:
         lines.append(
             f"| {cp.label} | {counts[0]} / {counts[1]} | {passed[0]} / {passed[1]} | "
             f"{'=' if same else '≠'} | {cp.attempts} | {cp.ours.get('seconds', 0):.0f} / "
-            f"{cp.theirs.get('seconds', 0):.0f} | "
-            f"{_cell(note)} |"
+            f"{cp.theirs.get('seconds', 0):.0f} | {_cell(note)} |"
         )
     return "\n".join(lines)
 

@@ -36,8 +36,7 @@ def call_api(
     except ImportError as exc:
         return {
             "error": "runners agent provider: cannot import the `runners` package with "
-            f"{sys.executable} "
-            f"({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"
+            f"{sys.executable} ({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"
         }
     try:
         return call(options, context)

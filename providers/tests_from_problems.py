@@ -61,7 +61,7 @@ def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
     unknown = sorted(set(config) - set(keys))
     if unknown:
         raise ValueError(
-            f"tests_from_problems: unknown config key(s) "
+            "tests_from_problems: unknown config key(s) "
             f"{', '.join(repr(k) + did_you_mean(str(k), keys) for k in unknown)} (known: "
             "problems, only, checkpoints)"
         )

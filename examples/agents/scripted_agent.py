@@ -141,8 +141,7 @@ def main(argv: list[str]) -> int:
     summary = (
         f"Implemented {title_of(spec) or args.checkpoint}: wrote {len(changed)} file(s) "
         f"({', '.join(changed) or 'none'}), kept {kept} from {before or 'nothing'}, removed "
-        f"{len(dropped)}; "
-        f"tree {digest}."
+        f"{len(dropped)}; tree {digest}."
     )
     cached = sum(len(data.decode("utf-8", "replace").split()) for data in mine.values())
     return finish(summary, True, read, written, cached)

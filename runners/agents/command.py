@@ -85,8 +85,7 @@ def fields_used(
 
                 raise TemplateError(
                     f"{{mounts[{key}]}}: no mount named {key!r}{did_you_mean(key, mounts)} "
-                    "(mounts: "
-                    f"{', '.join(sorted(mounts)) or 'none'})"
+                    f"(mounts: {', '.join(sorted(mounts)) or 'none'})"
                 )
             used.add(name)
     return used

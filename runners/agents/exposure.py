@@ -78,8 +78,7 @@ def refuse_copies(
             if count > MAX_ENTRIES:
                 raise UserInputError(
                     f"{where}: field `{field_name}`: {root} holds over {MAX_ENTRIES:,} entries, "
-                    "too "
-                    "many to check that none is a copy of the problem's hidden files; mount a "
+                    "too many to check that none is a copy of the problem's hidden files; mount a "
                     "smaller directory"
                 )
             original = hidden.copy_of(path, info.st_size)

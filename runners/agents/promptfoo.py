@@ -111,8 +111,8 @@ def resolve(options: Any, context: Any) -> AgentCell:
     problem = load_problem(problems / name)
     if checkpoint not in problem.checkpoints:
         raise BadInput(
-            f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r}"
-            f"{did_you_mean(checkpoint, problem.checkpoints)} (known: "
+            f"test `checkpoint`: problem {name!r} has no checkpoint "
+            f"{checkpoint!r}{did_you_mean(checkpoint, problem.checkpoints)} (known: "
             f"{', '.join(problem.checkpoints)})"
         )
     environment = EnvironmentSpec(sandbox=config.sandbox)
@@ -276,8 +276,7 @@ def _bounded(cell: AgentCell) -> Any:
     if worker.is_alive():
         return (
             f"the row did not finish within the provider's overall cap of {cell.overall:g} s (its "
-            "agent "
-            f"steps and the grading; config `overall_timeout`, or promptfoo `timeout` minus "
+            "agent steps and the grading; config `overall_timeout`, or promptfoo `timeout` minus "
             f"{TIMEOUT_MARGIN_S:g} s)"
         )
     return box["result"]

@@ -447,8 +447,8 @@ def _not_started(outcome: SandboxResult, request: SandboxRequest, program: str) 
             if why.startswith("No such file or directory"):
                 return (
                     f"its program {program!r} was not found where it runs (its PATH: "
-                    f"{request.env.get('PATH')}; "
-                    "install it there, mount it, or give its absolute path)"
+                    f"{request.env.get('PATH')}; install it there, mount it, or give its absolute "
+                    "path)"
                 )
             return f"its program {program!r}: {why}"
     return None

@@ -129,8 +129,8 @@ def discover(
         if unknown:
             raise UserInputError(
                 f"option {flag}: unknown "
-                f"{', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
-                f"(known: {', '.join(sorted(names)) or 'none'})"
+                f"{', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} (known: "
+                f"{', '.join(sorted(names)) or 'none'})"
             )
     if agents:
         agent_dirs = [a for a in agent_dirs if a.name in agents]

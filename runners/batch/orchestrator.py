@@ -208,7 +208,7 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
         console.print(Text(f"note: {note}", style="yellow"))
     if not found.cells:
         raise UserInputError(
-            f"option --submissions: no <agent>/<problem>/<checkpoint>/ directories under "
+            "option --submissions: no <agent>/<problem>/<checkpoint>/ directories under "
             f"{Path(options.submissions).resolve()} match a problem in "
             f"{Path(options.problems).resolve()}"
         )

@@ -51,10 +51,9 @@ def quality_markdown(matrix: Matrix) -> str:
             "",
             (
                 "The figures of the code at the last checkpoint graded, and in brackets their "
-                "growth since the "
-                "first: lines of code, the highest cyclomatic complexity, duplicated blocks, lint "
-                "findings "
-                "(docs/quality.md). They are not part of any solve rate."
+                "growth since the first: lines of code, the highest cyclomatic complexity, "
+                "duplicated blocks, lint findings (docs/quality.md). They are not part of any "
+                "solve rate."
             ),
             "",
             "| " + " | ".join(header) + " |",

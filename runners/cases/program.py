@@ -197,9 +197,8 @@ class Run:
             raise ProblemError(
                 self.loader_file,
                 None,
-                f"group {group.name!r}: the loader must yield "
-                f"({case_cls.__name__}, expected result) pairs for a {kind} adapter, got "
-                f"{_kind_of(item)}",
+                f"group {group.name!r}: the loader must yield ({case_cls.__name__}, expected "
+                f"result) pairs for a {kind} adapter, got {_kind_of(item)}",
             )
         case, expected = item
         if self.settings.static:

@@ -130,8 +130,7 @@ class AdapterBase(_Strict):
         None,
         description="The submission's command: a string (split like a shell) or a list, with "
         "{python}, {node}, {submission}, {entry_file} (servers: {address}, {port}); default: from "
-        "the "
-        "entry file's suffix (.py: python, .js/.mjs/.cjs: node, .sh: bash).",
+        "the entry file's suffix (.py: python, .js/.mjs/.cjs: node, .sh: bash).",
     )
     setup_script: str | None = Field(
         None, description="Accepted for SCBench, where it is inert; unused."
@@ -187,9 +186,8 @@ def default_command(entry_file: str) -> list[str]:
     if interpreter is None:
         raise ValueError(
             f"runners does not know how to run a `{suffix}` entry file: say it in "
-            "`adapter.command` "
-            f"(e.g. `command: {{submission}}/{entry}` for an executable, or `command: ruby "
-            f"{{entry_file}}`); without one, {', '.join(INTERPRETERS)} files run"
+            f"`adapter.command` (e.g. `command: {{submission}}/{entry}` for an executable, or "
+            f"`command: ruby {{entry_file}}`); without one, {', '.join(INTERPRETERS)} files run"
         )
     return [interpreter, f"{{submission}}/{entry}"]
 

@@ -461,8 +461,7 @@ def wall_clock_verdict(ctx: RunContext) -> Verdict:
         ParsedReport(),
         infrastructure_reason=(
             f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every "
-            "process "
-            "it started was killed"
+            "process it started was killed"
         ),
     )
 

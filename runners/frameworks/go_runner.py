@@ -45,8 +45,8 @@ SIGNATURE = f"{REPORT}.sig"
 BUILD_DIR = "runners-go-build"
 _BUILD = (
     'mkdir -p "$GOTMPDIR" "${RUNNERS_ENTRYPOINT%/*}" && cd "$SUBMISSION_PATH" && if [ -f go.mod '
-    ']; then go build -o "$RUNNERS_ENTRYPOINT" .; '
-    'else go build -o "$RUNNERS_ENTRYPOINT" ./*.go; fi; cd "$RUNNERS_TESTS" && exec "$@"'
+    ']; then go build -o "$RUNNERS_ENTRYPOINT" .; else go build -o "$RUNNERS_ENTRYPOINT" ./*.go; '
+    'fi; cd "$RUNNERS_TESTS" && exec "$@"'
 )
 
 

@@ -47,9 +47,8 @@ def host_python_prefix(version: str) -> tuple[Path, str]:
     if str(prefix) in ("/usr", "/usr/local") or not (prefix / "bin").is_dir():
         raise UserInputError(
             f"option --python: the Python {version} found here ({python}) is installed in "
-            f"{prefix}, "
-            "which cannot be copied into an image on its own; install one with pyenv or uv, or "
-            f"build on python:{version}-slim (--base-image)"
+            f"{prefix}, which cannot be copied into an image on its own; install one with pyenv "
+            f"or uv, or build on python:{version}-slim (--base-image)"
         )
     return prefix, identity
 

@@ -112,9 +112,8 @@ class RepositoryConfig(_Strict):
         None,
         description="The framework's configuration among the overlay files (pytest.ini, "
         "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the "
-        "overlay's root. "
-        "A pyproject.toml ([tool.pytest.ini_options]) or a package.json (jest) counts only when "
-        "named here.",
+        "overlay's root. A pyproject.toml ([tool.pytest.ini_options]) or a package.json (jest) "
+        "counts only when named here.",
     )
     dependencies: bool = Field(
         True,
@@ -123,8 +122,8 @@ class RepositoryConfig(_Strict):
     install: bool | None = Field(
         None,
         description="pytest: install the repository itself "
-        "(editable, so it imports by name and has "
-        "its metadata); default: when it has a pyproject.toml, setup.py or setup.cfg.",
+        "(editable, so it imports by name and has its metadata); default: when it has a "
+        "pyproject.toml, setup.py or setup.cfg.",
     )
     requirements: list[str] = Field(
         default_factory=list,
@@ -185,8 +184,7 @@ class ProblemConfig(_Strict):
         None,
         description="The Python the submission and its tests need: a version (3.12) or a "
         "range (>=3.12); default: SCBench's 3.12 where there is one (pytest and case-based "
-        "problems), "
-        "else whatever the user or the harness runs.",
+        "problems), else whatever the user or the harness runs.",
     )
     repository: RepositoryConfig | None = Field(
         None,

@@ -45,8 +45,7 @@ def problem_with(framework: str, path: Path) -> str | None:
             if not isinstance(pytest, dict):
                 return (
                     f"{name}: table `[tool.pytest.ini_options]` (or `[tool.pytest]`) is missing: "
-                    "it holds "
-                    "the pytest settings `repository.config` trusts"
+                    "it holds the pytest settings `repository.config` trusts"
                 )
         elif path.name == "setup.cfg":
             parser = _parser()

@@ -122,8 +122,7 @@ def check_overlay(problem: ProblemConfig) -> list[str]:
         return [
             (
                 "directory `overlay/` is missing next to config.yaml (kind: repository: the files "
-                "laid "
-                "over the submission, its tests among them)"
+                "laid over the submission, its tests among them)"
             )
         ]
     problems = [
@@ -220,7 +219,7 @@ def lay(problem: ProblemConfig, files: list[str], submission: Path, keep: Path) 
     return [
         (
             f"the submission's own {problem.framework} configuration was not used (removed from "
-            "the run's "
-            f"copy; the problem's overlay provides the tests and their configuration): {shown}"
+            "the run's copy; the problem's overlay provides the tests and their configuration): "
+            f"{shown}"
         )
     ]

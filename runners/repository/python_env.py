@@ -61,8 +61,7 @@ BUILD_ENV = {"SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0", "PDM_BUILD_SCM_VERSION":
 # Appends this run's paths after the cached layers (an `import` line is the only code a .pth runs).
 _PATH_HOOK = (
     f"import os, sys; sys.path.extend(p for p in os.environ.get({PATH_ENV!r}, "
-    "'').split(os.pathsep) "
-    "if p and p not in sys.path)\n"
+    "'').split(os.pathsep) if p and p not in sys.path)\n"
 )
 
 

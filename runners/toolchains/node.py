@@ -187,10 +187,8 @@ def _check_in_sync(folder: Path, contents: dict[str, str]) -> None:
                 raise ConfigError(
                     folder / "package-lock.json",
                     f"out of date: package.json field `{field}.{name}` is "
-                    f"{_spec(wanted.get(name))}, "
-                    f"the lock has {_spec(locked.get(name))}; run `npm install "
-                    "--package-lock-only` "
-                    "next to config.yaml",
+                    f"{_spec(wanted.get(name))}, the lock has {_spec(locked.get(name))}; run `npm "
+                    "install --package-lock-only` next to config.yaml",
                 )
 
 

@@ -170,10 +170,10 @@ def read_js(action: str, selector: str, name: str | None = None) -> str:
 
 def center_js(selector: str) -> str:
     return (
-        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null; "
-        "e.scrollIntoView({block: 'center', inline: 'center'}); const r = "
-        "e.getBoundingClientRect(); "
-        "return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()"
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return "
+        "null; e.scrollIntoView({block: 'center', inline: 'center'}); const r = "
+        "e.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; "
+        "})()"
     )
 
 
@@ -185,8 +185,7 @@ def focus_js(selector: str, clear: bool) -> str:
     )
     return (
         f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return "
-        "false; "
-        f"e.focus(); {reset} return true; }})()"
+        f"false; e.focus(); {reset} return true; }})()"
     )
 
 

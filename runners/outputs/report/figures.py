@@ -146,8 +146,7 @@ def _panels(
                             "visible": repeats,
                         },
                         hovertemplate="%{fullData.name}<br>checkpoint "
-                        f"%{{x}}<br>%{{y{':.0%' if percent else ':,.1f'}}}"
-                        "<extra></extra>",
+                        f"%{{x}}<br>%{{y{':.0%' if percent else ':,.1f'}}}<extra></extra>",
                     ),
                     row=1,
                     col=panel,
