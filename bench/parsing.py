@@ -303,8 +303,7 @@ def run(settings: Settings) -> Section:
     return section
 
 
-# ---- the child: one operation, timed
-# --------------------------------------------------------------
+# ---- the child: one operation, timed -------------------------------------------------------------
 
 
 def _rss_mb() -> float:

@@ -236,8 +236,7 @@ def _rows(
         section.add(row)
 
 
-# ---- the child: one prepare step, timed
-# -----------------------------------------------------------
+# ---- the child: one prepare step, timed ----------------------------------------------------------
 
 
 def child(argv: list[str]) -> int:

@@ -171,8 +171,8 @@ def theirs(
     return _grades(cell, json.loads(last)["cases"])
 
 
-# SCBench's local runtime flake (docs/CASES.md, quirk 16): a workspace `tmpXXXXXXX_` fails `uv
-# init`.
+# SCBench's local runtime flake (docs/CASES.md, quirk 16): a workspace `tmpXXXXXXX_` fails
+# `uv init`.
 FLAKE = re.compile(r"/tmp/tmp\w*_/.*\n(?:.*\n)*ModuleNotFoundError")
 FLAKY: set[tuple[str, str]] = set()
 

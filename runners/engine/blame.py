@@ -179,8 +179,8 @@ _JS_FRAME = re.compile(
     r":(?P<line>\d+)(?::\d+)?\)?",
     re.MULTILINE,
 )
-# babel: `SyntaxError: /x/a.test.js: Unexpected token (3:10)`; vite (our reporter): `File:
-# /x/a.js:3`
+# babel: `SyntaxError: /x/a.test.js: Unexpected token (3:10)`; vite (our reporter):
+# `File: /x/a.js:3`
 _JS_SYNTAX = re.compile(r"(?P<path>/[^\s:'\"]+\.[cm]?[jt]sx?): [^\n]*?\((?P<line>\d+):\d+\)")
 _VITE_FILE = re.compile(r"^File: (?P<path>[^\s:]+)(?::(?P<line>\d+))?", re.MULTILINE)
 # A file an error says is missing: Python's and Node's words.
