@@ -1,9 +1,13 @@
 """`python -m bench` (`make bench`): what the harness costs over the tests themselves.
 
-    python -m bench                    # everything, 5 rounds each; prints the table, writes bench/RESULTS.md
-    python -m bench --quick            # 3 rounds, fewer batch cells (a few minutes less)
-    python -m bench --smoke            # every measurement once on tiny inputs (< ~1 min), writes nothing
-    python -m bench --only parsing     # one measurement (repeatable); its block in RESULTS.md is replaced
+    # everything, 5 rounds each; prints the table, writes bench/RESULTS.md
+    python -m bench
+    # 3 rounds, fewer batch cells (a few minutes less)
+    python -m bench --quick
+    # every measurement once on tiny inputs (< ~1 min), writes nothing
+    python -m bench --smoke
+    # one measurement (repeatable); its block in RESULTS.md is replaced
+    python -m bench --only parsing
     python -m bench --repeat 9 --sandbox bubblewrap
 
 Measurements: overhead, prepare, scbench, parsing, batch, promptfoo, submission, agents, cases,

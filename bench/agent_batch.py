@@ -26,8 +26,8 @@ SANDBOX = "bubblewrap"
 AGENT = ROOT / "examples" / "agents"
 KNOWLEDGE = ROOT / "examples" / "submissions"
 COMMAND = (
-    "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem {problem} "
-    "--checkpoint {checkpoint} --prompt {prompt_file} --format claude-json"
+    "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem "
+    "{problem} --checkpoint {checkpoint} --prompt {prompt_file} --format claude-json"
 )
 
 
@@ -146,10 +146,11 @@ def run(settings: Settings) -> Section:
     finally:
         rmtree_forcibly(scratch)
     section.notes.append(
-        f"{len(knowledge)} scripted agents × {len(problems)} problems ({', '.join(problems)}) × {repeats} repeats, "
-        f"`--sandbox {SANDBOX}`, one round per variant on a fresh output directory, on {os.cpu_count()} cores. "
-        "The agent steps run first (chains -j 2 at a time, in the driver), then the grading (the local pool's "
-        "2 workers, or Ray tasks); Ray's row includes starting a private Ray (~10 s)."
+        f"{len(knowledge)} scripted agents × {len(problems)} problems ({', '.join(problems)}) × "
+        f"{repeats} repeats, `--sandbox {SANDBOX}`, one round per variant on a fresh output "
+        f"directory, on {os.cpu_count()} cores. The agent steps run first (chains -j 2 at a time, "
+        "in the driver), then the grading (the local pool's 2 workers, or Ray tasks); Ray's row "
+        "includes starting a private Ray (~10 s)."
     )
     return section
 

@@ -136,8 +136,9 @@ def run(settings: Settings) -> Section:
     finally:
         rmtree_forcibly(scratch)
     section.notes.append(
-        "The step includes copying the previous snapshot into a fresh workspace, starting the sandbox "
-        "(a container for docker), reading the agent's report and keeping the snapshot and transcript; "
-        "the agent itself (a Python script writing three files) takes the bare row's time."
+        "The step includes copying the previous snapshot into a fresh workspace, starting the "
+        "sandbox (a container for docker), reading the agent's report and keeping the snapshot "
+        "and transcript; the agent itself (a Python script writing three files) takes the bare "
+        "row's time."
     )
     return section

@@ -144,7 +144,10 @@ def run(settings: Settings) -> Section:
             f"-j {jobs}: throughput",
             throughput[jobs],
             unit="cells/s",
-            note=f"{cells} cells in {median(walls):.1f} s; the cells' own run time adds up to {busy:.1f} s",
+            note=(
+                f"{cells} cells in {median(walls):.1f} s; the cells' own run time adds up to "
+                f"{busy:.1f} s"
+            ),
         )
         if jobs != 1:
             row.vs = "-j 1: throughput"
@@ -155,9 +158,9 @@ def run(settings: Settings) -> Section:
         section.add(row)
     section.notes.append(
         f"{cells} cells ({', '.join(sorted({c.problem for c in found.cells}))}; agents "
-        f"{', '.join(sorted({c.agent for c in found.cells}))}), `--sandbox {sandbox} --overwrite`, a fresh "
-        f"output directory per batch; {rounds} round(s) of -j 1 then -j 2, after a -j 2 warm-up. Ratio = "
-        "throughput at -j 2 over -j 1 in the same round."
+        f"{', '.join(sorted({c.agent for c in found.cells}))}), `--sandbox {sandbox} "
+        f"--overwrite`, a fresh output directory per batch; {rounds} round(s) of -j 1 then -j 2, "
+        "after a -j 2 warm-up. Ratio = throughput at -j 2 over -j 1 in the same round."
     )
     return section
 

@@ -43,7 +43,10 @@ from bench.common import (
 )
 
 NAME = "cases"
-TITLE = "9. Case-based problems: 200 CLI cases vs bare and vs SCBench's per-case `uv run`; API cost per request"
+TITLE = (
+    "9. Case-based problems: 200 CLI cases vs bare and vs SCBench's per-case `uv run`; API cost "
+    "per request"
+)
 CLI_TARGET = 1.3
 SCBENCH_TARGET = 5.0
 
@@ -188,8 +191,9 @@ def run(settings: Settings) -> Section:
     _scbench_rows(settings, section, world, python, labels, sandboxes, samples)
     _api_rows(settings, section, world, sandboxes)
     section.notes.append(
-        "CLI: the problem is in SCBench's case format (loader.py, verifier.py with deepdiff_verify), so the "
-        "harness row includes loading and verifying every case. The bare loop has no verification at all."
+        "CLI: the problem is in SCBench's case format (loader.py, verifier.py with "
+        "deepdiff_verify), so the harness row includes loading and verifying every case. The bare "
+        "loop has no verification at all."
     )
     return section
 

@@ -45,8 +45,10 @@ class Loader(BaseLoader):
     def __call__(self, group, store):
         path = helpers.get_chkpt_path(group, self.problem, self.checkpoint) / f"{group.name}.json"
         for name, spec in json.loads(path.read_text()).items():
-            files = [InputFile(path=p, content=c, file_type=FileType.TEXT) for p, c in spec["files"].items()]
-            case = CLICase(id=name, group=group.name, group_type=group.type, checkpoint=self.checkpoint.name,
+            files = [InputFile(path=p, content=c, file_type=FileType.TEXT)
+                     for p, c in spec["files"].items()]
+            case = CLICase(id=name, group=group.name, group_type=group.type,
+                           checkpoint=self.checkpoint.name,
                            arguments=spec["args"], input_files=files)
             yield case, CLIResult(id=name, group=group.name, group_type=group.type, status_code=0,
                                   output=spec["output"])
@@ -61,7 +63,8 @@ class Verifier:
         self.checkpoint_config = checkpoint_config
 
     def __call__(self, group_name, case_name, actual, expected):
-        return {"status_code": verifiers.matches_status_code(actual.status_code, expected.status_code),
+        return {"status_code": verifiers.matches_status_code(actual.status_code,
+                                                             expected.status_code),
                 "output": verifiers.deepdiff_verify(actual.output, expected.output)}
 """
 
@@ -118,7 +121,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         parts = self.path.strip("/").split("/")
-        body = json.dumps({"ok": True} if parts == ["healthz"] else {"square": int(parts[-1]) ** 2}).encode()
+        body = json.dumps({"ok": True} if parts == ["healthz"]
+                          else {"square": int(parts[-1]) ** 2}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))

@@ -1,4 +1,5 @@
-"""14. CPU under load: the same CPU-bound work in a sandbox and on the host, two busy processes beside.
+"""14. CPU under load: the same CPU-bound work in a sandbox and on the host, two busy processes
+beside.
 
 A grade must not depend on the machine's load more than a plain process's speed does: a test with
 a 10 s subprocess limit that passes on the host must pass in the sandbox while the machine is busy.
@@ -93,7 +94,8 @@ import subprocess
 
 
 def test_work(entrypoint_argv):
-    done = subprocess.run(entrypoint_argv + ["{procs}", "{loops}", "{start_at}"], capture_output=True, text=True)
+    done = subprocess.run(entrypoint_argv + ["{procs}", "{loops}", "{start_at}"],
+                          capture_output=True, text=True)
     print(done.stdout)
     assert done.returncode == 0, done.stderr
 """
@@ -341,13 +343,14 @@ def run(settings: Settings) -> Section:
                 )
             )
     section.notes.append(
-        f"{BUSY} busy processes (`python -c 'while 1: pass'`, each in its own session) ran throughout; the work "
-        f"ran on Python {interpreter_version(python)} on the host, as in the runs (their result's `python`); "
-        f"{loops:,} loop iterations per process; the figure is the work's own wall clock (printed by the "
-        f"program, start-up excluded; batch and host ×4: the mean of the four); {rounds} round(s) after "
-        "a warm-up, interleaved. Runs use the default limits (`--sandbox NAME`, nothing else). The four runs "
-        f"of `batch -j 4` begin their work together, {BATCH_LEAD:g} s after the batch is launched (they start "
-        "one after the other), as the four host programs do."
+        f"{BUSY} busy processes (`python -c 'while 1: pass'`, each in its own session) ran "
+        f"throughout; the work ran on Python {interpreter_version(python)} on the host, as in the "
+        f"runs (their result's `python`); {loops:,} loop iterations per process; the figure is "
+        "the work's own wall clock (printed by the program, start-up excluded; batch and host ×4: "
+        f"the mean of the four); {rounds} round(s) after a warm-up, interleaved. Runs use the "
+        "default limits (`--sandbox NAME`, nothing else). The four runs of `batch -j 4` begin "
+        f"their work together, {BATCH_LEAD:g} s after the batch is launched (they start one after "
+        "the other), as the four host programs do."
     )
     if late:
         section.notes.append(

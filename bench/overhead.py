@@ -147,17 +147,17 @@ def run(settings: Settings) -> Section:
     for cell, rounds, extras, ratio_target in passes:
         _measure(settings, section, cell, sandboxes, rounds, extras, ratio_target)
     section.notes.append(
-        "Targets apply to the CLI (`python -m runners run`, a fresh process per evaluation); the API "
-        "rows are `run_checkpoint` in a process that has already imported `runners`. Added seconds "
-        "and ratios are medians of the per-round pairs against the bare command of the same round. "
-        "The ratio target is judged on the example problem (inventory_cli); on the 4-test `tiny` "
-        "suite only the added seconds (the harness's fixed cost per evaluation) are."
+        "Targets apply to the CLI (`python -m runners run`, a fresh process per evaluation); the "
+        "API rows are `run_checkpoint` in a process that has already imported `runners`. Added "
+        "seconds and ratios are medians of the per-round pairs against the bare command of the "
+        "same round. The ratio target is judged on the example problem (inventory_cli); on the "
+        "4-test `tiny` suite only the added seconds (the harness's fixed cost per evaluation) are."
     )
     section.notes.append(
-        "The bare command is the harness's own pytest command line (same toolchain, plugins, reports "
-        "and environment) on a workspace laid out the same way, started directly: no CLI, no sandbox. "
-        "Every backend is compared with that one host baseline, so container or namespace start-up "
-        "counts as overhead."
+        "The bare command is the harness's own pytest command line (same toolchain, plugins, "
+        "reports and environment) on a workspace laid out the same way, started directly: no CLI, "
+        "no sandbox. Every backend is compared with that one host baseline, so container or "
+        "namespace start-up counts as overhead."
     )
     return section
 

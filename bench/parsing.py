@@ -227,8 +227,8 @@ def generate(settings: Settings, tests: int) -> Path:
     proc = run_timed(argv, env=env, cwd=root, timeout=3600)
     if proc.returncode not in (0, 1):
         raise BenchError(
-            f"generating the report failed (pytest exited {proc.returncode}):\n{proc.stdout[-2000:]}"
-            f"\n{proc.stderr[-2000:]}"
+            "generating the report failed (pytest exited "
+            f"{proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
         )
     report = root / "reports" / JSON_REPORT
     meta_file.write_text(
@@ -295,14 +295,15 @@ def run(settings: Settings) -> Section:
         section.add(row)
     section.notes.append(
         f"Report generated once by a real pytest run ({meta['tests']:,} tests in "
-        f"{meta['seconds']:.0f} s, exit code {meta['exit_code']}) with the harness's toolchain, plugins "
-        "and report flags, and reused; each figure is one operation in a fresh process, imports not "
-        "included; peak memory is the process's peak RSS above its level after the imports."
+        f"{meta['seconds']:.0f} s, exit code {meta['exit_code']}) with the harness's toolchain, "
+        "plugins and report flags, and reused; each figure is one operation in a fresh process, "
+        "imports not included; peak memory is the process's peak RSS above its level after the "
+        "imports."
     )
     return section
 
 
-# ---- the child: one operation, timed --------------------------------------------------------------
+# ---- the child: one operation, timed -------------------------------------------------------------
 
 
 def _rss_mb() -> float:

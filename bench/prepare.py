@@ -103,7 +103,8 @@ def prepare_child(
         data = json.loads(proc.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         raise BenchError(
-            f"prepare child ({sandbox}) printed no result:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+            f"prepare child ({sandbox}) printed no "
+            f"result:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
         ) from None
     data["process_wall"] = proc.sample.wall
     return data
@@ -131,7 +132,8 @@ def run(settings: Settings) -> Section:
         warm: list[dict[str, Any]] = []
         fresh: list[dict[str, Any]] = []
         fresh_warm: list[dict[str, Any]] = []
-        # Builds the shared pieces (the empty submission env, the image probe) if this cache lacks them.
+        # Builds the shared pieces (the empty submission env, the image probe) if this cache lacks
+        # them.
         prepare_child(sandbox, cache, list(problem.test_dependencies), cell.submission, [])
         for index in range(settings.repeat):
             deps = [*problem.test_dependencies, f"pytest!=0.0.{int(unique(), 16) % 10**9}"]
@@ -234,7 +236,7 @@ def _rows(
         section.add(row)
 
 
-# ---- the child: one prepare step, timed -----------------------------------------------------------
+# ---- the child: one prepare step, timed ----------------------------------------------------------
 
 
 def child(argv: list[str]) -> int:

@@ -1,10 +1,10 @@
 """6. A Promptfoo row against the same `runners run`.
 
 Each round: one `promptfoo eval` of a config with one provider (the example agent) and one test
-(the same cell), `--repeat K -j 1` (K rows, one after the other, run from the project root so that promptfoo
-reads the project's settings from .env, with its own promptfoo directory), then `python -m runners run` of that cell
-with the same sandbox. Reported: the row's latencyMs (what the provider measured around
-`run_checkpoint`), the eval's wall time per row, the whole eval, and the CLI run.
+(the same cell), `--repeat K -j 1` (K rows, one after the other, run from the project root so that
+promptfoo reads the project's settings from .env, with its own promptfoo directory), then `python -m
+runners run` of that cell with the same sandbox. Reported: the row's latencyMs (what the provider
+measured around `run_checkpoint`), the eval's wall time per row, the whole eval, and the CLI run.
 """
 
 from __future__ import annotations
@@ -163,7 +163,8 @@ def run(settings: Settings) -> Section:
                 meta = (row.get("response") or {}).get("metadata") or {}
                 if meta.get("infrastructure_failure"):
                     raise BenchError(
-                        f"promptfoo row: infrastructure failure: {meta.get('infrastructure_reason')}"
+                        "promptfoo row: infrastructure failure: "
+                        f"{meta.get('infrastructure_reason')}"
                     )
             return proc.sample.wall, [
                 float((r.get("response") or {}).get("latencyMs") or r["latencyMs"]) / 1000
@@ -187,8 +188,8 @@ def run(settings: Settings) -> Section:
         cli = cli_once()
         settings.log(
             f"  promptfoo {'warm-up' if index == 0 else f'round {index}/{settings.repeat}'}: eval "
-            f"{wall:.2f} s for {rows_per_eval} row(s), rows {', '.join(f'{r:.2f}' for r in rows)} s; "
-            f"runners run {cli:.2f} s"
+            f"{wall:.2f} s for {rows_per_eval} row(s), rows {', '.join(f'{r:.2f}' for r in rows)} "
+            f"s; runners run {cli:.2f} s"
         )
         if index:
             eval_walls.append(wall)
@@ -214,13 +215,15 @@ def run(settings: Settings) -> Section:
         Row(
             f"promptfoo eval: the whole eval ({rows_per_eval} row(s))",
             eval_walls,
-            note=f"fixed cost per eval ≈ {median([w - rows_per_eval * l for w, l in zip(eval_walls, latencies)]):.1f} s "
+            note="fixed cost per eval ≈ "
+            f"{median([w - rows_per_eval * l for w, l in zip(eval_walls, latencies)]):.1f} s "
             "beyond the rows' latencyMs",
         )
     )
     section.notes.append(
-        "One provider (the example agent) and one test, `promptfoo eval --no-cache -j 1 --repeat K`, with "
-        "the project's .env settings and a promptfoo directory of its own (bench/data/promptfoo); "
-        "each eval is followed by the CLI run of the same cell, in the same round."
+        "One provider (the example agent) and one test, `promptfoo eval --no-cache -j 1 --repeat "
+        "K`, with the project's .env settings and a promptfoo directory of its own "
+        "(bench/data/promptfoo); each eval is followed by the CLI run of the same cell, in the "
+        "same round."
     )
     return section

@@ -96,10 +96,10 @@ def run(settings: Settings) -> Section:
     finally:
         rmtree_forcibly(cache)
     section.notes.append(
-        "Per submission the tools run side by side (lizard, ruff, ESLint, jscpd: one process each); "
-        "ESLint's start (loading typescript-eslint and TypeScript) is most of a JavaScript/TypeScript "
-        "submission's time. In a run the figures are measured while the tests run, so a run pays "
-        "what is left when its tests end first."
+        "Per submission the tools run side by side (lizard, ruff, ESLint, jscpd: one process "
+        "each); ESLint's start (loading typescript-eslint and TypeScript) is most of a "
+        "JavaScript/TypeScript submission's time. In a run the figures are measured while the "
+        "tests run, so a run pays what is left when its tests end first."
     )
     return section
 

@@ -40,7 +40,10 @@ if TYPE_CHECKING:
     from runners.model.environment import EnvironmentSpec
 
 NAME = "real_agents"
-TITLE = "11. A real agent CLI's step (dry run) vs the same CLI run bare against the scripted model server"
+TITLE = (
+    "11. A real agent CLI's step (dry run) vs the same CLI run bare against the scripted model "
+    "server"
+)
 ADDED_TARGET = 1.0
 PROBLEM = ROOT / "problems" / "rangeset_lib"
 SCRIPT = ROOT / "examples" / "agents" / "scripts" / "rangeset_lib.yaml"
@@ -113,11 +116,11 @@ def run(settings: Settings) -> Section:
     finally:
         rmtree_forcibly(scratch)
     section.notes.append(
-        "Each row is one checkpoint of a real CLI (its own start-up, three scripted model turns: a "
-        "listing, a file written, a command run): the bare row is the CLI alone; the step adds the "
-        "workspace copy, the sandbox (a container for docker), the model server's start and stop "
-        "on the step's socket, the bridge, the transcript and session log kept, the report read and "
-        "the snapshot kept. The CLIs are installed before the first round (not timed)."
+        "Each row is one checkpoint of a real CLI (its own start-up, three scripted model turns: "
+        "a listing, a file written, a command run): the bare row is the CLI alone; the step adds "
+        "the workspace copy, the sandbox (a container for docker), the model server's start and "
+        "stop on the step's socket, the bridge, the transcript and session log kept, the report "
+        "read and the snapshot kept. The CLIs are installed before the first round (not timed)."
     )
     return section
 

@@ -81,8 +81,9 @@ PROJECTS: tuple[Project, ...] = (
         breaks=("tabulate/__init__.py", "MIN_PADDING = 2", "MIN_PADDING = 1"),
         settings={"python": ">=3.10", "repository": {"extras": ["widechars"]}},
         native_python=("wcwidth>=0.6.0",),
-        covers="a flit_scm build, an extra (widechars), tests importing a sibling helper module (`common`), "
-        "its module's 16 doctests and README.md's examples (the 17 doctests), 9 test files of a folder",
+        covers="a flit_scm build, an extra (widechars), tests importing a sibling helper module "
+        "(`common`), its module's 16 doctests and README.md's examples (the 17 doctests), 9 test "
+        "files of a folder",
     ),
     Project(
         name="ufo",
@@ -96,8 +97,9 @@ PROJECTS: tuple[Project, ...] = (
         native=("run", "--typecheck"),
         breaks=("src/utils.ts", 'return input.endsWith("/");', 'return input.endsWith("//");'),
         toolchain={"vitest": "4.0.17", "typescript": "5.9.3", "@types/node": "25.0.8"},
-        covers="TypeScript tests importing `../src`, 13 test files of a folder plus a type-test file "
-        "(test-d.ts, checked by tsc), fixtures, a pnpm lock (no runtime dependency), vitest 4.0",
+        covers="TypeScript tests importing `../src`, 13 "
+        "test files of a folder plus a type-test file (test-d.ts, checked by tsc), fixtures, a "
+        "pnpm lock (no runtime dependency), vitest 4.0",
     ),
     Project(
         name="dedent",
@@ -165,9 +167,10 @@ PROJECTS += (
             },
         },
         native_extras=("tests",),
-        covers="a src/ layout built by hatchling + hatch-vcs (its editable build asks for `editables`), pytest "
-        "settings in pyproject.toml's [tool.pytest] (filterwarnings = error) trusted from the problem's copy, "
-        "its `tests` extra with two plugins named in `repository.plugins`, 69 tests skipped without .mo files",
+        covers="a src/ layout built by hatchling + hatch-vcs (its editable build asks for "
+        "`editables`), pytest settings in pyproject.toml's [tool.pytest] (filterwarnings = error) "
+        "trusted from the problem's copy, its `tests` extra with two plugins named in "
+        "`repository.plugins`, 69 tests skipped without .mo files",
     ),
     Project(
         name="mlly",
@@ -188,9 +191,9 @@ PROJECTS += (
             "import-meta-resolve": "4.2.0",
         },
         native_install="pnpm",
-        covers="ES-module-only TypeScript with four runtime dependencies from its pnpm lock (pnpm 10.33), fixture "
-        "symbolic links and fixture packages in nested node_modules, a test importing a runtime dependency "
-        "(ufo); the framework's own run on pnpm's full install",
+        covers="ES-module-only TypeScript with four runtime dependencies from its pnpm lock (pnpm "
+        "10.33), fixture symbolic links and fixture packages in nested node_modules, a test "
+        "importing a runtime dependency (ufo); the framework's own run on pnpm's full install",
     ),
     Project(
         name="jest_extended",
@@ -216,9 +219,9 @@ PROJECTS += (
             "@types/jest": "30.0.0",
         },
         native_install="yarn-berry",
-        covers="jest with ts-jest configured in package.json#jest, 76 snapshot files recorded in colour, a Yarn 4 "
-        "lock (its runtime dependency jest-diff), tsconfig paths through moduleNameMapper, 155 test files; "
-        "the framework's own run on Yarn's full install",
+        covers="jest with ts-jest configured in package.json#jest, 76 snapshot files recorded in "
+        "colour, a Yarn 4 lock (its runtime dependency jest-diff), tsconfig paths through "
+        "moduleNameMapper, 155 test files; the framework's own run on Yarn's full install",
     ),
 )
 BY_NAME = {project.name: project for project in PROJECTS}

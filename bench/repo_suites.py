@@ -13,8 +13,8 @@ Every test's status must be the same on both sides, and the broken copy must fai
 tests the framework itself fails. The table goes to bench/RESULTS.md (section
 `repo_suites`, with each upstream commit) with `--write`.
 
-    python -m bench.repo_suites                      # every project; fetched mirrors in /work/.mirror
-    python -m bench.repo_suites --only inflection    # the vendored one (tests/fixtures/repos)
+    python -m bench.repo_suites                    # every project; fetched mirrors in /work/.mirror
+    python -m bench.repo_suites --only inflection  # the vendored one (tests/fixtures/repos)
     python -m bench.repo_suites --mirror DIR --sandbox bubblewrap --write
 
 Fetched projects come from git mirrors (`DIR/<owner>+<name>/repo`); the vendored one needs none.
@@ -466,16 +466,17 @@ def write_results(lines: list[str], sandboxes: tuple[str, ...], notes: list[str]
         "### 10. Real repositories graded by their own suites (kind: repository), test by test",
         "",
         (
-            f"_Compared {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with `python -m bench.repo_suites --write` "
-            f"(sandboxes: {', '.join(sandboxes)})._"
+            f"_Compared {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with `python -m bench.repo_suites "
+            f"--write` (sandboxes: {', '.join(sandboxes)})._"
         ),
         "",
         *lines,
         "",
         (
-            "- Each problem's overlay is the repository's own test files and configuration, copied unchanged "
-            "(bench/repo_projects.py lists which): no hand-written glue file. The framework's own run is its "
-            "command as the project runs it, on the same checkout; ids and statuses are compared one by one."
+            "- Each problem's overlay is the repository's own test files and configuration, "
+            "copied unchanged (bench/repo_projects.py lists which): no hand-written glue file. "
+            "The framework's own run is its command as the project runs it, on the same checkout; "
+            "ids and statuses are compared one by one."
         ),
         "- The broken copy changes one line of the library (bench/repo_projects.py, `breaks`).",
         *notes,

@@ -164,7 +164,10 @@ def section_markdown(section: Section, facts: dict[str, str]) -> str:
         lines.append(f"- {md_escape(note)}")
     if section.notes:
         lines.append("")
-    begin = f"<!-- bench:begin {section.name} {json.dumps(target_summary(section), ensure_ascii=False)} -->"
+    begin = (
+        f"<!-- bench:begin {section.name} "
+        f"{json.dumps(target_summary(section), ensure_ascii=False)} -->"
+    )
     return "\n".join([begin, *lines, f"<!-- bench:end {section.name} -->"])
 
 
@@ -229,18 +232,18 @@ def write_markdown(path: Path, sections: list[Section], facts: dict[str, str]) -
         "| measurement | target | measured (median, ratio, added) | |",
         "|---|---|---|---|",
         *[
-            f"| {md_escape(t['label'])} | {md_escape(t['target'] or '')} | {md_escape(t['value'])} | "
-            f"{'✅ met' if t['met'] else '❌ missed'} |"
+            f"| {md_escape(t['label'])} | {md_escape(t['target'] or '')} | "
+            f"{md_escape(t['value'])} | {'✅ met' if t['met'] else '❌ missed'} |"
             for t in targets
         ],
         "",
         "## Results",
         "",
         (
-            "Median of the repeated runs (n); CPU is user+sys of the measured process and the children "
-            "it waited for (so not the processes inside bubblewrap's pid namespace or a container: for "
-            "sandboxed rows it is the harness's own CPU); `vs` names the baseline measured in the same "
-            "rounds; ratio and added are medians of the per-round pairs."
+            "Median of the repeated runs (n); CPU is user+sys of the measured process and the "
+            "children it waited for (so not the processes inside bubblewrap's pid namespace or a "
+            "container: for sandboxed rows it is the harness's own CPU); `vs` names the baseline "
+            "measured in the same rounds; ratio and added are medians of the per-round pairs."
         ),
         "",
     ]
@@ -336,7 +339,10 @@ def machine_facts(
         if shutil.which("docker")
         else "not installed",
         "bubblewrap": _out(["bwrap", "--version"]) if shutil.which("bwrap") else "not installed",
-        "node / promptfoo": f"{_out([str(node), '--version']) if node.exists() else 'not installed'} / {promptfoo or 'not installed'}",
+        "node / promptfoo": (
+            f"{_out([str(node), '--version']) if node.exists() else 'not installed'} / "
+            f"{promptfoo or 'not installed'}"
+        ),
         "runners commit": f"{commit}{' (with local changes)' if dirty else ''}",
         "python bytecode": _bytecode_fact(),
         "load average (1 min) before / after": f"{load_before[0]:.2f} / {load_after[0]:.2f}",

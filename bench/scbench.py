@@ -1,4 +1,5 @@
-"""3. SCBench's way against ours: a fresh `uvx --with ...` resolution per run vs the prepared toolchain.
+"""3. SCBench's way against ours: a fresh `uvx --with ...` resolution per run vs the prepared
+toolchain.
 
 SCBench builds one shell command per run (reference: scbench-format.md, section 1.4):
 `uvx --with=pytest --with=pytest-json-ctrf --with=pytest-json-report --with=pytest-timeout
@@ -232,10 +233,10 @@ def run(settings: Settings) -> Section:
             )
         )
     section.notes.append(
-        "SCBench's command as in scbench-format.md §1.4 (unpinned `--with` list plus the problem's "
-        "test_dependencies, plugins autoloaded), on the same prepared files and with the same "
-        "interpreter (`UV_PYTHON`) as our toolchain, and uv's default cache (an empty one for the cold "
-        "row). "
-        "Our side is the harness's pytest command with the toolchain prepared once (section 2)."
+        "SCBench's command as in scbench-format.md §1.4 (unpinned `--with` list plus the "
+        "problem's test_dependencies, plugins autoloaded), on the same prepared files and with "
+        "the same interpreter (`UV_PYTHON`) as our toolchain, and uv's default cache (an empty "
+        "one for the cold row). Our side is the harness's pytest command with the toolchain "
+        "prepared once (section 2)."
     )
     return section

@@ -4,18 +4,20 @@ and CI cannot fetch it). The recorded table is in docs/CASES.md.
 
     SCBENCH_SRC=/path/to/slop-code-bench SCBENCH_PYTHON=/path/to/python \\
         uv run --no-sync python bench/scbench_compare.py [--markdown [--all]] [--sandbox bubblewrap]
-        ... bench/scbench_compare.py --problems $SCBENCH_SRC/problems [--only NAME ...] [--cache DIR]
+        ... bench/scbench_compare.py --problems $SCBENCH_SRC/problems [--only NAME ...] \\
+            [--cache DIR]
 
-Without `--problems`: our fixtures in SCBench's format. With it: every problem of that directory (SCBench's
-own 19 in its `problems/`; nothing is copied), each checkpoint with its reference `solution/`.
-`--cache DIR` keeps SCBench's grade of each checkpoint as JSON (its evaluator takes about a second a case).
-SCBench's local-py spec runs the submission on uv's default Python: set UV_PYTHON to a 3.12 (its docker
-spec's version, which its reference solutions need) when that default is older.
+Without `--problems`: our fixtures in SCBench's format. With it: every problem of that directory
+(SCBench's own 19 in its `problems/`; nothing is copied), each checkpoint with its reference
+`solution/`. `--cache DIR` keeps SCBench's grade of each checkpoint as JSON (its evaluator takes
+about a second a case). SCBench's local-py spec runs the submission on uv's default Python: set
+UV_PYTHON to a 3.12 (its docker spec's version, which its reference solutions need) when that
+default is older.
 
-SCBENCH_SRC: a checkout of SprocketLab/slop-code-bench at 086518d (the parent of 2a9800e, its move to
-pytest); SCBENCH_PYTHON: a Python 3.12 that imports its `src/` (pydantic, PyYAML, structlog, deepdiff,
-jsonschema, httpx, jinja2, pandas, pyarrow, numpy, rich, docker, gitpython). bench/scbench_eval.py
-drives it on each checkpoint with its local-py environment spec.
+SCBENCH_SRC: a checkout of SprocketLab/slop-code-bench at 086518d (the parent of 2a9800e, its move
+to pytest); SCBENCH_PYTHON: a Python 3.12 that imports its `src/` (pydantic, PyYAML, structlog,
+deepdiff, jsonschema, httpx, jinja2, pandas, pyarrow, numpy, rich, docker, gitpython).
+bench/scbench_eval.py drives it on each checkpoint with its local-py environment spec.
 
 Every case where the two grades differ must be a known difference of SCBench's evaluator
 (`KNOWN`, each documented in docs/CASES.md); the exit code is 1 when one is not.
@@ -44,7 +46,9 @@ UPSTREAM = "SprocketLab/slop-code-bench 086518dee044299dddb7752fae6a3dc0ece12bc5
 REASONS = {
     "uv-stderr": "SCBench's local runtime puts `uv run`'s build lines on the program's stderr",
     "hidden-tracked": "SCBench strips the leading '.' of a tracked pattern: `.tally` is never read",
-    "uv-init-flake": "SCBench's local runtime: a workspace named `tmp…_` fails `uv init` (ModuleNotFoundError)",
+    "uv-init-flake": (
+        "SCBench's local runtime: a workspace named `tmp…_` fails `uv init` (ModuleNotFoundError)"
+    ),
 }
 # (problem, case id without a regression prefix) -> the reason SCBench grades it otherwise.
 KNOWN = {
@@ -125,8 +129,8 @@ def external_cells(problems: Path, only: list[str]) -> list[Cell]:
 
 
 def _plain_environment() -> dict[str, str]:
-    """Ours without `uv run`'s VIRTUAL_ENV: SCBench's local runtime passes the environment on to its own
-    `uv run`, which would warn about it on every program's stderr."""
+    """Ours without `uv run`'s VIRTUAL_ENV: SCBench's local runtime passes the environment on to its
+    own `uv run`, which would warn about it on every program's stderr."""
     return {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
 
 
@@ -157,7 +161,8 @@ def theirs(
     )
     if proc.returncode != 0:
         raise SystemExit(
-            f"SCBench's evaluator failed on {cell.problem.name} {cell.checkpoint}:\n{proc.stderr[-3000:]}"
+            f"SCBench's evaluator failed on {cell.problem.name} "
+            f"{cell.checkpoint}:\n{proc.stderr[-3000:]}"
         )
     last = proc.stdout.strip().splitlines()[-1]
     if saved and "partial:" not in cell.submission:
@@ -166,7 +171,8 @@ def theirs(
     return _grades(cell, json.loads(last)["cases"])
 
 
-# SCBench's local runtime flake (docs/CASES.md, quirk 16): a workspace `tmpXXXXXXX_` fails `uv init`.
+# SCBench's local runtime flake (docs/CASES.md, quirk 16): a workspace `tmpXXXXXXX_` fails
+# `uv init`.
 FLAKE = re.compile(r"/tmp/tmp\w*_/.*\n(?:.*\n)*ModuleNotFoundError")
 FLAKY: set[tuple[str, str]] = set()
 
@@ -270,7 +276,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--markdown",
         action="store_true",
-        help="markdown: a summary per checkpoint and the cases graded otherwise (as in docs/CASES.md)",
+        help=(
+            "markdown: a summary per checkpoint and the cases graded otherwise (as in "
+            "docs/CASES.md)"
+        ),
     )
     parser.add_argument(
         "--all",
@@ -280,7 +289,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--problems",
         type=Path,
-        help="a directory of problems in SCBench's format (e.g. $SCBENCH_SRC/problems) instead of ours",
+        help=(
+            "a directory of problems in SCBench's format (e.g. $SCBENCH_SRC/problems) instead of "
+            "ours"
+        ),
     )
     parser.add_argument(
         "--only",
@@ -324,8 +336,8 @@ def main(argv: list[str] | None = None) -> int:
         Console(width=200).print(table)
     same = sum(row[6] == "=" for row in rows)
     print(
-        f"\n{len(rows)} cases: {same} the same grade, {len(rows) - same - unexplained} known differences, "
-        f"{unexplained} unexplained"
+        f"\n{len(rows)} cases: {same} the same grade, {len(rows) - same - unexplained} known "
+        f"differences, {unexplained} unexplained"
     )
     return 1 if unexplained else 0
 

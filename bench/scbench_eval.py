@@ -4,7 +4,8 @@ Not part of runners: a driver for SCBench's code, which is *not* in this reposit
 an interpreter that can import SCBench's `src/` at the last commit before its pytest migration
 (SprocketLab/slop-code-bench, 2a9800e^) and its evaluation dependencies:
 
-    SCBENCH_SRC=/path/to/slop-code-bench $SCBENCH_PYTHON bench/scbench_eval.py PROBLEM_DIR CHECKPOINT SUBMISSION
+    SCBENCH_SRC=/path/to/slop-code-bench $SCBENCH_PYTHON bench/scbench_eval.py \\
+        PROBLEM_DIR CHECKPOINT SUBMISSION
 
 It evaluates with SCBench's `local-py` environment spec (per case: `uv init`, `uv add -r
 requirements.txt`, then `uv run <entry>.py ...`), and prints

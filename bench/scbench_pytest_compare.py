@@ -12,8 +12,10 @@ with a reference solution (`solutions/checkpoint_N`), it grades the solution twi
 and compares every test's pass/fail and group. A checkpoint is *exact* when both list the same tests
 with the same outcome and group, or both call it an infrastructure failure.
 
-    uv run --no-sync python bench/scbench_pytest_compare.py /tmp/scbench --scbench-python /tmp/scbench-venv/bin/python \\
-        [--sandbox bubblewrap|docker] [--busy 2] [--only PROBLEM ...] [--cache DIR] [--json FILE] [--markdown]
+    uv run --no-sync python bench/scbench_pytest_compare.py /tmp/scbench \\
+        --scbench-python /tmp/scbench-venv/bin/python \\
+        [--sandbox bubblewrap|docker] [--busy 2] [--only PROBLEM ...] [--cache DIR] \\
+        [--json FILE] [--markdown]
 
 `--cache DIR` keeps SCBench's grade of each checkpoint (its side does not depend on ours: grade it
 once, compare our backends against it). `--busy N` runs N CPU-bound processes (`while 1: pass`)
@@ -174,10 +176,14 @@ def verdict(cp: Checkpoint) -> tuple[bool, list[str]]:
     ours, theirs = cp.ours, cp.theirs
     if "error" in ours or "error" in theirs:
         return False, [
-            f"could not grade: runners: {ours.get('error', '-')}; SCBench: {theirs.get('error', '-')}"
+            (
+                f"could not grade: runners: {ours.get('error', '-')}; SCBench: "
+                f"{theirs.get('error', '-')}"
+            )
         ]
     # SCBench calls a problem it cannot collect an infrastructure failure; runners a problem error
-    # (runners/engine/blame.py: the problem's own files are at fault, not the submission): the same verdict.
+    # (runners/engine/blame.py: the problem's own files are at fault, not the submission): the same
+    # verdict.
     mine = bool(ours.get("infrastructure_failure") or ours.get("problem_error"))
     if theirs.get("infrastructure_failure") or mine:
         if bool(theirs.get("infrastructure_failure")) == mine:
@@ -228,11 +234,15 @@ def markdown(rows: list[Checkpoint], sandbox: str | None, busy: int) -> str:
     lines = [
         (
             f"SCBench {UPSTREAM} (`run_checkpoint_pytest`, local-py, Python 3.12) against "
-            f"`runners run` ({'--sandbox ' + sandbox if sandbox else 'no options'}: ran on {ran}"
-            f"{f', {busy} busy processes beside' if busy else ''}): **{exact} of {len(rows)} checkpoints exact**."
+            f"`runners run` ({'--sandbox ' + sandbox if sandbox else 'no options'}: ran on "
+            f"{ran}{f', {busy} busy processes beside' if busy else ''}): **{exact} of {len(rows)} "
+            "checkpoints exact**."
         ),
         "",
-        "| checkpoint | tests (runners / SCBench) | passed (runners / SCBench) | same | grades taken | seconds (runners / SCBench) | what differs |",
+        (
+            "| checkpoint | tests (runners / SCBench) | passed (runners / SCBench) | same | "
+            "grades taken | seconds (runners / SCBench) | what differs |"
+        ),
         "|---|---|---|---|---|---|---|",
     ]
     for cp in rows:
@@ -245,8 +255,8 @@ def markdown(rows: list[Checkpoint], sandbox: str | None, busy: int) -> str:
         note = "; ".join(differ[:3]) + (f"; … {len(differ) - 3} more" if len(differ) > 3 else "")
         lines.append(
             f"| {cp.label} | {counts[0]} / {counts[1]} | {passed[0]} / {passed[1]} | "
-            f"{'=' if same else '≠'} | {cp.attempts} | {cp.ours.get('seconds', 0):.0f} / {cp.theirs.get('seconds', 0):.0f} | "
-            f"{_cell(note)} |"
+            f"{'=' if same else '≠'} | {cp.attempts} | {cp.ours.get('seconds', 0):.0f} / "
+            f"{cp.theirs.get('seconds', 0):.0f} | {_cell(note)} |"
         )
     return "\n".join(lines)
 
@@ -333,7 +343,9 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
             print(
-                f"{cp.label}: {'exact' if same else 'differs'}{f' at attempt {cp.attempts}' if same and cp.attempts > 1 else ''} "
+                f"{cp.label}: "
+                f"{'exact' if same else 'differs'}"
+                f"{f' at attempt {cp.attempts}' if same and cp.attempts > 1 else ''} "
                 f"({len(cp.ours.get('tests', {}))} tests, "
                 f"{cp.ours.get('seconds', 0):.0f} s / SCBench {cp.theirs.get('seconds', 0):.0f} s)"
                 + "".join(f"\n    {line}" for line in differ[:5]),

@@ -5,12 +5,13 @@ the interpreter of an environment made from SCBench's pyproject (SprocketLab/slo
 feeab5ab, the pytest harness), e.g. `UV_PROJECT_ENVIRONMENT=/tmp/scbench-venv uv sync --frozen
 --python 3.12` in the checkout:
 
-    /tmp/scbench-venv/bin/python bench/scbench_pytest_eval.py SCBENCH_DIR PROBLEM CHECKPOINT SUBMISSION
+    /tmp/scbench-venv/bin/python bench/scbench_pytest_eval.py \\
+        SCBENCH_DIR PROBLEM CHECKPOINT SUBMISSION
 
 It grades with `run_checkpoint_pytest` and SCBench's `local-py` environment (`uv init`, `uv add -r
 requirements.txt`, then `uvx --with pytest ... pytest` with `uv run <entry>.py` as the entrypoint)
-and prints `{"seconds", "infrastructure_failure", "exit_code", "collected", "tests": {"<file>::<id>":
-{"status", "group"}}}`. Used by bench/scbench_pytest_compare.py.
+and prints `{"seconds", "infrastructure_failure", "exit_code", "collected", "tests":
+{"<file>::<id>": {"status", "group"}}}`. Used by bench/scbench_pytest_compare.py.
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ Per backend, `run_checkpoint` (in this process) of the tiny problem's good submi
 same submission with 20,000 files of 100 bytes (20 directories) and a 400-deep chain added (the
 depth limit raised to 512 for it); rounds interleaved. Target: ≤ 3 s added.
 
-Then the stages in this process, on the same tree: the limit walk (`runners.engine.submission.inventory`),
-the copy (`copy_inventory`, and the old `shutil.copytree` with a per-file `copy2` for comparison),
-the workspace cleanup; and the copy of a 64 GiB sparse file within raised limits (its allocated
-size must stay small), and its refusal under the default limits.
+Then the stages in this process, on the same tree: the limit walk
+(`runners.engine.submission.inventory`), the copy (`copy_inventory`, and the old `shutil.copytree`
+with a per-file `copy2` for comparison), the workspace cleanup; and the copy of a 64 GiB sparse file
+within raised limits (its allocated size must stay small), and its refusal under the default limits.
 """
 
 from __future__ import annotations

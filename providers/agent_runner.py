@@ -8,8 +8,8 @@ leaves is saved and graded with the problem's hidden tests. One provider entry p
       - id: file://providers/agent_runner.py
         label: claude
         config:
-          agent: {name: claude, command: "claude -p {prompt} --output-format json", pass_env: [ANTHROPIC_API_KEY],
-                  network: true, timeout: 1800}
+          agent: {name: claude, command: "claude -p {prompt} --output-format json",
+                  pass_env: [ANTHROPIC_API_KEY], network: true, timeout: 1800}
           problems: problems
           timeout: 7200000           # promptfoo's per-call limit (ms): a row may run several steps
 
@@ -35,8 +35,8 @@ def call_api(
         from runners.agents.promptfoo import call
     except ImportError as exc:
         return {
-            "error": f"runners agent provider: cannot import the `runners` package with {sys.executable} "
-            f"({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"
+            "error": "runners agent provider: cannot import the `runners` package with "
+            f"{sys.executable} ({exc}); set PROMPTFOO_PYTHON to the project's .venv/bin/python"
         }
     try:
         return call(options, context)

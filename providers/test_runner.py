@@ -1,4 +1,5 @@
-"""Promptfoo provider: one row = one agent's submission for one problem checkpoint, graded by `runners`.
+"""Promptfoo provider: one row = one agent's submission for one problem checkpoint, graded by
+`runners`.
 
 Used from promptfooconfig.yaml, one provider entry (= one column in the viewer) per agent:
 

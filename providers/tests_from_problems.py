@@ -1,4 +1,5 @@
-"""Promptfoo test generator: one test (= one row) per problem × checkpoint, from the problems on disk.
+"""Promptfoo test generator: one test (= one row) per problem × checkpoint, from the problems on
+disk.
 
     tests:
       - path: file://providers/tests_from_problems.py:generate_tests
@@ -60,8 +61,9 @@ def _generate(config: dict[str, Any] | None) -> list[dict[str, Any]]:
     unknown = sorted(set(config) - set(keys))
     if unknown:
         raise ValueError(
-            f"tests_from_problems: unknown config key(s) "
-            f"{', '.join(repr(k) + did_you_mean(str(k), keys) for k in unknown)} (known: problems, only, checkpoints)"
+            "tests_from_problems: unknown config key(s) "
+            f"{', '.join(repr(k) + did_you_mean(str(k), keys) for k in unknown)} (known: "
+            "problems, only, checkpoints)"
         )
     root_text = config.get("problems", "problems")
     if not isinstance(root_text, str) or not root_text:

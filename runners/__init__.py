@@ -1,7 +1,9 @@
 """runners: run hidden checkpoint test suites against coding-agent submissions, in a sandbox.
 
     from runners import run_checkpoint
-    result = run_checkpoint("problems/inventory_cli", "checkpoint_1", "submissions/alpha/checkpoint_1")
+    result = run_checkpoint(
+        "problems/inventory_cli", "checkpoint_1", "submissions/alpha/checkpoint_1"
+    )
     print(result.summary, result.passes_policy("all-cases"))
 
 The names below are imported on first use (PEP 562), so `python -m runners --help` and the light

@@ -82,8 +82,8 @@ def console(stderr: bool = False) -> Console:
 def _reporting(
     enabled: bool, total: int | None = None, title: str = ""
 ) -> AbstractContextManager[Reporter | None]:
-    """What runs, said on stderr (runners.util.progress): a live display on a terminal, plain lines in
-    a pipe or a file, nothing with --no-progress. Without a terminal, rich is imported while the
+    """What runs, said on stderr (runners.util.progress): a live display on a terminal, plain lines
+    in a pipe or a file, nothing with --no-progress. Without a terminal, rich is imported while the
     tests run (`runners.engine.preload`), not before."""
     from runners.util.progress import for_cli
 
@@ -126,7 +126,10 @@ _output_opt = click.option(
     "--output",
     type=_PathType,
     default=None,
-    help="Directory for result.json, raw reports and logs (default: runs/<time>-<problem>-<checkpoint>).",
+    help=(
+        "Directory for result.json, raw reports and logs (default: "
+        "runs/<time>-<problem>-<checkpoint>)."
+    ),
 )
 _workers_opt = click.option(
     "--workers",
@@ -139,7 +142,10 @@ _wall_opt = click.option(
     "--wall-timeout",
     type=click.FloatRange(min=1),
     default=None,
-    help="Seconds for the whole test run (default: 900, plus the problem's per-test timeout for each test).",
+    help=(
+        "Seconds for the whole test run (default: 900, plus the problem's per-test timeout for "
+        "each test)."
+    ),
 )
 _cache_opt = click.option(
     "--cache-dir", type=_PathType, default=None, help="Where prepared toolchains are kept."
@@ -163,7 +169,8 @@ _node_opt = click.option(
     "--node",
     default=None,
     help="The Node JavaScript tests run on: a version (22), a range (>=22) or a node "
-    "binary's path (default: node on PATH; docker: the node image's). The version that ran is in the result.",
+    "binary's path (default: node on PATH; docker: the node image's). The version that ran is in "
+    "the result.",
 )
 _submission_limits = _options(
     click.option(
@@ -314,7 +321,8 @@ def _exit_code(result: ExecutionResult, policy: PassPolicy) -> int:
     type=_PathType,
     default=None,
     help="The previous checkpoint's submission, for the growth of the code-quality figures "
-    "(default: ../<previous checkpoint> when the submission's directory is named after its checkpoint).",
+    "(default: ../<previous checkpoint> when the submission's directory is named after its "
+    "checkpoint).",
 )
 def run(
     problem_dir: Path,
@@ -431,7 +439,8 @@ def evaluate(
     node: str | None,
     quality: bool,
 ) -> None:
-    """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve results."""
+    """Run every checkpoint found as SUBMISSION/checkpoint_N/ and print per-checkpoint solve
+    results."""
     from runners.api import make_runner
     from runners.model.metrics import CheckpointScore
     from runners.model.problem_loader import load_problem
@@ -476,7 +485,8 @@ def evaluate(
                 result = runner.run(output_dir=output / checkpoint.name)
                 ending.text = result.summary
             scores.append(CheckpointScore(checkpoint.name, result))
-            # Text, not markup: the summary may quote the tool's output (`[/]` would be read as a tag).
+            # Text, not markup: the summary may quote the tool's output (`[/]` would be read as a
+            # tag).
             above(
                 reporter, Text.assemble((checkpoint.name, "bold"), f": {result.summary}"), console()
             )
@@ -527,13 +537,19 @@ def evaluate(
     "-j",
     type=click.IntRange(min=1),
     default=None,
-    help="local: worker processes (default 1); ray: cells in flight (default: all, Ray schedules by resources).",
+    help=(
+        "local: worker processes (default 1); ray: cells in flight (default: all, Ray schedules "
+        "by resources)."
+    ),
 )
 @click.option("--executor", default="local", show_default=True, help="local | ray")
 @click.option(
     "--address",
     default=None,
-    help="Ray cluster address (host:port, auto, ray://...); default: $RAY_ADDRESS or a local Ray for this batch.",
+    help=(
+        "Ray cluster address (host:port, auto, ray://...); default: $RAY_ADDRESS or a local Ray "
+        "for this batch."
+    ),
 )
 @click.option(
     "--output",
@@ -682,7 +698,10 @@ def batch(
     "-o",
     type=_PathType,
     default=None,
-    help="The page (default: SOURCE/report.html for a batch; .runners/reports/<eval id>.html for an eval).",
+    help=(
+        "The page (default: SOURCE/report.html for a batch; .runners/reports/<eval id>.html for "
+        "an eval)."
+    ),
 )
 @click.option(
     "--title", default=None, help="The page's title (default: the batch's or the eval's)."
@@ -700,7 +719,8 @@ def report(
     _started()
     if (source is None) == (eval_id is None):
         raise UserInputError(
-            "give SOURCE (a batch directory or a Promptfoo results JSON) or --eval ID|latest, not both"
+            "give SOURCE (a batch directory or a Promptfoo results JSON) or --eval ID|latest, not "
+            "both"
         )
     with _status("reading the results..."):
         data = (

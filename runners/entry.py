@@ -29,7 +29,8 @@ def main() -> NoReturn:
         and "pydantic.plugin._loader" not in sys.modules
     ):
         # pydantic imports its plugin loader for the first model only to be told "disabled", and
-        # the loader's import of importlib.metadata alone is ~10 ms of every command: answer it here.
+        # the loader's import of importlib.metadata alone is ~10 ms of every command: answer it
+        # here.
         no_plugins = types.ModuleType("pydantic.plugin._loader")
         no_plugins.get_plugins = lambda: ()  # type: ignore[attr-defined]
         sys.modules["pydantic.plugin._loader"] = no_plugins

@@ -161,7 +161,8 @@ def config_reference() -> str:
         "# Configuration reference",
         "",
         (
-            "Generated from the pydantic models that read these files (`scripts/docs_reference.py`), "
+            "Generated from the pydantic models that read these files "
+            "(`scripts/docs_reference.py`), "
             'so it is always the code\'s own word. Unknown keys are refused with a "did you mean" '
             "where one is close; every error names the file and the field."
         ),

@@ -140,8 +140,8 @@ def main(argv: list[str]) -> int:
     digest = hashlib.sha256(b"".join(wanted[rel] for rel in sorted(wanted))).hexdigest()[:8]
     summary = (
         f"Implemented {title_of(spec) or args.checkpoint}: wrote {len(changed)} file(s) "
-        f"({', '.join(changed) or 'none'}), kept {kept} from {before or 'nothing'}, removed {len(dropped)}; "
-        f"tree {digest}."
+        f"({', '.join(changed) or 'none'}), kept {kept} from {before or 'nothing'}, removed "
+        f"{len(dropped)}; tree {digest}."
     )
     cached = sum(len(data.decode("utf-8", "replace").split()) for data in mine.values())
     return finish(summary, True, read, written, cached)

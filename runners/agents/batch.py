@@ -34,8 +34,9 @@ def _select(names: list[str], wanted: tuple[str, ...], option: str) -> set[str]:
     unknown = sorted(set(wanted) - set(names))
     if unknown:
         raise UserInputError(
-            f"option {option}: unknown {', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
-            f"(known: {', '.join(sorted(names)) or 'none'})"
+            f"option {option}: unknown "
+            f"{', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} (known: "
+            f"{', '.join(sorted(names)) or 'none'})"
         )
     return set(wanted or names)
 

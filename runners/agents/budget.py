@@ -100,7 +100,8 @@ class BudgetWatch:
         ):
             if cap is not None and before + count >= cap:
                 self._trip(
-                    f"stopped at {count:,} tokens ({source}): the {whose} token cap of {cap:,} was reached"
+                    f"stopped at {count:,} tokens ({source}): the {whose} token cap of {cap:,} "
+                    "was reached"
                 )
                 return
 

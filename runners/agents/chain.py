@@ -7,8 +7,9 @@ not done yet, each from the snapshot the previous one left, and returns their re
 waits for another caller to run a step: the caller that holds the lock runs what is missing. So
 rows of later checkpoints wait for earlier ones without any deadlock, whatever the concurrency or
 the order rows arrive in. A step whose harness died (no step.json) or failed (an infrastructure
-failure), or whose agent never started (the chain stops there: no later step runs), runs again, and so does one run with other agent settings (a resumed `solve` or `batch
---agents` after the command changed), each with every step after it.
+failure), or whose agent never started (the chain stops there: no later step runs), runs again, and
+so does one run with other agent settings (a resumed `solve` or `batch --agents` after the command
+changed), each with every step after it.
 """
 
 from __future__ import annotations

@@ -59,7 +59,8 @@ def _budget(values: tuple[str, ...]) -> dict[str, dict[str, str]] | None:
         scope, _, cap = key.partition(".")
         if scope not in ("step", "run") or not cap:
             raise UserInputError(
-                f"option --budget: {key!r}: expected step.CAP or run.CAP (tokens, cost_usd, seconds)"
+                f"option --budget: {key!r}: expected step.CAP or run.CAP (tokens, cost_usd, "
+                "seconds)"
             )
         caps.setdefault(scope, {})[cap] = value
     return caps or None
@@ -119,7 +120,9 @@ def register(
         "dry_run",
         type=_PathType,
         default=None,
-        help="A model-server script: the agent runs against it instead of a model, offline and free.",
+        help=(
+            "A model-server script: the agent runs against it instead of a model, offline and free."
+        ),
     )
     @click.option(
         "--name", default="agent", show_default=True, help="The agent's name (a directory name)."
@@ -131,7 +134,10 @@ def register(
     @click.option(
         "--mount",
         multiple=True,
-        help="NAME=DIR: a read-only directory for the agent, at the same path; {mounts[NAME]} (repeatable).",
+        help=(
+            "NAME=DIR: a read-only directory for the agent, at the same path; {mounts[NAME]} "
+            "(repeatable)."
+        ),
     )
     @click.option(
         "--agent-timeout",
@@ -143,7 +149,10 @@ def register(
     @click.option(
         "--network/--no-network",
         default=None,
-        help="Let the agent reach the network (off by default; on for a --preset not on a --dry-run).",
+        help=(
+            "Let the agent reach the network (off by default; on for a --preset not on a "
+            "--dry-run)."
+        ),
     )
     @click.option(
         "--allow",
@@ -263,8 +272,9 @@ def register(
         show_progress: bool,
         quality: bool,
     ) -> None:
-        """Give the agent each checkpoint's specification in the workspace the previous one left, in a
-        sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade it."""
+        """Give the agent each checkpoint's specification in the workspace the previous one left, in
+        a sandbox; keep what it leaves (OUTPUT/submissions/<name>/<problem>/<checkpoint>/) and grade
+        it."""
         from runners.agents.spec import parse_agent_options
         from runners.model.errors import UserInputError
 

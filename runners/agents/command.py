@@ -84,8 +84,8 @@ def fields_used(
                 from runners.util.suggest import did_you_mean
 
                 raise TemplateError(
-                    f"{{mounts[{key}]}}: no mount named {key!r}{did_you_mean(key, mounts)} (mounts: "
-                    f"{', '.join(sorted(mounts)) or 'none'})"
+                    f"{{mounts[{key}]}}: no mount named {key!r}{did_you_mean(key, mounts)} "
+                    f"(mounts: {', '.join(sorted(mounts)) or 'none'})"
                 )
             used.add(name)
     return used

@@ -77,8 +77,8 @@ def refuse_copies(
         for count, (path, info) in enumerate(_files(root), start=1):
             if count > MAX_ENTRIES:
                 raise UserInputError(
-                    f"{where}: field `{field_name}`: {root} holds over {MAX_ENTRIES:,} entries, too "
-                    "many to check that none is a copy of the problem's hidden files; mount a "
+                    f"{where}: field `{field_name}`: {root} holds over {MAX_ENTRIES:,} entries, "
+                    "too many to check that none is a copy of the problem's hidden files; mount a "
                     "smaller directory"
                 )
             original = hidden.copy_of(path, info.st_size)

@@ -3,7 +3,8 @@
 ```
 <run>/
   submissions/<agent>/<problem>/<checkpoint>/   the workspace each step left: the layout the grader
-                                                reads (`runners batch --submissions <run>/submissions`)
+                                                reads
+                                                (`runners batch --submissions <run>/submissions`)
   agent-steps/<agent>/<problem>/<checkpoint>/   step.json (StepRecord), stdout.txt, stderr.txt
   agent-steps/<agent>/<problem>/.lock           taken while a step of that chain runs
   grades/<agent>/<problem>/<checkpoint>/        the grader's artifacts (result.json, reports, logs)
@@ -99,7 +100,8 @@ class StepRecord(BaseModel):
 
     @property
     def tokens(self) -> int | None:
-        """The step's tokens: the proxy's count when it carried the model traffic, else the agent's."""
+        """The step's tokens: the proxy's count when it carried the model traffic, else the
+        agent's."""
         if self.egress is not None and self.egress.routed.requests:
             return self.egress.routed.total_tokens
         usage = self.report.token_usage()

@@ -61,7 +61,8 @@ def price_table(path: Path = PRICES_FILE) -> PriceTable:
 def estimate_cost(
     model: str, report: AgentReport, table: PriceTable | None = None
 ) -> tuple[float, str] | None:
-    """(USD, a note saying how it was estimated), or None: no tokens, or a model not in the table."""
+    """(USD, a note saying how it was estimated), or None: no tokens, or a model not in the
+    table."""
     if report.prompt_tokens is None and report.completion_tokens is None:
         return None
     table = table or price_table()

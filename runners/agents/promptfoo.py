@@ -3,14 +3,18 @@ done yet by another row), then the grade of the snapshot the step left.
 
     providers:
       - id: file://providers/agent_runner.py
-        label: scripted-alpha                       # the column
+        label: scripted-alpha  # the column
         config:
-          agent: {name: scripted-alpha, command: "...", timeout: 300}   # runners.agents.spec.AgentSpec
+          # runners.agents.spec.AgentSpec
+          agent: {name: scripted-alpha, command: "...", timeout: 300}
           problems: problems
-          sandbox: auto                             # the agent's and the grader's (agent.sandbox overrides)
+          # the agent's and the grader's (agent.sandbox overrides)
+          sandbox: auto
           pass_policy: all-cases
-          output: .runners/agent-runs               # <output>/<agent>-<config hash>/{submissions,agent-steps,grades}/
-          timeout: 3600000                          # promptfoo's per-call limit (ms): a row may run several steps
+          # <output>/<agent>-<config hash>/{submissions,agent-steps,grades}/
+          output: .runners/agent-runs
+          # promptfoo's per-call limit (ms): a row may run several steps
+          timeout: 3600000
 
 The answer: `output` (verdict, what the agent said, the counts), `metadata` (the ExecutionResult
 plus `agent_step`, the StepRecord), `latencyMs` (the agent's own time), `cost` and `tokenUsage`
@@ -107,8 +111,9 @@ def resolve(options: Any, context: Any) -> AgentCell:
     problem = load_problem(problems / name)
     if checkpoint not in problem.checkpoints:
         raise BadInput(
-            f"test `checkpoint`: problem {name!r} has no checkpoint {checkpoint!r}"
-            f"{did_you_mean(checkpoint, problem.checkpoints)} (known: {', '.join(problem.checkpoints)})"
+            f"test `checkpoint`: problem {name!r} has no checkpoint "
+            f"{checkpoint!r}{did_you_mean(checkpoint, problem.checkpoints)} (known: "
+            f"{', '.join(problem.checkpoints)})"
         )
     environment = EnvironmentSpec(sandbox=config.sandbox)
     if not config.quality:
@@ -174,7 +179,9 @@ def call(options: Any, context: Any) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a bug here must still not become a traceback row
         log_traceback()
         return {
-            "error": f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+            "error": (
+                f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+            )
         }
     outcome = _bounded(cell)
     if isinstance(outcome, UserInputError):
@@ -213,9 +220,9 @@ def call(options: Any, context: Any) -> dict[str, Any]:
 
 
 def _bounded(cell: AgentCell) -> Any:
-    """The SolvedCheckpoints (one per repeat), a UserInputError, or an infrastructure failure's reason (a str), by
-    the row's overall cap: the work goes on in a daemon thread (the sandboxes' own clocks end it),
-    and a later row finds its steps done."""
+    """The SolvedCheckpoints (one per repeat), a UserInputError, or an infrastructure failure's
+    reason (a str), by the row's overall cap: the work goes on in a daemon thread (the sandboxes'
+    own clocks end it), and a later row finds its steps done."""
     from runners.agents.chain import ensure_steps
     from runners.agents.solve import SolvedCheckpoint, agent_sandbox, grade_step
     from runners.util.progress import Subject, for_promptfoo, running
@@ -268,8 +275,8 @@ def _bounded(cell: AgentCell) -> Any:
     worker.join(cell.overall)
     if worker.is_alive():
         return (
-            f"the row did not finish within the provider's overall cap of {cell.overall:g} s (its agent "
-            f"steps and the grading; config `overall_timeout`, or promptfoo `timeout` minus "
+            f"the row did not finish within the provider's overall cap of {cell.overall:g} s (its "
+            "agent steps and the grading; config `overall_timeout`, or promptfoo `timeout` minus "
             f"{TIMEOUT_MARGIN_S:g} s)"
         )
     return box["result"]

@@ -95,7 +95,8 @@ class AgentReport(BaseModel):
     def token_usage(self) -> dict[str, Any] | None:
         """Promptfoo's `tokenUsage` (None when the agent reported no tokens). The model's prompt
         cache goes in `completionDetails`, as promptfoo's own Claude Agent SDK provider puts it:
-        promptfoo's `cached` means a response replayed from its cache ("N (cached)" in the viewer)."""
+        promptfoo's `cached` means a response replayed from its cache ("N (cached)" in the
+        viewer)."""
         if (
             self.prompt_tokens is None
             and self.completion_tokens is None

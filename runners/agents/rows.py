@@ -139,8 +139,8 @@ def repeats_response(
 
 
 def transcript_links(step: StepRecord, run_dir: Path) -> dict[str, str]:
-    """The CLI's session logs as `file://` URLs (the viewer shows a metadata value that is a URL as a
-    link): `transcript`, then `transcript_2`, ..."""
+    """The CLI's session logs as `file://` URLs (the viewer shows a metadata value that is a URL as
+    a link): `transcript`, then `transcript_2`, ..."""
     from runners.agents.layout import RunLayout
 
     step_dir = RunLayout(run_dir).step_dir(step.agent, step.problem, step.checkpoint)

@@ -101,9 +101,9 @@ class AgentNotStarted(UserInputError):
         self.record = record
         notes = "".join(f"; note: {note}" for note in record.notes)
         super().__init__(
-            f"agent {record.agent!r} on {record.problem} {record.checkpoint}: {record.failure}{notes}; "
-            f"nothing was graded (fix the agent's `command`, its program or its settings: "
-            f"{' '.join(record.command)})"
+            f"agent {record.agent!r} on {record.problem} {record.checkpoint}: "
+            f"{record.failure}{notes}; nothing was graded (fix the agent's `command`, its program "
+            f"or its settings: {' '.join(record.command)})"
         )
 
 

@@ -285,7 +285,8 @@ def parse_agent_options(data: dict[str, Any], options: dict[str, str]) -> AgentS
         lines = []
         for item in exc.errors(include_url=False):
             message = item["msg"].removeprefix("Value error, ")
-            # A whole-model check (the preset's) names its fields itself: "field `x`: ...; field `y`: ..."
+            # A whole-model check (the preset's) names its fields itself:
+            # "field `x`: ...; field `y`: ..."
             parts = (
                 [re.match(r"field `(\w+)`: (.*)", part, re.DOTALL) for part in message.split("; ")]
                 if not item["loc"]

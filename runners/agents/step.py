@@ -446,8 +446,9 @@ def _not_started(outcome: SandboxResult, request: SandboxRequest, program: str) 
             program, why = found["program"], found["why"]
             if why.startswith("No such file or directory"):
                 return (
-                    f"its program {program!r} was not found where it runs (its PATH: {request.env.get('PATH')}; "
-                    "install it there, mount it, or give its absolute path)"
+                    f"its program {program!r} was not found where it runs (its PATH: "
+                    f"{request.env.get('PATH')}; install it there, mount it, or give its absolute "
+                    "path)"
                 )
             return f"its program {program!r}: {why}"
     return None
@@ -490,7 +491,10 @@ def _judge(
     elif outcome.oom_killed:
         record.failure = f"killed for exceeding the memory limit of {limits.memory_mb} MB"
     elif outcome.exit_code is None or unstarted is not None:
-        record.failure = f"the agent could not be started: {unstarted or _first_line(outcome.stderr) or 'no output'}"
+        record.failure = (
+            "the agent could not be started: "
+            f"{unstarted or _first_line(outcome.stderr) or 'no output'}"
+        )
         record.not_started = True
     elif outcome.exit_code != 0:
         said = report.error or _last_line(outcome.stderr) or _last_line(outcome.stdout)

@@ -9,7 +9,8 @@ cells -> executor (local process pool | Ray tasks) -> <output>/cells/... + resul
     from runners.batch import BatchOptions, run_batch
     outcome = run_batch(BatchOptions(problems=Path("problems"), submissions=Path("subs"), jobs=2))
 
-`runners.batch.ray_executor.run_cell_remote(cell, address)` (also importable from `runners.batch`) runs a single cell on a Ray cluster.
+`runners.batch.ray_executor.run_cell_remote(cell, address)` (also importable from `runners.batch`)
+runs a single cell on a Ray cluster.
 """
 
 from runners.batch.cells import Cell, Discovery, discover, problem_hash, submission_hash

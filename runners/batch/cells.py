@@ -128,8 +128,9 @@ def discover(
         unknown = sorted(set(wanted) - names)
         if unknown:
             raise UserInputError(
-                f"option {flag}: unknown {', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} "
-                f"(known: {', '.join(sorted(names)) or 'none'})"
+                f"option {flag}: unknown "
+                f"{', '.join(repr(u) + did_you_mean(u, names) for u in unknown)} (known: "
+                f"{', '.join(sorted(names)) or 'none'})"
             )
     if agents:
         agent_dirs = [a for a in agent_dirs if a.name in agents]

@@ -1,8 +1,8 @@
 """One batch, end to end: discover cells -> keep the current ones -> run the rest on an executor
 -> record each as it finishes -> regenerate results.jsonl/.parquet -> matrix and summary.md.
 
-Exit codes (`runners.model.exitcodes`): 0 every cell has a grade (tests may have failed), 2 bad input
-(raised as UserInputError before anything runs; or an agent of `--agents` that could not be
+Exit codes (`runners.model.exitcodes`): 0 every cell has a grade (tests may have failed), 2 bad
+input (raised as UserInputError before anything runs; or an agent of `--agents` that could not be
 started), 4 some cell's problem failed to load (a problem error), 3 some cell is an
 infrastructure failure, 130 interrupted; the first that applies of 130, 2, 4, 3.
 """
@@ -208,8 +208,9 @@ def run_batch(options: BatchOptions, console: Console | None = None) -> BatchOut
         console.print(Text(f"note: {note}", style="yellow"))
     if not found.cells:
         raise UserInputError(
-            f"option --submissions: no <agent>/<problem>/<checkpoint>/ directories under "
-            f"{Path(options.submissions).resolve()} match a problem in {Path(options.problems).resolve()}"
+            "option --submissions: no <agent>/<problem>/<checkpoint>/ directories under "
+            f"{Path(options.submissions).resolve()} match a problem in "
+            f"{Path(options.problems).resolve()}"
         )
     store = BatchStore(options.output)
     settings = options.settings()

@@ -50,9 +50,10 @@ def quality_markdown(matrix: Matrix) -> str:
             "## Code quality",
             "",
             (
-                "The figures of the code at the last checkpoint graded, and in brackets their growth since the "
-                "first: lines of code, the highest cyclomatic complexity, duplicated blocks, lint findings "
-                "(docs/quality.md). They are not part of any solve rate."
+                "The figures of the code at the last checkpoint graded, and in brackets their "
+                "growth since the first: lines of code, the highest cyclomatic complexity, "
+                "duplicated blocks, lint findings (docs/quality.md). They are not part of any "
+                "solve rate."
             ),
             "",
             "| " + " | ".join(header) + " |",

@@ -276,10 +276,10 @@ def matrix_markdown(
         "## Solve rates",
         "",
         (
-            "Strict · isolated · core: the share of each problem's checkpoints solved (strict: every "
-            "test passed; isolated: every non-Regression test; core: every Core test). A checkpoint "
-            "without a submission, not run, failed by the infrastructure or whose problem failed to load "
-            "(a problem error: no grade) counts as not solved."
+            "Strict · isolated · core: the share of each problem's checkpoints solved (strict: "
+            "every test passed; isolated: every non-Regression test; core: every Core test). A "
+            "checkpoint without a submission, not run, failed by the infrastructure or whose "
+            "problem failed to load (a problem error: no grade) counts as not solved."
         ),
         "",
     ]

@@ -184,7 +184,8 @@ class BatchStore:
         agent_failures: Mapping[str, str] | None = None,
     ) -> tuple[Path, Path]:
         """results.jsonl and results.parquet from the cells' results (the whole batch, resumed
-        cells included), one row per test; a cell without tests gets one row with null test fields."""
+        cells included), one row per test; a cell without tests gets one row with null test
+        fields."""
         failures = agent_failures or {}
         rows = [
             row

@@ -142,9 +142,10 @@ class InputFile(BaseModel):
         path = Path(path)
         kind, comp = cls.resolve_suffix(path, file_type, compression)
         if content is None:
-            # SCBench reads `path` itself when it exists, else under `relative_to`; its harness never
-            # runs in the workspace, ours does: a relative path with `relative_to` is read there only,
-            # never from the previous case's leftovers (or the submission's files) in the cwd.
+            # SCBench reads `path` itself when it exists, else under `relative_to`; its harness
+            # never runs in the workspace, ours does: a relative path with `relative_to` is read
+            # there only, never from the previous case's leftovers (or the submission's files) in
+            # the cwd.
             if relative_to is not None and not path.is_absolute():
                 source: Path | None = Path(relative_to) / path
             else:

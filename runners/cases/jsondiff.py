@@ -86,7 +86,8 @@ class JsonDiff:
                 if key not in actual:
                     if not self._ignored((*path, key)):
                         lines.append(
-                            f"{format_path((*path, key))}: missing (expected {_short(expected[key])})"
+                            f"{format_path((*path, key))}: missing (expected "
+                            f"{_short(expected[key])})"
                         )
                 else:
                     self._walk(expected[key], actual[key], (*path, key), lines)
@@ -116,7 +117,8 @@ class JsonDiff:
             hit = next((j for j in left if not self._sub_diff(item, actual[j], (*path, j))), None)
             if hit is None:
                 lines.append(
-                    f"{format_path((*path, index))}: no matching item for {_short(item)} (order ignored)"
+                    f"{format_path((*path, index))}: no matching item for {_short(item)} (order "
+                    "ignored)"
                 )
             else:
                 left.remove(hit)

@@ -93,7 +93,8 @@ class Run:
             self.settings.env = {**self.settings.env, **checkpoint.env}
             self.loader, self.loader_file = make_loader(problem, checkpoint)
             self.verifier, self.verifier_file = make_verifier(problem, checkpoint)
-            # Before the submission's first process: what every case (every group's server) starts from.
+            # Before the submission's first process: what every case (every group's server) starts
+            # from.
             self.fresh = FreshState(self.settings.workspace, self.scratch)
             self.settings.keep = self.fresh.keep
             self.problem, self.checkpoint = problem, checkpoint
@@ -196,8 +197,8 @@ class Run:
             raise ProblemError(
                 self.loader_file,
                 None,
-                f"group {group.name!r}: the loader must yield "
-                f"({case_cls.__name__}, expected result) pairs for a {kind} adapter, got {_kind_of(item)}",
+                f"group {group.name!r}: the loader must yield ({case_cls.__name__}, expected "
+                f"result) pairs for a {kind} adapter, got {_kind_of(item)}",
             )
         case, expected = item
         if self.settings.static:
@@ -242,7 +243,8 @@ class Run:
             )
             if not isinstance(verdicts, dict):
                 raise TypeError(
-                    f"the verifier returned {type(verdicts).__name__}, not a dict of attribute -> result"
+                    f"the verifier returned {type(verdicts).__name__}, not a dict of attribute -> "
+                    "result"
                 )
             score = score_case(verdicts, actual, expected)
         except Exception as exc:  # noqa: BLE001 - one case errs, not the run
@@ -300,7 +302,8 @@ class Run:
         ):
             tail = actual.stderr.strip().splitlines()[-STDERR_LINES:]
             stderr = "stderr (not checked), last lines:\n" + "\n".join(f"  {line}" for line in tail)
-        # a wrong exit code: the program's own words on stderr (a crash's trace) say more than the diff
+        # a wrong exit code: the program's own words on stderr (a crash's trace) say more than the
+        # diff
         body = [stderr, diff or ""] if judged.get("status_code") is False else [diff or "", stderr]
         return "\n".join(line for line in [*head, note or "", *body] if line).strip()
 

@@ -47,7 +47,8 @@ class Snapshot:
                     total += info.st_size
                     if total > MAX_SNAPSHOT_BYTES:
                         raise OSError(
-                            f"{self.root} is over {MAX_SNAPSHOT_BYTES >> 20} MiB: too big to reset between cases"
+                            f"{self.root} is over {MAX_SNAPSHOT_BYTES >> 20} MiB: too big to "
+                            "reset between cases"
                         )
                     self.entries[rel] = _Entry(
                         "file", stat.S_IMODE(info.st_mode), path.read_bytes()

@@ -5,7 +5,8 @@ Field names and defaults are SCBench's case-based module's (`adapter`, `groups`,
 regression entry are errors, as there. Differences (documented in docs/CASES.md):
 
 - `adapter.type: browser` (SCBench's `playwright` adapter could not be loaded from a config);
-- `startup_timeout_s` is the server's whole start-up deadline (SCBench: per probe, 5 probes 5 s apart);
+- `startup_timeout_s` is the server's whole start-up deadline (SCBench: per probe, 5 probes 5 s
+  apart);
 - group `timeout` is honoured when longer than the checkpoint's (SCBench: inert), below a case's
   own `timeout`;
 - a regression group generated from a source group that is itself a regression points at that
@@ -128,8 +129,8 @@ class AdapterBase(_Strict):
     command: str | list[str] | None = Field(
         None,
         description="The submission's command: a string (split like a shell) or a list, with "
-        "{python}, {node}, {submission}, {entry_file} (servers: {address}, {port}); default: from the "
-        "entry file's suffix (.py: python, .js/.mjs/.cjs: node, .sh: bash).",
+        "{python}, {node}, {submission}, {entry_file} (servers: {address}, {port}); default: from "
+        "the entry file's suffix (.py: python, .js/.mjs/.cjs: node, .sh: bash).",
     )
     setup_script: str | None = Field(
         None, description="Accepted for SCBench, where it is inert; unused."
@@ -162,7 +163,8 @@ class AdapterBase(_Strict):
 
 
 def command_parts(command: str | list[str]) -> list[str]:
-    """A `command` as argv: a list as it is, a string split like a shell (ValueError: bad quoting)."""
+    """A `command` as argv: a list as it is, a string split like a shell (ValueError: bad
+    quoting)."""
     return list(command) if isinstance(command, list) else shlex.split(command)
 
 
@@ -183,9 +185,9 @@ def default_command(entry_file: str) -> list[str]:
     interpreter = INTERPRETERS.get(suffix or ".py")
     if interpreter is None:
         raise ValueError(
-            f"runners does not know how to run a `{suffix}` entry file: say it in `adapter.command` "
-            f"(e.g. `command: {{submission}}/{entry}` for an executable, or `command: ruby "
-            f"{{entry_file}}`); without one, {', '.join(INTERPRETERS)} files run"
+            f"runners does not know how to run a `{suffix}` entry file: say it in "
+            f"`adapter.command` (e.g. `command: {{submission}}/{entry}` for an executable, or "
+            f"`command: ruby {{entry_file}}`); without one, {', '.join(INTERPRETERS)} files run"
         )
     return [interpreter, f"{{submission}}/{entry}"]
 
@@ -221,7 +223,8 @@ class ServerAdapterConfig(AdapterBase):
     def _loopback(cls, value: str) -> str:
         if value not in LOOPBACK:
             raise ValueError(
-                f"must be a loopback address ({', '.join(LOOPBACK)}): the sandbox has no other network"
+                f"must be a loopback address ({', '.join(LOOPBACK)}): the sandbox has no other "
+                "network"
             )
         return value
 

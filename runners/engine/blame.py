@@ -64,7 +64,8 @@ class Places:
         return next(known, candidates[0])
 
     def owner(self, path: str) -> str | None:
-        """ "problem", "submission" or None (the toolchain, the standard library, `<frozen ...>`)."""
+        """ "problem", "submission" or None (the toolchain, the standard library, `<frozen
+        ...>`)."""
         if not path or path.startswith("<"):
             return None
         full = self.resolve(path)
@@ -178,7 +179,8 @@ _JS_FRAME = re.compile(
     r":(?P<line>\d+)(?::\d+)?\)?",
     re.MULTILINE,
 )
-# babel: `SyntaxError: /x/a.test.js: Unexpected token (3:10)`; vite (our reporter): `File: /x/a.js:3`
+# babel: `SyntaxError: /x/a.test.js: Unexpected token (3:10)`; vite (our reporter):
+# `File: /x/a.js:3`
 _JS_SYNTAX = re.compile(r"(?P<path>/[^\s:'\"]+\.[cm]?[jt]sx?): [^\n]*?\((?P<line>\d+):\d+\)")
 _VITE_FILE = re.compile(r"^File: (?P<path>[^\s:]+)(?::(?P<line>\d+))?", re.MULTILINE)
 # A file an error says is missing: Python's and Node's words.

@@ -1,7 +1,7 @@
 """What the engine hands a framework runner for one run, and what the runner hands back.
 
-Shared by `runners.engine.protocol` and `runners.frameworks.base` (which re-exports them), so neither
-has to import the other to build or read them.
+Shared by `runners.engine.protocol` and `runners.frameworks.base` (which re-exports them), so
+neither has to import the other to build or read them.
 """
 
 from __future__ import annotations

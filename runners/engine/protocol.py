@@ -7,7 +7,8 @@ ProblemConfig + CheckpointConfig + submission + EnvironmentSpec
   -> create_workspace -> run_context               -> copy_in (fresh copy; tests beside it)
   -> prepare (Runner.prepare: toolchains, network on)
   -> run_tests (Sandbox.run: network off, limits)  -> collect (Runner.collect: reports -> records)
-  -> _result (categorize -> ExecutionResult)       -> deliver (artifacts: result.json, raw reports, logs)
+  -> _result (categorize -> ExecutionResult)       -> deliver (artifacts: result.json, raw reports,
+                                                     logs)
   -> release (the workspace goes, or is kept)
 ```
 Nothing here knows which framework ran; that is the runner's business.
@@ -459,8 +460,8 @@ def wall_clock_verdict(ctx: RunContext) -> Verdict:
     return Verdict(
         ParsedReport(),
         infrastructure_reason=(
-            f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every process "
-            "it started was killed"
+            f"the test run exceeded its wall-clock limit of {ctx.limits.wall_timeout:g} s; every "
+            "process it started was killed"
         ),
     )
 

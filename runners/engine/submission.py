@@ -46,9 +46,9 @@ class SubmissionTooLarge(UserInputError):
         self.limit, self.largest = limit, largest
         what, option = LIMIT_TEXT[limit]
         head = (
-            f"option --submission: {source} is too large: {what} {found}, over the limit of {allowed} "
-            f"(limit `{limit}`; raise it with {option}, `limits: {{{limit}: N}}` in the problem's "
-            f"config.yaml, or EnvironmentSpec.limits)"
+            f"option --submission: {source} is too large: {what} {found}, over the limit of "
+            f"{allowed} (limit `{limit}`; raise it with {option}, `limits: {{{limit}: N}}` in the "
+            "problem's config.yaml, or EnvironmentSpec.limits)"
         )
         lines = [head]
         if largest:

@@ -63,7 +63,10 @@ def exit_reason(contract: ExitContract, code: int | None, verdict: Verdict) -> s
         return f"{tool} ended abnormally (exit code {code})"
     report = verdict.report
     if report.exit_code is not None and report.exit_code != code:
-        return f"the report says exit code {report.exit_code} but {tool} exited {code}: report not trusted"
+        return (
+            f"the report says exit code {report.exit_code} but {tool} exited {code}: report not "
+            "trusted"
+        )
     if not report.records:
         return contract.no_tests
     failing = sum(1 for r in report.records if r.status in ("failed", "error"))

@@ -1,11 +1,11 @@
 """The runner interface: what differs between test frameworks, and nothing else.
 
 A runner names its test files, prepares its toolchain, builds the command, and turns its reports
-into records. The engine (`runners.engine.protocol`) owns everything shared: the workspace, the sandbox,
-the report key, the exit-code/report agreement and the timeout verdict (`runners.engine.trust`),
-categorization, scoring and artifacts. A runner keeps nothing of a run on `self`: what `prepare`
-makes goes into `ctx.prepared`. Third-party runners subclass `Runner` and register through the
-`runners.frameworks` entry point group.
+into records. The engine (`runners.engine.protocol`) owns everything shared: the workspace, the
+sandbox, the report key, the exit-code/report agreement and the timeout verdict
+(`runners.engine.trust`), categorization, scoring and artifacts. A runner keeps nothing of a run on
+`self`: what `prepare` makes goes into `ctx.prepared`. Third-party runners subclass `Runner` and
+register through the `runners.frameworks` entry point group.
 """
 
 from __future__ import annotations

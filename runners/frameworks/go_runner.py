@@ -44,8 +44,9 @@ REPORT = "go-report.json"
 SIGNATURE = f"{REPORT}.sig"
 BUILD_DIR = "runners-go-build"
 _BUILD = (
-    'mkdir -p "$GOTMPDIR" "${RUNNERS_ENTRYPOINT%/*}" && cd "$SUBMISSION_PATH" && if [ -f go.mod ]; then go build -o "$RUNNERS_ENTRYPOINT" .; '
-    'else go build -o "$RUNNERS_ENTRYPOINT" ./*.go; fi; cd "$RUNNERS_TESTS" && exec "$@"'
+    'mkdir -p "$GOTMPDIR" "${RUNNERS_ENTRYPOINT%/*}" && cd "$SUBMISSION_PATH" && if [ -f go.mod '
+    ']; then go build -o "$RUNNERS_ENTRYPOINT" .; else go build -o "$RUNNERS_ENTRYPOINT" ./*.go; '
+    'fi; cd "$RUNNERS_TESTS" && exec "$@"'
 )
 
 

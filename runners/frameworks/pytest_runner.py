@@ -245,7 +245,10 @@ class PytestRunner(Runner):
         primary = {r.id: r.status == "passed" for r in parsed.records if not r.collection_error}
         if primary.keys() != ctrf.keys():
             only = sorted(primary.keys() ^ ctrf.keys())[:3]
-            return f"CTRF and pytest-json-report list different tests (e.g. {only}): report not trusted"
+            return (
+                f"CTRF and pytest-json-report list different tests (e.g. {only}): report not "
+                "trusted"
+            )
         differing = sorted(k for k, passed in primary.items() if passed != ctrf[k].passed)
         if differing:
             return f"CTRF and pytest-json-report disagree on {differing[:3]}: report not trusted"

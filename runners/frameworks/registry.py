@@ -71,8 +71,8 @@ def runner_class(framework: str, kind: str = "suite") -> type[Runner]:
 
         known = sorted(name for name, k in _REGISTRY if k == kind)
         raise UserInputError(
-            f"framework {framework!r} has no runner for kind {kind!r}{did_you_mean(framework, known)} "
-            f"(known: {', '.join(known) or 'none'})"
+            f"framework {framework!r} has no runner for kind "
+            f"{kind!r}{did_you_mean(framework, known)} (known: {', '.join(known) or 'none'})"
         )
     return _REGISTRY[key]
 

@@ -73,7 +73,10 @@ class RepositoryPytestRunner(RepositoryMixin, PytestRunner):
         for pattern in wanted:
             found = selection.match(pattern, files, "doctest")
             if not found:
-                note = f"doctests {pattern!r}: no such file in the submission, so none of its doctests ran"
+                note = (
+                    f"doctests {pattern!r}: no such file in the submission, so none of its "
+                    "doctests ran"
+                )
                 if note not in ctx.errors:
                     ctx.errors.append(note)
             chosen += [f for f in found if f not in chosen]

@@ -1,5 +1,6 @@
 """Building an image: the context (Dockerfile, uv, tools list, CA bundle, node or a Python),
-its recipe label, the build through the docker SDK, and `ensure_images` (build only what is stale)."""
+its recipe label, the build through the docker SDK, and `ensure_images` (build only what is
+stale)."""
 
 from __future__ import annotations
 
@@ -263,8 +264,9 @@ def image_is_current(
         material.update(_python_material())
     if kind not in NODE_KINDS:  # go, browser: the Dockerfile and the base are the whole recipe
         return label == recipe_key(material)
-    # node, python, cases: the distribution's version is only known after `npm pack`; accept any node recipe
-    # built on this base with this Dockerfile (rebuild explicitly to pick up a newer node).
+    # node, python, cases: the distribution's version is only known after `npm pack`; accept any
+    # node recipe built on this base with this Dockerfile (rebuild explicitly to pick up a newer
+    # node).
     candidates = ["from-base", *(_tree_digest(p) for p in cached_node_dists())]
     if node_dist is not None:
         candidates.append(_tree_digest(node_dist))

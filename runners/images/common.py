@@ -93,6 +93,7 @@ def image_exists(client, name: str) -> bool:
 
 
 def default_base_image(kind: ImageKind, client=None) -> str:
-    """The local debootstrapped base when it exists (CI, offline machines), else the official one."""
+    """The local debootstrapped base when it exists (CI, offline machines), else the official
+    one."""
     client = client or docker_client()
     return LOCAL_BASE if image_exists(client, LOCAL_BASE) else OFFICIAL_BASES[kind]

@@ -46,9 +46,9 @@ def host_python_prefix(version: str) -> tuple[Path, str]:
     prefix = Path(identity.rsplit(" ", 1)[-1])
     if str(prefix) in ("/usr", "/usr/local") or not (prefix / "bin").is_dir():
         raise UserInputError(
-            f"option --python: the Python {version} found here ({python}) is installed in {prefix}, "
-            "which cannot be copied into an image on its own; install one with pyenv or uv, or "
-            f"build on python:{version}-slim (--base-image)"
+            f"option --python: the Python {version} found here ({python}) is installed in "
+            f"{prefix}, which cannot be copied into an image on its own; install one with pyenv "
+            f"or uv, or build on python:{version}-slim (--base-image)"
         )
     return prefix, identity
 

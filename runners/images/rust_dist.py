@@ -32,7 +32,8 @@ def rust_identity(sysroot: Path | None) -> str:
 
 
 def copy_rust(sysroot: Path | None, target: Path) -> None:
-    """The toolchain into `target` (the build context's rust-dist/); an empty directory without one."""
+    """The toolchain into `target` (the build context's rust-dist/); an empty directory without
+    one."""
     if sysroot is None:
         target.mkdir()
         return

@@ -1,8 +1,8 @@
 """The configuration of a case-based problem (SCBench's case-based format, `framework: cases`).
 
 Apart from `runners.model.config` so that a command on a test-suite problem never builds the case
-models (`runners.cases.spec`: ~20 ms of every start); `runners.model.problem_loader` imports this module when a
-config is case-based.
+models (`runners.cases.spec`: ~20 ms of every start); `runners.model.problem_loader` imports this
+module when a config is case-based.
 """
 
 from __future__ import annotations

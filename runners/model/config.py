@@ -111,8 +111,9 @@ class RepositoryConfig(_Strict):
     config: str | None = Field(
         None,
         description="The framework's configuration among the overlay files (pytest.ini, "
-        "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the overlay's root. "
-        "A pyproject.toml ([tool.pytest.ini_options]) or a package.json (jest) counts only when named here.",
+        "vitest.config.ts, jest.config.js, ...); default: the first of the usual names at the "
+        "overlay's root. A pyproject.toml ([tool.pytest.ini_options]) or a package.json (jest) "
+        "counts only when named here.",
     )
     dependencies: bool = Field(
         True,
@@ -120,8 +121,9 @@ class RepositoryConfig(_Strict):
     )
     install: bool | None = Field(
         None,
-        description="pytest: install the repository itself (editable, so it imports by name and has "
-        "its metadata); default: when it has a pyproject.toml, setup.py or setup.cfg.",
+        description="pytest: install the repository itself "
+        "(editable, so it imports by name and has its metadata); default: when it has a "
+        "pyproject.toml, setup.py or setup.cfg.",
     )
     requirements: list[str] = Field(
         default_factory=list,
@@ -181,8 +183,8 @@ class ProblemConfig(_Strict):
     python: str | None = Field(
         None,
         description="The Python the submission and its tests need: a version (3.12) or a "
-        "range (>=3.12); default: SCBench's 3.12 where there is one (pytest and case-based problems), "
-        "else whatever the user or the harness runs.",
+        "range (>=3.12); default: SCBench's 3.12 where there is one (pytest and case-based "
+        "problems), else whatever the user or the harness runs.",
     )
     repository: RepositoryConfig | None = Field(
         None,
@@ -357,7 +359,8 @@ class ProblemConfig(_Strict):
     def missing_files(self) -> list[str]:
         """What the problem's directory lacks besides its static assets (one message each)."""
         if self.kind == "repository":
-            return []  # its overlay is checked by the loader (runners.repository.overlay.check_overlay)
+            # its overlay is checked by the loader (runners.repository.overlay.check_overlay)
+            return []
         if not self.tests_dir.is_dir():
             return [f"directory `tests/` is missing next to {CONFIG_FILE}"]
         return []

@@ -55,8 +55,8 @@ class EnvironmentSpec(BaseModel):
     )
     sandbox_options: dict[str, dict[str, str]] = Field(
         default_factory=dict,
-        description="Settings of a backend, by its name: {docker: {python_image, node_image, engine_url}}; "
-        "each backend refuses a setting it does not take (Sandbox.options).",
+        description="Settings of a backend, by its name: {docker: {python_image, node_image, "
+        "engine_url}}; each backend refuses a setting it does not take (Sandbox.options).",
     )
     env: dict[str, str] = Field(default_factory=dict, description="Extra variables for the tests.")
     keep_workspace: bool = False

@@ -18,8 +18,8 @@ class ResourceLimits(BaseModel):
     nofile: int | None = Field(None, gt=0, description="Open file descriptors per process.")
     wall_timeout: float | None = Field(None, gt=0, description="Seconds for the whole test run.")
     output_bytes: int | None = Field(None, gt=0, description="Captured stdout/stderr per stream.")
-    # Checked before the submission is copied (runners/engine/submission.py); a submission over one is
-    # refused as bad input, naming the limit and its largest entries.
+    # Checked before the submission is copied (runners/engine/submission.py); a submission over one
+    # is refused as bad input, naming the limit and its largest entries.
     submission_mb: int | None = Field(
         None, gt=0, description="Submission: sum of file sizes (MiB)."
     )

@@ -15,8 +15,8 @@ from runners.model.groups import GroupType
 
 
 class Counted(Protocol):
-    """What a policy reads of a result (`runners.model.results.ExecutionResult`): the policy sits below
-    the result model, which asks it (`passes_policy`), and never imports it."""
+    """What a policy reads of a result (`runners.model.results.ExecutionResult`): the policy sits
+    below the result model, which asks it (`passes_policy`), and never imports it."""
 
     @property
     def graded(self) -> bool: ...

@@ -13,7 +13,8 @@ from runners.util.suggest import did_you_mean
 
 
 def is_case_config(data: dict[str, Any]) -> bool:
-    """`framework: cases`, or (SCBench's case-based problems, which name no framework) an `adapter`."""
+    """`framework: cases`, or (SCBench's case-based problems, which name no framework) an
+    `adapter`."""
     return data.get("framework", "cases" if "adapter" in data else None) == "cases"
 
 
@@ -28,7 +29,8 @@ def load_problem(problem_dir: Path | str) -> ProblemConfig:
     config_file = problem_dir / CONFIG_FILE
     if not config_file.is_file():
         raise UserInputError(
-            f"{problem_dir} is not a problem directory: it has no {CONFIG_FILE}{_child_hint(problem_dir)}"
+            f"{problem_dir} is not a problem directory: it has no "
+            f"{CONFIG_FILE}{_child_hint(problem_dir)}"
         )
     data = load_yaml_mapping(config_file)
     model: type[ProblemConfig] = ProblemConfig

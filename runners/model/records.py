@@ -19,11 +19,11 @@ from runners.model.results import TestStatus
 
 @dataclass(slots=True)
 class LoadError:
-    """What is known of why a test file failed to load (a collection error), for `runners.engine.blame`:
-    the error (`Type: message`), the traceback's frames and the files the error names (each
-    `(path, line or None)`, paths as the sandbox saw them, maybe relative to its working
-    directory), the module a ModuleNotFoundError misses, and whether the submission was on the
-    import path when it happened (None: not known)."""
+    """What is known of why a test file failed to load (a collection error), for
+    `runners.engine.blame`: the error (`Type: message`), the traceback's frames and the files the
+    error names (each `(path, line or None)`, paths as the sandbox saw them, maybe relative to its
+    working directory), the module a ModuleNotFoundError misses, and whether the submission was on
+    the import path when it happened (None: not known)."""
 
     error: str = ""
     frames: list[tuple[str, int | None]] = field(default_factory=list)

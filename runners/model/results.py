@@ -99,8 +99,8 @@ class TestResult(BaseModel):
     @property
     def case_details(self) -> str:
         """A case of a case-based problem that did not pass: its message after the first line (why
-        the adapter got nothing, the diff, an unchecked stderr), which the table and the Promptfoo row
-        show. Empty for other tests: their first line is what is shown."""
+        the adapter got nothing, the diff, an unchecked stderr), which the table and the Promptfoo
+        row show. Empty for other tests: their first line is what is shown."""
         if self.attributes is None and self.diff is None:
             return ""
         lines = (self.failure_message or "").strip().splitlines()

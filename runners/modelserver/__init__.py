@@ -4,7 +4,8 @@ speak, so a real CLI runs unmodified, offline and for free (docs/agents.md, "Dry
 ```
 script.py      the script file (pydantic): per checkpoint, write / run / tools / say turns
 translate.py   a turn in the client's terms: its tools (Write, exec_command, ...) or text formats
-anthropic.py, openai_chat.py, openai_responses.py, gemini.py   each API's request read, answer written
+anthropic.py, openai_chat.py, openai_responses.py, gemini.py
+               each API's request read, answer written
 usage.py       tokens counted the same way for every API; the totals served
 server.py      the HTTP server (loopback TCP or a Unix socket), a thread of the harness
 bridge.py      run inside a sandbox: its loopback port relayed to the server's socket

@@ -1,4 +1,5 @@
-"""The Anthropic Messages API (`POST /v1/messages`, streamed or not; `/v1/messages/count_tokens`)."""
+"""The Anthropic Messages API (`POST /v1/messages`, streamed or not;
+`/v1/messages/count_tokens`)."""
 
 from __future__ import annotations
 

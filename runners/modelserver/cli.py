@@ -53,8 +53,8 @@ def register(
         workdir: str | None,
         for_seconds: float | None,
     ) -> None:
-        """Serve SCRIPT (docs/agents.md, "Dry runs") on 127.0.0.1 until Ctrl-C, then print the tokens
-        it served. Point a CLI at the base URL printed for it."""
+        """Serve SCRIPT (docs/agents.md, "Dry runs") on 127.0.0.1 until Ctrl-C, then print the
+        tokens it served. Point a CLI at the base URL printed for it."""
         from rich.text import Text
 
         from runners.agents.model_route import wiring
@@ -76,7 +76,8 @@ def register(
             said = " ".join([*(f"{k}={v}" for k, v in env.items()), *args, *preset.dry_run_args()])
             out.print(f"  {preset.name}: {said}  (any key in {preset.key_env})")
         out.print(
-            f"  any other client: {server.url}/any  (GET {server.url}/_runners/usage: the tokens served)"
+            f"  any other client: {server.url}/any  (GET {server.url}/_runners/usage: the tokens "
+            "served)"
         )
         deadline = None if for_seconds is None else time.monotonic() + for_seconds
         try:

@@ -15,7 +15,7 @@ transcript/`, runners.agents.transcripts) and writes one script with a section p
 Paths under the recorded working directory become relative to the workspace. Other tools (reads,
 searches, sub-agents) change nothing in the workspace and are left out; the script says so in a
 comment-free way: `skipped` counts them (`Recorded.skipped`).
-"""
+"""  # noqa: E501, RUF100
 
 from __future__ import annotations
 
@@ -32,12 +32,10 @@ from runners.modelserver.exchange import as_dict, as_list
 from runners.modelserver.script import Run, Say, Script, Tools, Turn, Write
 
 PY_EDIT = (
-    "import pathlib, sys\n"
-    "path, old, new, every = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == '1'\n"
-    "text = path.read_text()\n"
-    "if old not in text:\n"
-    "    sys.exit(f'{path}: the text to replace is not there')\n"
-    "path.write_text(text.replace(old, new) if every else text.replace(old, new, 1))\n"
+    "import pathlib, sys\npath, old, new, every = pathlib.Path(sys.argv[1]), sys.argv[2], "
+    "sys.argv[3], sys.argv[4] == '1'\ntext = path.read_text()\nif old not in text:\n    "
+    "sys.exit(f'{path}: the text to replace is not there')\npath.write_text(text.replace(old, "
+    "new) if every else text.replace(old, new, 1))\n"
 )
 
 

@@ -52,7 +52,8 @@ class Write(BaseModel):
     def _one_content(self) -> Write:
         if (self.content is None) == (self.source is None):
             raise ValueError(
-                "give the file's text as `content` or a file to read it from as `from` (one of them)"
+                "give the file's text as `content` or a file to read it from as `from` (one of "
+                "them)"
             )
         if Path(self.write).is_absolute() or ".." in Path(self.write).parts:
             raise ValueError(
@@ -108,13 +109,16 @@ Turn = Annotated[
     Discriminator(
         lambda v: _kind(v, ("write", "run", "tools", "say")),
         custom_error_type="turn",
-        custom_error_message="a turn has exactly one of the keys `write:`, `run:`, `tools:` or `say:`",
+        custom_error_message=(
+            "a turn has exactly one of the keys `write:`, `run:`, `tools:` or `say:`"
+        ),
     ),
 ]
 
 
 def _kind(value: Any, kinds: tuple[str, ...]) -> str | None:
-    """The turn's kind: the one of `kinds` its mapping has as a key (None: pydantic says what is expected)."""
+    """The turn's kind: the one of `kinds` its mapping has as a key (None: pydantic says what is
+    expected)."""
     if isinstance(value, BaseModel):
         value = value.model_dump(by_alias=True)
     if not isinstance(value, dict):
@@ -175,7 +179,8 @@ class Script(BaseModel):
 
     @classmethod
     def load(cls, path: Path) -> Script:
-        """The script at `path` (YAML or JSON), `from:` files read; a ConfigError naming the file and field."""
+        """The script at `path` (YAML or JSON), `from:` files read; a ConfigError naming the file
+        and field."""
         from pydantic import ValidationError
 
         path = Path(path).resolve()

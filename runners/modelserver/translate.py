@@ -10,7 +10,7 @@ tool that fits (argument shapes from the tool's JSON schema):
 
 Clients without tools read text: Aider (`whole` edit format: a file's path, then its whole text
 fenced), mini-swe-agent (one bash block a turn; the final answer is its submit command).
-"""
+"""  # noqa: E501, RUF100
 
 from __future__ import annotations
 
@@ -153,7 +153,8 @@ def run_call(command: str, tools: dict[str, dict[str, Any]]) -> tuple[str, dict[
             kind = _properties(tools[name]).get(key, {}).get("type")
             return name, {key: ["bash", "-lc", command] if kind == "array" else command}
     raise NoTool(
-        f"the client offered no tool that runs a command (it offered: {', '.join(sorted(tools)) or 'none'})"
+        "the client offered no tool that runs a command (it offered: "
+        f"{', '.join(sorted(tools)) or 'none'})"
     )
 
 

@@ -58,7 +58,8 @@ class FileResult(BaseModel):
     status: str | None = None
     message: str | None = None
     assertionResults: list[AssertionResult] = Field(default_factory=list)
-    # Our vitest reporter: a file's load error with its stack and the file it names (runners.engine.blame).
+    # Our vitest reporter: a file's load error with its stack and the file it names
+    # (runners.engine.blame).
     runnersLoadError: str | None = None
 
 

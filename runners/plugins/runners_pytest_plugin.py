@@ -2,13 +2,13 @@
 
 1. Markers: it records each test's real markers and location in the pytest-json-report metadata,
    because the report's `keywords` mix markers with parametrize ids, file and directory names.
-2. Integrity: the harness leaves a one-time key in a file; the plugin reads and deletes it as it
-   is imported, before any conftest, test or submission code runs, makes this process non-dumpable (so processes of the same
-   user cannot read its memory or file descriptors), and signs the final JSON report with an
-   HMAC. A report rewritten by anything else fails verification: an infrastructure failure, not a
-   grade.
-3. Blame: for each file that fails to load (collection error), it records what the harness needs
-   to tell a broken problem from a broken submission (`runners.engine.blame`): the exception, the files
+2. Integrity: the harness leaves a one-time key in a file; the plugin reads and deletes it as it is
+   imported, before any conftest, test or submission code runs, makes this process non-dumpable (so
+   processes of the same user cannot read its memory or file descriptors), and signs the final JSON
+   report with an HMAC. A report rewritten by anything else fails verification: an infrastructure
+   failure, not a grade.
+3. Blame: for each file that fails to load (collection error), it records what the harness needs to
+   tell a broken problem from a broken submission (`runners.engine.blame`): the exception, the files
    of its traceback and the files it names (a SyntaxError's, an OSError's, an ImportError's), the
    module a ModuleNotFoundError misses, and whether the submission was on `sys.path` (only then
    could the submission have provided that module). They go into the report, signed with it.

@@ -35,7 +35,9 @@ def call(options: Any, context: Any) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a bug here must still not become a traceback row
         log_traceback()
         return {
-            "error": f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+            "error": (
+                f"{PREFIX}unexpected error while reading the config: {type(exc).__name__}: {exc}"
+            )
         }
     started = time.monotonic()
     outcome = run_bounded(cell, problem, environment)
@@ -57,7 +59,8 @@ def _problem_and_environment(cell: Cell) -> tuple[ProblemConfig, EnvironmentSpec
         known = ", ".join(c.name for c in problem.ordered_checkpoints())
         raise BadInput(
             f"test `checkpoint`: problem {cell.problem!r} has no checkpoint "
-            f"{cell.checkpoint!r}{did_you_mean(cell.checkpoint, problem.checkpoints)} (known: {known})"
+            f"{cell.checkpoint!r}{did_you_mean(cell.checkpoint, problem.checkpoints)} (known: "
+            f"{known})"
         )
     if not cell.submission.is_dir():
         raise BadInput(

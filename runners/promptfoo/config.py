@@ -90,7 +90,8 @@ class GradingConfig(BaseModel):
 
         if name not in sandbox_choices():
             raise ValueError(
-                f"{name!r} is not one of {', '.join(sandbox_choices())}{did_you_mean(name, sandbox_choices())}"
+                f"{name!r} is not one of "
+                f"{', '.join(sandbox_choices())}{did_you_mean(name, sandbox_choices())}"
             )
         return name
 
@@ -136,7 +137,8 @@ class GradingConfig(BaseModel):
         for key in ("python", "node"):  # `python: 3.10` in YAML is the number 3.1
             if isinstance(config.get(key), int | float):
                 raise BadInput(
-                    f'provider config: field `{key}`: expected a quoted version ("{"3.12" if key == "python" else "22"}"), a '
+                    f"provider config: field `{key}`: expected a quoted version "
+                    f'("{"3.12" if key == "python" else "22"}"), a '
                     f"range or a path, got {config[key]!r}"
                 )
         try:
@@ -199,7 +201,8 @@ def resolve_cell(options: Any, context: Any) -> Cell:
         known = sorted(p.name for p in problems.iterdir() if (p / "config.yaml").is_file())
         raise BadInput(
             f"test `problem`: unknown problem {problem!r}{did_you_mean(problem, known)}: "
-            f"{problem_dir}/config.yaml not found (problems under {problems}: {', '.join(known) or 'none'})"
+            f"{problem_dir}/config.yaml not found (problems under {problems}: "
+            f"{', '.join(known) or 'none'})"
         )
     return Cell(
         agent=config.agent,

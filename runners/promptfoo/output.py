@@ -119,7 +119,8 @@ def own_words(test: dict[str, Any]) -> str:
 
 
 # `expect(received).toEqual(expected) // deep equality`: jest's and vitest's matcher line, whose
-# values follow as `Expected: x` / `Received: y`, or as a diff (`-   "code": 2,` / `+   "code": 1,`).
+# values follow as `Expected: x` / `Received: y`, or as a diff
+# (`-   "code": 2,` / `+   "code": 1,`).
 _MATCHER = re.compile(r"^expect\(")
 _EXPECTED = re.compile(r"^(?:Expected(?: value)?:\s*|-\s{2,})(\S.*?),?$", re.MULTILINE)
 _RECEIVED = re.compile(r"^(?:Received(?: value)?:\s*|\+\s{2,})(\S.*?),?$", re.MULTILINE)

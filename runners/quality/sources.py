@@ -1,7 +1,7 @@
 """Which of a submission's files are measured, and a private copy of them for the tools.
 
-The files come from the submission's inventory (`runners.engine.submission.inventory`: its limits are
-checked first, so a 1 GiB or 100,000-file submission is refused before anything is read). Only
+The files come from the submission's inventory (`runners.engine.submission.inventory`: its limits
+are checked first, so a 1 GiB or 100,000-file submission is refused before anything is read). Only
 regular files with a source extension are taken, never through a link, and within the bounds
 below; dependency and build directories are left out. The tools then read a copy holding those
 files and nothing else: no configuration file of the submission (pyproject.toml, ruff.toml,

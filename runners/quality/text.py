@@ -29,7 +29,8 @@ def summary_line(metrics: CodeMetrics | None, changes: dict[str, float], notes: 
         f"{metrics.functions} functions{delta(changes.get('functions'))}",
         (
             f"CC max {metrics.complexity_max}{delta(changes.get('complexity_max'))}, "
-            f"{metrics.complex_functions} over {COMPLEX_ABOVE}{delta(changes.get('complex_functions'))}"
+            f"{metrics.complex_functions} over "
+            f"{COMPLEX_ABOVE}{delta(changes.get('complex_functions'))}"
         ),
     ]
     if metrics.duplicate_blocks is not None:

@@ -44,7 +44,9 @@ except Exception:
     build()  # no TOML reader, or a pyproject the build itself will report on
 try:
     sys.path[:0] = [os.path.abspath(p) for p in system.get("backend-path", [])]
-    module, _, attrs = (system.get("build-backend") or "setuptools.build_meta:__legacy__").partition(":")
+    module, _, attrs = (
+        system.get("build-backend") or "setuptools.build_meta:__legacy__"
+    ).partition(":")
     backend = importlib.import_module(module)
     for attr in filter(None, attrs.split(".")):
         backend = getattr(backend, attr)

@@ -35,22 +35,31 @@ def problem_with(framework: str, path: Path) -> str | None:
         if path.name == "package.json":
             data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict) or not isinstance(data.get("jest"), dict):
-                return f"{name}: field `jest`: expected an object (the jest configuration `repository.config` trusts)"
+                return (
+                    f"{name}: field `jest`: expected an object (the jest configuration "
+                    "`repository.config` trusts)"
+                )
         elif path.name == "pyproject.toml":
             tool = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
             pytest = tool.get("pytest") if isinstance(tool, dict) else None
             if not isinstance(pytest, dict):
                 return (
-                    f"{name}: table `[tool.pytest.ini_options]` (or `[tool.pytest]`) is missing: it holds "
-                    "the pytest settings `repository.config` trusts"
+                    f"{name}: table `[tool.pytest.ini_options]` (or `[tool.pytest]`) is missing: "
+                    "it holds the pytest settings `repository.config` trusts"
                 )
         elif path.name == "setup.cfg":
             parser = _parser()
             parser.read_string(path.read_text(encoding="utf-8"), source=name)
             if not parser.has_section("tool:pytest"):
-                return f"{name}: section `[tool:pytest]` is missing: it holds the pytest settings `repository.config` trusts"
+                return (
+                    f"{name}: section `[tool:pytest]` is missing: it holds the pytest settings "
+                    "`repository.config` trusts"
+                )
     except (OSError, UnicodeDecodeError, ValueError, configparser.Error) as exc:
-        return f"{name}: cannot be read ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+        return (
+            f"{name}: cannot be read ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''})"
+        )
     return None
 
 

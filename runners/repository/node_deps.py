@@ -6,10 +6,10 @@ The lock file decides the package manager: `package-lock.json`/`npm-shrinkwrap.j
 `pnpm-lock.yaml` -> `pnpm install --frozen-lockfile` (a hoisted `node_modules`), a Yarn 1
 `yarn.lock` -> `yarn install --frozen-lockfile`, a Yarn 2+ `yarn.lock` -> `yarn workspaces focus
 --all --production` (a `node_modules` linker, from the npm registry); without a lock, `npm
-install` from `package.json`. Only `dependencies` are installed (`--omit=dev` / `--prod`): the test side (vitest
-or jest and whatever the tests use) comes from the problem's own `package.json`, so the tests and
-the framework running them are one copy, never the repository's. Install scripts never run.
-pnpm and yarn come from the npm registry (Yarn 2+ as `@yarnpkg/cli-dist`), at the version the
+install` from `package.json`. Only `dependencies` are installed (`--omit=dev` / `--prod`): the test
+side (vitest or jest and whatever the tests use) comes from the problem's own `package.json`, so the
+tests and the framework running them are one copy, never the repository's. Install scripts never
+run. pnpm and yarn come from the npm registry (Yarn 2+ as `@yarnpkg/cli-dist`), at the version the
 repository's `packageManager` field names (else a pinned default), cached like any toolchain.
 """
 
@@ -41,9 +41,10 @@ _YARN_BERRY = """
 const { execFileSync, spawnSync } = require("node:child_process");
 const [npm, yarn, ...args] = JSON.parse(process.argv[1]);
 const env = { ...process.env };
-env.YARN_NPM_REGISTRY_SERVER ||= execFileSync(npm[0], [...npm.slice(1), "config", "get", "registry"],
-  { encoding: "utf8", env }).trim();
-for (const [name, yarnName] of [["HTTP_PROXY", "YARN_HTTP_PROXY"], ["HTTPS_PROXY", "YARN_HTTPS_PROXY"]]) {
+env.YARN_NPM_REGISTRY_SERVER ||= execFileSync(npm[0],
+  [...npm.slice(1), "config", "get", "registry"], { encoding: "utf8", env }).trim();
+for (const [name, yarnName] of [["HTTP_PROXY", "YARN_HTTP_PROXY"],
+                                ["HTTPS_PROXY", "YARN_HTTPS_PROXY"]]) {
   const value = env[name] || env[name.toLowerCase()];
   if (value && !env[yarnName]) env[yarnName] = value;
 }

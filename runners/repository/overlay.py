@@ -90,7 +90,8 @@ def laid_files(problem: ProblemConfig, checkpoint: CheckpointConfig) -> list[str
 
 
 def _snapshot_of(path: str) -> str | None:
-    """The test file a snapshot file belongs to (`a/__snapshots__/x.test.ts.snap` -> `a/x.test.ts`)."""
+    """The test file a snapshot file belongs to (`a/__snapshots__/x.test.ts.snap` ->
+    `a/x.test.ts`)."""
     rel = PurePosixPath(path)
     if rel.suffix != ".snap" or rel.parent.name != "__snapshots__":
         return None
@@ -120,8 +121,8 @@ def check_overlay(problem: ProblemConfig) -> list[str]:
     if not root.is_dir():
         return [
             (
-                "directory `overlay/` is missing next to config.yaml (kind: repository: the files laid "
-                "over the submission, its tests among them)"
+                "directory `overlay/` is missing next to config.yaml (kind: repository: the files "
+                "laid over the submission, its tests among them)"
             )
         ]
     problems = [
@@ -133,7 +134,8 @@ def check_overlay(problem: ProblemConfig) -> list[str]:
     if (root / "node_modules").exists():
         problems.append(
             "overlay/node_modules: not allowed (the repository's node_modules holds its own "
-            "dependencies, installed from its lock; the test toolchain is the problem's package.json)"
+            "dependencies, installed from its lock; the test toolchain is the problem's "
+            "package.json)"
         )
     files = overlay_files(problem)
     for cp in problem.ordered_checkpoints():
@@ -216,7 +218,8 @@ def lay(problem: ProblemConfig, files: list[str], submission: Path, keep: Path) 
     shown = ", ".join(removed[:8]) + (f" and {len(removed) - 8} more" if len(removed) > 8 else "")
     return [
         (
-            f"the submission's own {problem.framework} configuration was not used (removed from the run's "
-            f"copy; the problem's overlay provides the tests and their configuration): {shown}"
+            f"the submission's own {problem.framework} configuration was not used (removed from "
+            "the run's copy; the problem's overlay provides the tests and their configuration): "
+            f"{shown}"
         )
     ]

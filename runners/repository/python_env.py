@@ -60,8 +60,8 @@ DEFAULT_BUILD_REQUIRES = ["setuptools>=40.8.0"]  # PEP 517's fallback for a proj
 BUILD_ENV = {"SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0", "PDM_BUILD_SCM_VERSION": "0.0.0"}
 # Appends this run's paths after the cached layers (an `import` line is the only code a .pth runs).
 _PATH_HOOK = (
-    f"import os, sys; sys.path.extend(p for p in os.environ.get({PATH_ENV!r}, '').split(os.pathsep) "
-    "if p and p not in sys.path)\n"
+    f"import os, sys; sys.path.extend(p for p in os.environ.get({PATH_ENV!r}, "
+    "'').split(os.pathsep) if p and p not in sys.path)\n"
 )
 
 

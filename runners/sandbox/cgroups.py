@@ -67,7 +67,8 @@ class RunCgroup:
 
     @classmethod
     def usable(cls) -> bool:
-        """Whether `create` can make a run's group with a memory limit (write access to the tree)."""
+        """Whether `create` can make a run's group with a memory limit (write access to the
+        tree)."""
         if (ROOT / "cgroup.controllers").is_file():
             parent = ROOT / PARENT
             return os.access(parent if parent.is_dir() else ROOT, os.W_OK)

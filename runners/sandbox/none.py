@@ -29,7 +29,9 @@ class NoSandbox(Sandbox):
     def limitations(self) -> dict[str, str]:
         host = "a host process, with the harness's user, files, processes and network"
         found = {
-            "files.read_only_mount": "no mounts: the command reads and writes host paths as the harness's user",
+            "files.read_only_mount": (
+                "no mounts: the command reads and writes host paths as the harness's user"
+            ),
             "files.read_only_root": host,
             "files.private_tmp": "the host's /tmp",
             "limits.memory": "per-process rlimits only (file size, open files): no memory limit",
@@ -38,7 +40,9 @@ class NoSandbox(Sandbox):
             "limits.cpu": "no CPU limit",
             "limits.tmp_size": "the host's /tmp",
             "network.off": "the host's network",
-            "network.allow_list": "no network namespace to hold the proxy (the agent step notes it)",
+            "network.allow_list": (
+                "no network namespace to hold the proxy (the agent step notes it)"
+            ),
             "visibility.harness_processes": host,
             "visibility.host_paths": host,
         }

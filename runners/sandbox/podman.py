@@ -41,7 +41,8 @@ class PodmanSandbox(DockerSandbox):
         import docker
 
         # podman names its own cgroup parents (libpod_parent, a slice): a run keeps the service's
-        # placement rather than docker's "/" (Engine.cgroup_parent), which podman was not tried with.
+        # placement rather than docker's "/" (Engine.cgroup_parent), which podman was not tried
+        # with.
         spec.pop("cgroup_parent", None)
         given = {u["Name"] for u in spec.get("ulimits", [])}
         wanted = {

@@ -65,7 +65,8 @@ class CappedBuffer:
 
 
 def apply_rlimits(limits: ResourceLimits) -> None:
-    """Per-process limits for the child (meant for `preexec_fn`): file size, open files, no cores."""
+    """Per-process limits for the child (meant for `preexec_fn`): file size, open files, no
+    cores."""
     if limits.file_size_mb:
         size = limits.file_size_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))

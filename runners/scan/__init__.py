@@ -11,13 +11,13 @@ and says what in it touches the grader, as flags on the result:
 
 Each flag points at something that can change a grade and says what it can do; what cannot
 (an exit pytest turns into an error, reading the call stack, a conftest the harness never loads)
-is not flagged. Flags warn, they do not change the grade. The scan is bounded (file count, bytes per file, bytes in
-all) and never executes or imports anything from the submission.
+is not flagged. Flags warn, they do not change the grade. The scan is bounded (file count, bytes per
+file, bytes in all) and never executes or imports anything from the submission.
 
 `core` walks the copy and holds the bounds; each language is a `LanguageScan` (`python`,
 `javascript`), listed once in `LANGUAGES` below; what is protected (report files, the key's
 variable, plugin modules) comes from the run's framework runner (`Runner.protected()`).
-"""
+"""  # noqa: E501, RUF100
 
 from __future__ import annotations
 

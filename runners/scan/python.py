@@ -192,7 +192,8 @@ class _PythonVisitor(ast.NodeVisitor):
         if node.name.startswith("pytest_") and not self.test_code and not self.conftest:
             self.add(
                 node,
-                f"{node.name}: a pytest hook; registered as a plugin, it rewrites what pytest reports",
+                f"{node.name}: a pytest hook; registered as a plugin, it rewrites what pytest "
+                "reports",
             )
         if node.name == "__eq__" and _returns_constant(node.body, True):
             self.add(node, "__eq__ always True: equal to any expected value")
@@ -286,7 +287,8 @@ class _PythonVisitor(ast.NodeVisitor):
         if node.attr == "f_locals" and not self.test_code and not self.conftest:
             self.add(
                 node,
-                "reads or rewrites a frame's variables (.f_locals): the test's expected values included",
+                "reads or rewrites a frame's variables (.f_locals): the test's expected values "
+                "included",
             )
         self.generic_visit(node)
 
@@ -325,10 +327,12 @@ class _PythonVisitor(ast.NodeVisitor):
             if name in ("__builtins__", "builtins.__dict__"):
                 self.add(node, f"replaces an entry of {name}: {REPLACED}")
             elif name == "sys.modules" and isinstance(key, str):
-                # A module wrapping its own entry (`sys.modules[__name__] = ...`) changes nothing of the tests'.
+                # A module wrapping its own entry (`sys.modules[__name__] = ...`) changes nothing of
+                # the tests'.
                 self.add(
                     node,
-                    f"replaces the module {key!r} in sys.modules: every later import of it gets another object",
+                    f"replaces the module {key!r} in sys.modules: every later import of it gets "
+                    "another object",
                 )
             elif _frame_attribute(target.value) == "f_globals":
                 self.add(

@@ -55,9 +55,9 @@ class DockerToolchains(ToolchainHost):
             version = self.node_version(NODE_IN_IMAGE)
             raise UserInputError(
                 f"--node {requested}: the docker sandbox runs Node {version or 'unknown'} (image "
-                f"{self.sandbox.node_image}), not {parse_requirement(requested)}; use --sandbox bubblewrap "
-                f"with a Node of this machine, or build the node image on another Node "
-                f"(`runners image build --kind node --base-image node:X-slim`)"
+                f"{self.sandbox.node_image}), not {parse_requirement(requested)}; use --sandbox "
+                "bubblewrap with a Node of this machine, or build the node image on another Node "
+                "(`runners image build --kind node --base-image node:X-slim`)"
             )
         return NODE_IN_IMAGE
 
@@ -128,9 +128,9 @@ class DockerToolchains(ToolchainHost):
             return self, self._python_in(self.sandbox.python_image)
         found = ", ".join(f"{tag} has {self._info_or_none(tag) or 'no python3'}" for tag in tried)
         raise UserInputError(
-            f"{request.source}: no Docker image has a Python matching {request.specifier} ({found}); "
-            f"build one with `python -m runners image build --kind python --python X.Y` "
-            f"(tagged {repository}:X.Y)"
+            f"{request.source}: no Docker image has a Python matching {request.specifier} "
+            f"({found}); build one with `python -m runners image build --kind python --python "
+            f"X.Y` (tagged {repository}:X.Y)"
         )
 
     def check_python_of(self, image: str | None, why: str) -> None:
@@ -139,9 +139,10 @@ class DockerToolchains(ToolchainHost):
         mine, theirs = self._info(self.sandbox.python_image), self._info(image)
         if (mine.python, mine.python_version) != (theirs.python, theirs.python_version):
             raise UserInputError(
-                f"{why} picks {self.sandbox.python_image} (Python {mine.python_version}), but this problem runs "
-                f"in {image}, which has Python {theirs.python_version or 'none'} (it is built on the default python "
-                "image): run it without that Python choice, or with --sandbox bubblewrap"
+                f"{why} picks {self.sandbox.python_image} (Python {mine.python_version}), but "
+                f"this problem runs in {image}, which has Python "
+                f"{theirs.python_version or 'none'} (it is built on the default python image): "
+                "run it without that Python choice, or with --sandbox bubblewrap"
             )
 
     def python_version(self, python: str) -> str | None:

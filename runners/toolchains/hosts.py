@@ -3,10 +3,10 @@
 A sandbox only runs commands; what toolchains need from it — the interpreter and its identity
 (a cache key), uv, node and npm, the cache directory, the image of a kind, read-only mounts of an
 interpreter's prefix — is asked of the `ToolchainHost` its backend's class names
-(`Sandbox.toolchains`, inherited by a subclass): `toolchain_host(sandbox)`. The default serves backends that run this machine's own programs in
-place (`none`); bubblewrap adds mounts; docker (`docker_host.py`) answers from its images.
-One host per sandbox instance, so what it learns (docker: the cache dir) lasts as long as the
-sandbox.
+(`Sandbox.toolchains`, inherited by a subclass): `toolchain_host(sandbox)`. The default serves
+backends that run this machine's own programs in place (`none`); bubblewrap adds mounts; docker
+(`docker_host.py`) answers from its images. One host per sandbox instance, so what it learns
+(docker: the cache dir) lasts as long as the sandbox.
 """
 
 from __future__ import annotations
@@ -115,7 +115,8 @@ class ToolchainHost:
 
     def check_python_of(self, image: str | None, why: str) -> None:
         """UserInputError unless `image` (an image derived from the python one, e.g. for browser
-        cases) has the interpreter the run's Python toolchains were built from. `why`: who chose it."""
+        cases) has the interpreter the run's Python toolchains were built from. `why`: who chose
+        it."""
 
     def cache_root(self, host_cache: Path, kind: str = "python") -> tuple[Path, str]:
         """Where prepared toolchains of `kind` live: (host path, path inside the sandbox)."""

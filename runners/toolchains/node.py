@@ -172,7 +172,8 @@ def _check_package_file(path: Path, text: str) -> None:
 
 def _check_in_sync(folder: Path, contents: dict[str, str]) -> None:
     """The lock records what package.json asked for when it was made (`packages[""]`, lockfile v2+):
-    one that differs is out of date, which `npm ci` refuses (and the fallback would resolve anew)."""
+    one that differs is out of date, which `npm ci` refuses (and the fallback would resolve
+    anew)."""
     package, lock = json.loads(contents["package.json"]), json.loads(contents["package-lock.json"])
     root = lock.get("packages", {}).get("") if isinstance(lock.get("packages"), dict) else None
     if not isinstance(root, dict):
@@ -185,9 +186,9 @@ def _check_in_sync(folder: Path, contents: dict[str, str]) -> None:
             if wanted.get(name) != locked.get(name):
                 raise ConfigError(
                     folder / "package-lock.json",
-                    f"out of date: package.json field `{field}.{name}` is {_spec(wanted.get(name))}, "
-                    f"the lock has {_spec(locked.get(name))}; run `npm install --package-lock-only` "
-                    "next to config.yaml",
+                    f"out of date: package.json field `{field}.{name}` is "
+                    f"{_spec(wanted.get(name))}, the lock has {_spec(locked.get(name))}; run `npm "
+                    "install --package-lock-only` next to config.yaml",
                 )
 
 

@@ -76,7 +76,8 @@ class PythonToolchains:
 
     @cached_property
     def tools(self) -> SubmissionTools:
-        """The programs beside Python a submission finds on PATH (SCBench's image's: uv, node, ...)."""
+        """The programs beside Python a submission finds on PATH (SCBench's image's: uv, node,
+        ...)."""
         return self.host.submission_tools(self.cache_dir)
 
     def mounts(self) -> list[Mount]:

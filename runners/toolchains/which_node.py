@@ -166,6 +166,7 @@ def find_host_node(requested: str | None) -> str:
             return node
         tried.append(f"{node} v{version}" if version else f"{node} (does not run)")
     raise UserInputError(
-        f"--node {requested}: no Node matching {parse_requirement(requested)} here (found: {', '.join(tried) or 'none'});"
-        " install it (e.g. `nvm install 22`, or `npm install node@22` in the project) or give its path"
+        f"--node {requested}: no Node matching {parse_requirement(requested)} here (found: "
+        f"{', '.join(tried) or 'none'}); install it (e.g. `nvm install 22`, or `npm install "
+        "node@22` in the project) or give its path"
     )

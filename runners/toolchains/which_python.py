@@ -33,7 +33,10 @@ if TYPE_CHECKING:
 
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
 _OPERATORS = ("==", "!=", "<=", ">=", "<", ">", "~=")
-_EXPECTED = "expected a Python version (e.g. 3.12), a version range (e.g. >=3.12) or a path to an interpreter"
+_EXPECTED = (
+    "expected a Python version (e.g. 3.12), a version range (e.g. >=3.12) or a path to an "
+    "interpreter"
+)
 
 
 def parse_requirement(text: str) -> SpecifierSet:
@@ -67,7 +70,8 @@ class PythonRequest:
     preferred: bool = (
         False  # a preference, not a requirement: the harness's default when nothing matches
     )
-    # docker: whether a preference may pick another image (`runners-python:X.Y`) than the configured one
+    # docker: whether a preference may pick another image (`runners-python:X.Y`) than the configured
+    # one
     picks_image: bool = True
 
     @property
@@ -229,7 +233,8 @@ def _uv_candidates() -> list[str]:
 
 
 def host_interpreters() -> list[tuple[str, str]]:
-    """(path, version) of every interpreter found here, the harness's own first; one per real file."""
+    """(path, version) of every interpreter found here, the harness's own first; one per real
+    file."""
     seen: set[str] = set()
     found: list[tuple[str, str]] = []
     for exe in [_own(), *_path_candidates(), *_pyenv_candidates(), *_uv_candidates()]:
@@ -243,7 +248,8 @@ def host_interpreters() -> list[tuple[str, str]]:
 
 
 def find_host_python(request: PythonRequest | None) -> str:
-    """The host interpreter for `request` (None: the harness's own). UserInputError when none fits."""
+    """The host interpreter for `request` (None: the harness's own). UserInputError when none
+    fits."""
     if request is None:
         return _own()
     if request.is_path:

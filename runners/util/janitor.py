@@ -5,17 +5,17 @@ A harness that is killed (`kill -9`, a crashed worker, a Ray task force-cancelle
 stay until the next harness start swept them. So the first time a harness process makes something
 that must not outlive it, it starts a *janitor*: a small process in a session of its own (no
 terminal signal reaches it, and no longer its child: a process that kills the harness's direct
-children with it does not reach it), reading a pipe whose write end only the harness holds. The harness
-writes a line for each thing it makes (`+kind value`) and each it removes (`-kind value`); when
-the pipe closes, because the harness ended in any way at all, the janitor removes what is left
+children with it does not reach it), reading a pipe whose write end only the harness holds. The
+harness writes a line for each thing it makes (`+kind value`) and each it removes (`-kind value`);
+when the pipe closes, because the harness ended in any way at all, the janitor removes what is left
 and exits: containers first (they run the submission), then cgroups (their processes are
 killed), then workspaces. After a normal end nothing is left and it exits at once.
 
 Kinds: `container` (a container id, then its engine's URL when not the default), `cgroup` (a
-run's cgroup directory), `workspace` (a directory removed with its content). `RUNNERS_NO_JANITOR=1` starts none (the tests use it to show
-what a killed harness leaves without one). The janitor is one per harness process (a forked child
-starts its own); the sweeps at the next start (`sweep_orphans`, `sweep_stale`) stay as the
-backstop for a janitor that was killed too.
+run's cgroup directory), `workspace` (a directory removed with its content). `RUNNERS_NO_JANITOR=1`
+starts none (the tests use it to show what a killed harness leaves without one). The janitor is one
+per harness process (a forked child starts its own); the sweeps at the next start (`sweep_orphans`,
+`sweep_stale`) stay as the backstop for a janitor that was killed too.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The janitor process (`python -m runners.util.janitor_process`, started by `runners.util.janitor`): it
-reads what its harness made and removed, and when the harness is gone removes what is left."""
+"""The janitor process (`python -m runners.util.janitor_process`, started by
+`runners.util.janitor`): it reads what its harness made and removed, and when the harness is gone
+removes what is left."""
 
 from __future__ import annotations
 

@@ -37,7 +37,8 @@ class Preset:
     extra_keys: tuple[str, ...] = ()  # other key variables a dry run fills (LiteLLM picks by model)
 
     def argv(self, model: str | None) -> list[str]:
-        """The headless command (a template: runners.agents.command), `--model` included when given."""
+        """The headless command (a template: runners.agents.command), `--model` included when
+        given."""
         raise NotImplementedError
 
     def key_for(self, model: str | None) -> str:
@@ -64,7 +65,8 @@ class Preset:
     def report(
         self, stdout: str, stderr: str, transcripts: dict[str, str], model: str | None
     ) -> AgentReport:
-        """`parse`, with the cost estimated from the price table when the CLI gave tokens but none."""
+        """`parse`, with the cost estimated from the price table when the CLI gave tokens but
+        none."""
         report = self.parse(stdout, stderr, transcripts)
         if report.cost_usd is None and model:
             estimated = estimate_cost(model, report)

@@ -15,7 +15,8 @@ OTHER_KEYS = ("ANTHROPIC_API_KEY", "GEMINI_API_KEY")
 
 
 def key_for(model: str | None, default: str = "OPENAI_API_KEY") -> str:
-    """The variable LiteLLM reads the key of `model` from (`anthropic/...`, `claude-...`: Anthropic's)."""
+    """The variable LiteLLM reads the key of `model` from (`anthropic/...`, `claude-...`:
+    Anthropic's)."""
     if not model:
         return default
     provider = model.split("/", 1)[0] if "/" in model else model.split("-", 1)[0]

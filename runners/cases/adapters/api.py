@@ -3,8 +3,8 @@
 A dict or list body is sent as JSON (with a JSON Content-Type unless the case gives one), bytes
 as they are, anything else as text. The response's status, headers (names lower-cased) and
 body come back: the body parsed as JSON when `response_is_json` (text when it is not JSON),
-else text; a body that is not UTF-8 comes back as `{content_b64, encoding, size, content_type}`, and an
-archive (zip, tar) also with `is_archive` and its download `filename`, its members in `files`.
+else text; a body that is not UTF-8 comes back as `{content_b64, encoding, size, content_type}`, and
+an archive (zip, tar) also with `is_archive` and its download `filename`, its members in `files`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,10 @@ class APIAdapter(ServerAdapter):
         if not self.last_error:
             return None
         died_now = f"during case {case.id!r}" in self.exit_note
-        return f"the request got no answer: {self.last_error}{self.output_tail(600) if died_now else ''}"
+        return (
+            "the request got no answer: "
+            f"{self.last_error}{self.output_tail(600) if died_now else ''}"
+        )
 
     def run_case(self, case: BaseCase) -> APIResult:
         assert isinstance(case, APICase)

@@ -39,7 +39,10 @@ class BrowserAdapter(ServerAdapter):
             return self
         binary = find_chromium(self.settings.browser)
         if binary is None:
-            self.failure = "no Chromium in the sandbox (Debian: apt-get install chromium; docker: the runners-browser image)"
+            self.failure = (
+                "no Chromium in the sandbox (Debian: apt-get install chromium; docker: the "
+                "runners-browser image)"
+            )
             return self
         try:
             view = self.config.viewport
@@ -216,7 +219,8 @@ class BrowserAdapter(ServerAdapter):
             page.evaluate(focus_js(options.selector, clear=True))
             page.send("Input.insertText", {"text": options.value})
             page.evaluate(
-                "document.activeElement && document.activeElement.dispatchEvent(new Event('change', {bubbles: true}))"
+                "document.activeElement && document.activeElement.dispatchEvent(new "
+                "Event('change', {bubbles: true}))"
             )
         elif action == "press":
             if options.selector:

@@ -162,14 +162,18 @@ def state_js(selector: str) -> str:
 
 def read_js(action: str, selector: str, name: str | None = None) -> str:
     fn = _READ_JS[action] % {"name": json.dumps(name)}
-    return f"(() => {{ const e = document.querySelector({json.dumps(selector)}); return e ? ({fn})(e) : null; }})()"
+    return (
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); return e ? "
+        f"({fn})(e) : null; }})()"
+    )
 
 
 def center_js(selector: str) -> str:
     return (
-        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null; "
-        "e.scrollIntoView({block: 'center', inline: 'center'}); const r = e.getBoundingClientRect(); "
-        "return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()"
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return "
+        "null; e.scrollIntoView({block: 'center', inline: 'center'}); const r = "
+        "e.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; "
+        "})()"
     )
 
 
@@ -180,8 +184,8 @@ def focus_js(selector: str, clear: bool) -> str:
         else ""
     )
     return (
-        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return false; "
-        f"e.focus(); {reset} return true; }})()"
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return "
+        f"false; e.focus(); {reset} return true; }})()"
     )
 
 

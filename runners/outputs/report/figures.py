@@ -145,8 +145,8 @@ def _panels(
                             "arrayminus": lows,
                             "visible": repeats,
                         },
-                        hovertemplate=f"%{{fullData.name}}<br>checkpoint %{{x}}<br>%{{y{':.0%' if percent else ':,.1f'}}}"
-                        "<extra></extra>",
+                        hovertemplate="%{fullData.name}<br>checkpoint "
+                        f"%{{x}}<br>%{{y{':.0%' if percent else ':,.1f'}}}<extra></extra>",
                     ),
                     row=1,
                     col=panel,

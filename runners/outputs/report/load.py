@@ -269,7 +269,8 @@ def from_promptfoo_store(eval_id: str, project: Path) -> ReportData:
         )
     with tempfile.TemporaryDirectory(prefix="runners-report-") as tmp:
         target = Path(tmp) / "eval.json"
-        # As npx runs it: the project's node_modules/.bin first (its Node 22, which promptfoo needs).
+        # As npx runs it: the project's node_modules/.bin first (its Node 22, which promptfoo
+        # needs).
         env = {
             **os.environ,
             "PATH": f"{promptfoo.parent}{os.pathsep}{os.environ.get('PATH', '')}",

@@ -28,7 +28,8 @@ import signal, subprocess
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 token = sys.argv[1]
 sleep = [sys.executable, "-c",
-         "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)", token]
+         "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)",
+         token]
 quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 subprocess.Popen([*sleep, "daemon"], start_new_session=True, **quiet)
 subprocess.Popen([*sleep, "child"], **quiet)
@@ -144,7 +145,8 @@ def harness_killed(subject: Subject) -> None:
             said = harness.stderr.read() if harness.stderr else b""
             expect(
                 False,
-                f"the second harness ended before its run started: {said.decode(errors='replace')[-800:]}",
+                "the second harness ended before its run started: "
+                f"{said.decode(errors='replace')[-800:]}",
             )
         os.kill(harness.pid, signal.SIGKILL)
         harness.wait()

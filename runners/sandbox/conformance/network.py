@@ -120,7 +120,8 @@ proxy_host, proxy_port = os.environ["RUNNERS_PROXY"].rsplit("/", 1)[1].split(":"
 
 def through_proxy(port):
     with socket.create_connection((proxy_host, int(proxy_port)), timeout=10) as sock:
-        sock.sendall(f"CONNECT 127.0.0.1:{port} HTTP/1.1\\r\\nHost: 127.0.0.1:{port}\\r\\n\\r\\n".encode())
+        sock.sendall((f"CONNECT 127.0.0.1:{port} HTTP/1.1\\r\\n"
+                      f"Host: 127.0.0.1:{port}\\r\\n\\r\\n").encode())
         data = b""
         while b"\\r\\n\\r\\n" not in data:
             chunk = sock.recv(4096)

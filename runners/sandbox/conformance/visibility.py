@@ -80,7 +80,8 @@ def host_paths(subject: Subject) -> None:
 
 def privileges(subject: Subject) -> None:
     ran = subject.run("""
-        status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+        status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines()
+                      if ":" in line)
         report(uid=os.geteuid(), caps=status["CapEff"].strip(), bounding=status["CapBnd"].strip())
     """)
     expect(ran.facts.get("uid") not in (None, 0), "the command runs as root", ran)

@@ -80,7 +80,8 @@ class DockerSandbox(Sandbox):
         return cls._engine(cls.engine_url).probe(default_image("python"))
 
     def adjust_spec(self, spec: dict[str, Any]) -> None:
-        """A last word on a container's arguments (`spec.container_spec`), for an engine's quirks."""
+        """A last word on a container's arguments (`spec.container_spec`), for an engine's
+        quirks."""
 
     def memory_bounded(self) -> bool:
         return True  # every container gets a memory limit; bind-mounted tmpfs pages count in it
@@ -198,7 +199,8 @@ class DockerSandbox(Sandbox):
             raise
 
     def sweep_orphans(self) -> int:
-        """Remove containers labelled `runners.managed` whose owning process on this host is gone."""
+        """Remove containers labelled `runners.managed` whose owning process on this host is
+        gone."""
         return sweep_orphans(self.engine)
 
     def missing_image(self, image: str) -> str | None:
@@ -213,7 +215,9 @@ class DockerSandbox(Sandbox):
     def limitations(self) -> dict[str, str]:
         if os.geteuid() != 0:
             return {
-                "network.allow_list": "the egress proxy is opened in the container's namespace as root"
+                "network.allow_list": (
+                    "the egress proxy is opened in the container's namespace as root"
+                )
             }
         return {}
 

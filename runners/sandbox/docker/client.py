@@ -99,7 +99,10 @@ class Engine:
         except docker.errors.DockerException as exc:
             return f"the container engine{self._where()} does not answer ({exc}); {self.hint}"
         except Exception as exc:  # noqa: BLE001 - requests errors and the like
-            return f"the container engine{self._where()} does not answer ({type(exc).__name__}: {exc}); {self.hint}"
+            return (
+                f"the container engine{self._where()} does not answer ({type(exc).__name__}: "
+                f"{exc}); {self.hint}"
+            )
         return None
 
     def image_id(self, image: str) -> str:

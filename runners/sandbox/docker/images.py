@@ -30,10 +30,9 @@ _image_info: dict[str, ImageInfo] = {}
 _image_info_lock = threading.Lock()
 
 _PROBE_SCRIPT = (
-    "import json, os, platform, shutil, sys\n"
-    "py = shutil.which('python3') or sys.executable\n"
-    "print(json.dumps({'python': py, 'version': sys.version.split()[0], 'machine': platform.machine(),"
-    " 'uv': shutil.which('uv')}))\n"
+    "import json, os, platform, shutil, sys\npy = shutil.which('python3') or "
+    "sys.executable\nprint(json.dumps({'python': py, 'version': sys.version.split()[0], "
+    "'machine': platform.machine(), 'uv': shutil.which('uv')}))\n"
 )
 
 

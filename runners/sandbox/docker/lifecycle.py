@@ -167,7 +167,8 @@ def grant_to_sandbox_user(root: Path) -> None:
 
 
 def _no_socket_timeout(sock: Any) -> None:
-    """The attach socket inherits the client's read timeout; a quiet test must not end the stream."""
+    """The attach socket inherits the client's read timeout; a quiet test must not end the
+    stream."""
     for candidate in (sock, getattr(sock, "_sock", None)):
         if candidate is not None and hasattr(candidate, "settimeout"):
             try:

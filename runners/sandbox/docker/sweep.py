@@ -40,7 +40,8 @@ def sweep_orphans(engine: Engine) -> int:
 
 
 def sweep_once(engine: Engine) -> None:
-    """The first run of this process on an engine sweeps it; later ones do not pay for the listing."""
+    """The first run of this process on an engine sweeps it; later ones do not pay for the
+    listing."""
     if engine.url in _swept:
         return
     with _sweep_lock:
