@@ -52,7 +52,7 @@ def _record(
     )
 
 
-# ---- the rules, on the frameworks' own words -------------------------------------------------------
+# ---- the rules, on the frameworks' own words -----------------------------------------------------
 
 PYTEST_CONFTEST = """ImportError while loading conftest '/harness/tests/conftest.py'.
 ../harness/tests/conftest.py:19: in <module>
@@ -172,7 +172,7 @@ def test_a_failing_hook_is_never_the_problems():
     assert problem_faults([record], SUITE) == []
 
 
-# ---- real runs --------------------------------------------------------------------------------------
+# ---- real runs -----------------------------------------------------------------------------------
 
 CLI_TEST = """
 import subprocess

@@ -251,7 +251,7 @@ def test_no_process_the_submission_can_read_shows_the_harness_s_environment(tmp_
     assert case_result.passed, case_result.failure_message
 
 
-# ---- the pieces --------------------------------------------------------------------------------------
+# ---- the pieces ----------------------------------------------------------------------------------
 
 
 def test_a_restore_removes_what_was_added_even_behind_a_directory_made_unreadable():

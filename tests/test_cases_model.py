@@ -285,7 +285,7 @@ def test_a_regression_from_a_later_checkpoint_is_refused():
         GroupConfig(type="Core", original_checkpoint="c", original_group="g")
 
 
-# ---- scoring -----------------------------------------------------------------------------------------
+# ---- scoring -------------------------------------------------------------------------------------
 
 
 def _result(**fields):
@@ -319,7 +319,7 @@ def test_builtin_verifier_compares_what_a_scripted_loader_set():
     }
 
 
-# ---- the submission's processes ---------------------------------------------------------------------
+# ---- the submission's processes ------------------------------------------------------------------
 
 
 def test_run_feeds_stdin_caps_output_and_times_out(tmp_path):
@@ -391,7 +391,7 @@ def test_snapshot_restores_the_workspace_in_place(tmp_path):
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.py", "link", "src"]
 
 
-# ---- the case program's library --------------------------------------------------------------------
+# ---- the case program's library ------------------------------------------------------------------
 
 
 def test_the_case_program_imports_only_its_library():
@@ -426,7 +426,7 @@ def test_the_case_program_imports_only_its_library():
                     )
 
 
-# ---- how a failing case reads ------------------------------------------------------------------------
+# ---- how a failing case reads --------------------------------------------------------------------
 
 
 def _case_result():

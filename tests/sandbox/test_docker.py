@@ -74,7 +74,7 @@ def lines_with(result: SandboxResult, prefix: str) -> list[str]:
     return [line for line in result.stdout.splitlines() if line.startswith(prefix)]
 
 
-# ---- basics ---------------------------------------------------------------------------------------
+# ---- basics --------------------------------------------------------------------------------------
 
 
 def test_exit_code_streams_and_profile(docker_sandbox, make_request):
@@ -108,7 +108,7 @@ def test_missing_command_is_a_failed_run_not_a_crash(docker_sandbox, make_reques
     assert "/no/such/binary" in result.stderr
 
 
-# ---- isolation ------------------------------------------------------------------------------------
+# ---- isolation -----------------------------------------------------------------------------------
 
 
 def test_no_network_but_loopback_works(docker_sandbox, make_request, tmp_path):
@@ -226,7 +226,7 @@ def test_harness_secrets_are_not_visible(docker_sandbox, make_request, tmp_path,
     assert canary not in prepared.stdout
 
 
-# ---- limits ---------------------------------------------------------------------------------------
+# ---- limits --------------------------------------------------------------------------------------
 
 
 def test_memory_hog_is_stopped_at_the_limit(docker_sandbox, make_request, tmp_path):
@@ -355,7 +355,7 @@ def test_a_container_is_its_own_cpu_entity_not_one_of_docker_s_group(docker_sand
     assert not path.startswith("/docker/") and path.count("/") == 1, cpu
 
 
-# ---- lifecycle ------------------------------------------------------------------------------------
+# ---- lifecycle -----------------------------------------------------------------------------------
 
 
 def test_daemons_do_not_outlive_the_run(docker_sandbox, make_request):
