@@ -190,8 +190,10 @@ def test_the_builtin_loader_reads_group_folders_group_files_and_case_order(tmp_p
         {
             "checkpoint_1/core/b.yaml": "case: {args: [b]}\nexpected: {output: b}\n",
             "checkpoint_1/core/a.json": '{"case": {"args": ["a"]}, "expected": {"output": "a"}}',
-            "checkpoint_1/errors.yaml": "cases:\n  x: {case: {args: [x]}, expected: {status_code: 2}}\n"
-            "  y: {case: {args: [y]}, expected: {status_code: 2}}\n",
+            "checkpoint_1/errors.yaml": (
+                "cases:\n  x: {case: {args: [x]}, expected: {status_code: 2}}\n"
+                "  y: {case: {args: [y]}, expected: {status_code: 2}}\n"
+            ),
         },
     )
     loader = CaseFileLoader(problem=problem, checkpoint=problem.checkpoints["checkpoint_1"])
@@ -355,10 +357,13 @@ def test_nothing_a_case_started_outlives_it(tmp_path):
         import os, sys
         from runners.cases.procs import descendants, harden, run
         harden()
-        daemon = ("import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n    if os.fork() == 0:\\n"
-                  "        open('daemon.pid', 'w').write(str(os.getpid()))\\n        time.sleep(600)\\n"
+        daemon = ("import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n"
+                  "    if os.fork() == 0:\\n"
+                  "        open('daemon.pid', 'w').write(str(os.getpid()))\\n"
+                  "        time.sleep(600)\\n"
                   "    os._exit(0)\\ntime.sleep(0.5)\\nprint('done')")
-        done = run([sys.executable, "-c", daemon], cwd=".", env={"PATH": os.environ["PATH"]}, stdin=None, timeout=60)
+        done = run([sys.executable, "-c", daemon], cwd=".", env={"PATH": os.environ["PATH"]},
+                   stdin=None, timeout=60)
         pid = int(open("daemon.pid").read())
         print(done.stdout, done.timed_out, descendants(), os.path.exists(f"/proc/{pid}"))
     """)

@@ -326,7 +326,8 @@ def test_file_size_and_tmp_size_limits(docker_sandbox, make_request, tmp_path):
             except OSError as exc:
                 return errno.errorcode.get(exc.errno, str(exc.errno))
         print("big-file:", write("/workspace/big", 5))
-        print("tmp-fill:", write("/tmp/a", 1), write("/tmp/b", 1), *(write(f"/tmp/f{i}", 1) for i in range(12)))
+        print("tmp-fill:", write("/tmp/a", 1), write("/tmp/b", 1),
+              *(write(f"/tmp/f{i}", 1) for i in range(12)))
     """,
         limits=limits,
     )
@@ -365,7 +366,10 @@ def test_daemons_do_not_outlive_the_run(docker_sandbox, make_request):
             [
                 "sh",
                 "-c",
-                "setsid sleep 1000 >/dev/null 2>&1 & nohup sleep 1000 >/dev/null 2>&1 & echo started",
+                (
+                    "setsid sleep 1000 >/dev/null 2>&1 & nohup sleep 1000 >/dev/null 2>&1 "
+                    "& echo started"
+                ),
             ],
             timeout=30,
         )
@@ -501,7 +505,9 @@ E2E_TESTS = {
 
 
         def run(entrypoint_argv, *args):
-            return subprocess.run([*entrypoint_argv, *args], capture_output=True, text=True, timeout=20)
+            return subprocess.run(
+                [*entrypoint_argv, *args], capture_output=True, text=True, timeout=20
+            )
 
 
         def test_add(entrypoint_argv):

@@ -33,7 +33,9 @@ def version_test(expected: str) -> dict[str, str]:
         "test_checkpoint_1.py": f"""
         import subprocess, sys
         def test_submission_runs_on_{expected.replace(".", "_")}(entrypoint_argv):
-            out = subprocess.run(entrypoint_argv, capture_output=True, text=True, check=True).stdout.strip()
+            out = subprocess.run(
+                entrypoint_argv, capture_output=True, text=True, check=True
+            ).stdout.strip()
             assert out == "%d.%d" % sys.version_info[:2]   # the tests run on the same Python
             assert out == "{expected}"
     """
