@@ -1,4 +1,5 @@
-"""`python -m bench --smoke` runs every measurement once on tiny inputs, so the benchmark cannot rot.
+"""`python -m bench --smoke` runs every measurement once on tiny inputs, so the benchmark cannot
+rot.
 
 It needs what the real benchmark needs (bubblewrap, Docker, promptfoo, uv and the package index
 for SCBench's `uvx`); a measurement whose tools are missing is reported as skipped by the bench

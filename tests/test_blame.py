@@ -52,7 +52,7 @@ def _record(
     )
 
 
-# ---- the rules, on the frameworks' own words -------------------------------------------------------
+# ---- the rules, on the frameworks' own words -----------------------------------------------------
 
 PYTEST_CONFTEST = """ImportError while loading conftest '/harness/tests/conftest.py'.
 ../harness/tests/conftest.py:19: in <module>
@@ -66,7 +66,7 @@ JEST_MISSING_HELPER = """  ● Test suite failed to run
 
       at Resolver._throwModNotFoundError (../root/.cache/runners/bwrap/nodemods-f9/node_modules/jest-resolve/build/index.js:1031:11)
       at Object.require (tests/checkpoint_1.test.js:1:15)
-"""
+"""  # noqa: E501, RUF100
 
 JEST_SUBMISSION_THROWS = """  ● Test suite failed to run
 
@@ -80,7 +80,7 @@ VITEST_SYNTAX = """Error: Failed to parse source for import analysis because the
 File: /harness/tests/checkpoint_1.test.js:1
 Error: Failed to parse source for import analysis because the content contains invalid JS syntax.
     at TransformPluginContext._formatLog (file:///root/.cache/runners/bwrap/nodemods-cf/node_modules/vite/dist/node/chunks/node.js:8865:39)
-"""
+"""  # noqa: E501, RUF100
 
 
 def test_the_frameworks_words_are_read_as_facts():
@@ -117,7 +117,8 @@ def test_the_frameworks_words_are_read_as_facts():
         # The problem's path is written as the user finds it in the problem directory.
         (
             (
-                "tests/checkpoint_1.test.js failed to load: ENOENT: no such file or directory, open "
+                "tests/checkpoint_1.test.js failed to load: ENOENT: no such file or directory, "
+                "open "
                 "'/harness/tests/data/cases.json'"
             ),
             SUITE,
@@ -125,7 +126,10 @@ def test_the_frameworks_words_are_read_as_facts():
         ),
         (JEST_SUBMISSION_THROWS, SUITE, None),  # a frame in the submission
         (
-            "SyntaxError: /workspace/calc.js: Unexpected token (1:16)\n at Object.require (tests/a.test.js:1:11)",
+            (
+                "SyntaxError: /workspace/calc.js: Unexpected token (1:16)\n"
+                " at Object.require (tests/a.test.js:1:11)"
+            ),
             SUITE,
             None,
         ),
@@ -135,7 +139,8 @@ def test_the_frameworks_words_are_read_as_facts():
             None,
         ),  # it ran the submission
         ("collection error: something went wrong", SUITE, None),  # no evidence: the grade stands
-        # A repository: a bare module is the repository's dependency; its laid test file is the problem's.
+        # A repository: a bare module is the repository's dependency; its laid test file is the
+        # problem's.
         ("Cannot find module 'lodash' from 'tests/test_calc.py'", REPO, None),
         (
             'E     File "/workspace/tests/test_calc.py", line 16\nE   SyntaxError: invalid syntax',
@@ -172,14 +177,16 @@ def test_a_failing_hook_is_never_the_problems():
     assert problem_faults([record], SUITE) == []
 
 
-# ---- real runs --------------------------------------------------------------------------------------
+# ---- real runs -----------------------------------------------------------------------------------
 
 CLI_TEST = """
 import subprocess
 
 
 def test_echo(entrypoint_argv):
-    assert subprocess.run([*entrypoint_argv, "hi"], capture_output=True, text=True).stdout == "hi\\n"
+    assert subprocess.run(
+        [*entrypoint_argv, "hi"], capture_output=True, text=True
+    ).stdout == "hi\\n"
 """
 LIBRARY_TEST = """
 import os
@@ -217,19 +224,28 @@ def backend(request) -> str:
         ),
         (
             {
-                "test_checkpoint_2.py": "import hypothesis_not_installed\n\ndef test_two():\n    pass\n"
-            },
-            SCBENCH_CONFTEST,
-            "tests/test_checkpoint_2.py, line 1: ModuleNotFoundError: No module named 'hypothesis_not_installed'",
-        ),
-        (
-            {
-                "test_checkpoint_2.py": "import json, pathlib\nCASES = json.loads((pathlib.Path(__file__).parent / 'data' / "
-                "'cases.json').read_text())\n\ndef test_two():\n    pass\n"
+                "test_checkpoint_2.py": (
+                    "import hypothesis_not_installed\n\ndef test_two():\n    pass\n"
+                )
             },
             SCBENCH_CONFTEST,
             (
-                "tests/test_checkpoint_2.py, line 2: FileNotFoundError: [Errno 2] No such file or directory: "
+                "tests/test_checkpoint_2.py, line 1: ModuleNotFoundError: "
+                "No module named 'hypothesis_not_installed'"
+            ),
+        ),
+        (
+            {
+                "test_checkpoint_2.py": (
+                    "import json, pathlib\n"
+                    "CASES = json.loads((pathlib.Path(__file__).parent / 'data' / "
+                    "'cases.json').read_text())\n\ndef test_two():\n    pass\n"
+                )
+            },
+            SCBENCH_CONFTEST,
+            (
+                "tests/test_checkpoint_2.py, line 2: FileNotFoundError: [Errno 2] "
+                "No such file or directory: "
                 "'tests/data/cases.json'"
             ),
         ),
@@ -253,7 +269,8 @@ def test_a_broken_problem_is_a_problem_error_naming_its_file_and_line(
     assert result.status == "problem_error", result.summary
     assert result.problem_error and not result.infrastructure_failure
     assert where in result.problem_error_reason
-    # No grade: no test counts, no policy is met, and checkpoint 1's tests are no Regression failures.
+    # No grade: no test counts, no policy is met, and checkpoint 1's tests are no Regression
+    # failures.
     assert result.tests == [] and result.total_counts == {}
     assert not any(PassPolicy(p).check(result) for p in ("all-cases", "any-case", "core-cases"))
     assert result.summary.startswith("PROBLEM ERROR: ")
@@ -425,7 +442,9 @@ def test_a_repository_problems_laid_test_file_is_the_problems_and_its_module_the
             checkpoints:
               checkpoint_1: {version: 1, tests: [tests/test_calc.py]}
         """,
-            "overlay/tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+            "overlay/tests/test_calc.py": (
+                "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+            ),
         },
     )
     good = make_submission(tmp_path, {"calc.py": "def add(a, b):\n    return a + b\n"}, "good")

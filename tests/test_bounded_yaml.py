@@ -1,6 +1,7 @@
 """Reading any YAML the harness reads is bounded: an alias bomb (a few lines whose aliases stand
 for billions of values) in a problem's config, an agents file or a case file is refused at once,
-naming the file; before, a bomb in a validated field (`tags`) held the harness for minutes at 2 GB."""
+naming the file; before, a bomb in a validated field (`tags`) held the harness for minutes at 2
+GB."""
 
 from __future__ import annotations
 

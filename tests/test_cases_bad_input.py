@@ -27,9 +27,10 @@ class Loader(BaseLoader):
     def __call__(self, group, store):
         for path in sorted(helpers.get_group_path(group, self.problem, self.checkpoint).iterdir()):
             spec = json.loads(path.read_text())
-            case = CLICase(id=path.stem, group=group.name, group_type=group.type, checkpoint=self.checkpoint.name,
-                           arguments=spec["args"])
-            yield case, CLIResult(id=path.stem, group=group.name, group_type=group.type, output=spec["out"])
+            case = CLICase(id=path.stem, group=group.name, group_type=group.type,
+                           checkpoint=self.checkpoint.name, arguments=spec["args"])
+            yield case, CLIResult(id=path.stem, group=group.name, group_type=group.type,
+                                  output=spec["out"])
 """
 
 
@@ -95,7 +96,10 @@ def test_a_script_with_a_syntax_error_shows_its_line_not_the_import_machinery(
     tmp_path, echo, script
 ):
     source = {
-        "loader.py": "from slop_code.evaluation.loaders import BaseLoader\n\nclass Loader(BaseLoader)\n    pass\n",
+        "loader.py": (
+            "from slop_code.evaluation.loaders import BaseLoader\n\n"
+            "class Loader(BaseLoader)\n    pass\n"
+        ),
         "verifier.py": "class Verifier:\n    def __init__(self, checkpoint)\n        pass\n",
     }[script]
     problem = problem_with(tmp_path, {script: source, "checkpoint_1/core/a.yaml": GOOD_CASE})
@@ -135,7 +139,10 @@ def test_a_loader_failing_on_a_malformed_case_file_shows_where_in_the_loader(tmp
         (
             "        pass\n",
             [
-                "group 'core': the loader returned NoneType, not an iterator of (case, expected) pairs"
+                (
+                    "group 'core': the loader returned NoneType, "
+                    "not an iterator of (case, expected) pairs"
+                )
             ],
         ),
     ],
@@ -196,7 +203,10 @@ def test_case_files_in_no_group_are_refused_naming_the_checkpoint(tmp_path, echo
         (
             {"adapter": {"type": "cli", "command": "node {entry}.js"}},
             [
-                "field `adapter.command`: unknown placeholder {entry} (known: {python}, {node}, {submission}, {entry_file})"
+                (
+                    "field `adapter.command`: unknown placeholder {entry} "
+                    "(known: {python}, {node}, {submission}, {entry_file})"
+                )
             ],
         ),
         (
@@ -216,7 +226,8 @@ def test_case_files_in_no_group_are_refused_naming_the_checkpoint(tmp_path, echo
             {"adapter": {"type": "cli", "trackedfiles": ["x"]}},
             [
                 (
-                    "field `adapter.trackedfiles`: unknown key (did you mean 'tracked_files'?) (allowed keys: command, setup_script, "
+                    "field `adapter.trackedfiles`: unknown key (did you mean 'tracked_files'?) "
+                    "(allowed keys: command, setup_script, "
                     "teardown_script, tracked_files, type)"
                 )
             ],
@@ -274,7 +285,8 @@ def test_a_crashing_cli_shows_the_end_of_its_stderr_in_the_table(tmp_path):
 
 def test_a_server_that_crashes_mid_group_is_said_so_on_every_later_case(tmp_path):
     """The 2nd request kills the server: that case says so with the server's last words, the
-    following cases that the server is gone; all of them fail (the submission's fault), none errs."""
+    following cases that the server is gone; all of them fail (the submission's fault), none
+    errs."""
     need_sandbox("bubblewrap")
     server = (
         "import argparse, os, sys\nfrom http.server import BaseHTTPRequestHandler, HTTPServer\n"
@@ -284,13 +296,18 @@ def test_a_server_that_crashes_mid_group_is_said_so_on_every_later_case(tmp_path
         "    def do_GET(self):\n"
         "        SEEN.append(self.path)\n"
         "        if self.path == '/boom':\n"
-        "            print('fatal: boom requested', file=sys.stderr, flush=True)\n            os._exit(13)\n"
-        "        self.send_response(200)\n        self.end_headers()\n        self.wfile.write(b'ok')\n"
-        "p = argparse.ArgumentParser()\np.add_argument('--address')\np.add_argument('--port', type=int)\n"
+        "            print('fatal: boom requested', file=sys.stderr, flush=True)\n"
+        "            os._exit(13)\n"
+        "        self.send_response(200)\n        self.end_headers()\n"
+        "        self.wfile.write(b'ok')\n"
+        "p = argparse.ArgumentParser()\np.add_argument('--address')\n"
+        "p.add_argument('--port', type=int)\n"
         "a = p.parse_args()\nHTTPServer((a.address, a.port), H).serve_forever()\n"
     )
     cases = {
-        f"checkpoint_1/core/{name}.yaml": f"case: {{path: {path}}}\nexpected: {{status_code: 200}}\n"
+        f"checkpoint_1/core/{name}.yaml": (
+            f"case: {{path: {path}}}\nexpected: {{status_code: 200}}\n"
+        )
         for name, path in (("a_first", "/"), ("b_boom", "/boom"), ("c_after", "/"), ("d_last", "/"))
     }
     problem = problem_with(tmp_path, cases, adapter={"type": "api"})

@@ -68,7 +68,7 @@ def test_an_answer_within_the_deadline_is_read_whole(trickler):
     conn.close()
 
 
-# ---- the same through real case runs: an API case, and the health check of a server ------------------
+# ---- the same through real case runs: an API case, and the health check of a server --------------
 
 SERVER = """
 import argparse, socket, time

@@ -62,7 +62,8 @@ REMEMBERS = """
 import ctypes, os, sys
 
 sandboxed = os.environ["SUBMISSION_PATH"] == "/workspace"
-reports = "/harness/reports" if sandboxed else os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports")
+reports = ("/harness/reports" if sandboxed
+           else os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports"))
 places = [os.environ["HOME"], os.environ["TMPDIR"], reports]
 if sandboxed:  # on `none`, /tmp and /dev/shm are the host's
     places += ["/tmp", "/dev/shm", "/dev/mqueue", "/tmp/deep/er"]
@@ -130,7 +131,9 @@ def test_a_group_that_is_not_isolated_keeps_its_home_until_the_group_ends(tmp_pa
     case within the group (a CLI that keeps its state in ~/.config), and the next group starts
     fresh."""
     cases = {
-        "checkpoint_1/session/a_write.yaml": 'case: {args: [write]}\nexpected: {output: "written\\n"}\n',
+        "checkpoint_1/session/a_write.yaml": (
+            'case: {args: [write]}\nexpected: {output: "written\\n"}\n'
+        ),
         "checkpoint_1/session/b_read.yaml": 'case: {args: [read]}\nexpected: {output: "kept\\n"}\n',
         "checkpoint_1/later/read.yaml": 'case: {args: [read]}\nexpected: {output: "nothing\\n"}\n',
     }
@@ -229,7 +232,8 @@ for pid in pids:
         if marker in data:
             found.append(f"{pid}/{what} names the problem's directory")
         if what == "environ":
-            found += [f"{pid}: {v.split(b'=')[0].decode()}" for v in data.split(bytes(1)) if v and v not in own]
+            found += [f"{pid}: {v.split(b'=')[0].decode()}"
+                      for v in data.split(bytes(1)) if v and v not in own]
 print("clean" if not found else "LEAK " + "; ".join(sorted(set(found))))
 """
 
@@ -251,7 +255,7 @@ def test_no_process_the_submission_can_read_shows_the_harness_s_environment(tmp_
     assert case_result.passed, case_result.failure_message
 
 
-# ---- the pieces --------------------------------------------------------------------------------------
+# ---- the pieces ----------------------------------------------------------------------------------
 
 
 def test_a_restore_removes_what_was_added_even_behind_a_directory_made_unreadable():

@@ -190,8 +190,10 @@ def test_the_builtin_loader_reads_group_folders_group_files_and_case_order(tmp_p
         {
             "checkpoint_1/core/b.yaml": "case: {args: [b]}\nexpected: {output: b}\n",
             "checkpoint_1/core/a.json": '{"case": {"args": ["a"]}, "expected": {"output": "a"}}',
-            "checkpoint_1/errors.yaml": "cases:\n  x: {case: {args: [x]}, expected: {status_code: 2}}\n"
-            "  y: {case: {args: [y]}, expected: {status_code: 2}}\n",
+            "checkpoint_1/errors.yaml": (
+                "cases:\n  x: {case: {args: [x]}, expected: {status_code: 2}}\n"
+                "  y: {case: {args: [y]}, expected: {status_code: 2}}\n"
+            ),
         },
     )
     loader = CaseFileLoader(problem=problem, checkpoint=problem.checkpoints["checkpoint_1"])
@@ -285,7 +287,7 @@ def test_a_regression_from_a_later_checkpoint_is_refused():
         GroupConfig(type="Core", original_checkpoint="c", original_group="g")
 
 
-# ---- scoring -----------------------------------------------------------------------------------------
+# ---- scoring -------------------------------------------------------------------------------------
 
 
 def _result(**fields):
@@ -319,7 +321,7 @@ def test_builtin_verifier_compares_what_a_scripted_loader_set():
     }
 
 
-# ---- the submission's processes ---------------------------------------------------------------------
+# ---- the submission's processes ------------------------------------------------------------------
 
 
 def test_run_feeds_stdin_caps_output_and_times_out(tmp_path):
@@ -355,10 +357,13 @@ def test_nothing_a_case_started_outlives_it(tmp_path):
         import os, sys
         from runners.cases.procs import descendants, harden, run
         harden()
-        daemon = ("import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n    if os.fork() == 0:\\n"
-                  "        open('daemon.pid', 'w').write(str(os.getpid()))\\n        time.sleep(600)\\n"
+        daemon = ("import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n"
+                  "    if os.fork() == 0:\\n"
+                  "        open('daemon.pid', 'w').write(str(os.getpid()))\\n"
+                  "        time.sleep(600)\\n"
                   "    os._exit(0)\\ntime.sleep(0.5)\\nprint('done')")
-        done = run([sys.executable, "-c", daemon], cwd=".", env={"PATH": os.environ["PATH"]}, stdin=None, timeout=60)
+        done = run([sys.executable, "-c", daemon], cwd=".", env={"PATH": os.environ["PATH"]},
+                   stdin=None, timeout=60)
         pid = int(open("daemon.pid").read())
         print(done.stdout, done.timed_out, descendants(), os.path.exists(f"/proc/{pid}"))
     """)
@@ -391,7 +396,7 @@ def test_snapshot_restores_the_workspace_in_place(tmp_path):
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.py", "link", "src"]
 
 
-# ---- the case program's library --------------------------------------------------------------------
+# ---- the case program's library ------------------------------------------------------------------
 
 
 def test_the_case_program_imports_only_its_library():
@@ -426,7 +431,7 @@ def test_the_case_program_imports_only_its_library():
                     )
 
 
-# ---- how a failing case reads ------------------------------------------------------------------------
+# ---- how a failing case reads --------------------------------------------------------------------
 
 
 def _case_result():

@@ -93,10 +93,11 @@ def test_tally_partly_right_gets_scbench_s_grade(tmp_path):
     # DeepDiff's reports (the verifier's deepdiff_verify) read one line per difference
     more = next(t for t in result.tests if t.id == "again_session/add_more")
     assert (
-        more.diff
-        == 'output: expected "4 words", got "3 words"\nfiles-.tally/list.json: $.words[3]: missing "apple"'
+        more.diff == 'output: expected "4 words", got "3 words"\n'
+        'files-.tally/list.json: $.words[3]: missing "apple"'
     )
-    # the first `add` of the session is right: the hidden .tally/list.json was read back and compared
+    # the first `add` of the session is right: the hidden .tally/list.json was read back and
+    # compared
     fruit = next(t for t in result.tests if t.id == "again_session/add_fruit")
     assert {a.name: a.correct for a in fruit.attributes or [] if a.correct is not None} == {
         "status_code": True,
@@ -106,8 +107,8 @@ def test_tally_partly_right_gets_scbench_s_grade(tmp_path):
 
 
 def test_shelf_api_partly_right_gets_scbench_s_grade(tmp_path):
-    """Weights of shelf_api's verifier: status 1, body 2, headers 0.5 (an error body's schema: 1), an
-    archive's member 2, its download name 0.5. A `created_at` in seconds since the epoch is a
+    """Weights of shelf_api's verifier: status 1, body 2, headers 0.5 (an error body's schema: 1),
+    an archive's member 2, its download name 0.5. A `created_at` in seconds since the epoch is a
     timestamp by SCBench's `validate_format`."""
     need_sandbox("bubblewrap")
     submission = partial.make("shelf_partial", tmp_path / "shelf")
@@ -248,7 +249,8 @@ def test_docker_refuses_another_python_than_the_cases_image_carries(greet_binary
 
 @pytest.mark.parametrize("backend", ["bubblewrap", "docker"])
 def test_a_browser_problem_s_node_server_runs_from_its_entry_file_s_suffix(backend):
-    """`entry_file: server.js` and no `command`: node runs it (docker: the browser image has node)."""
+    """`entry_file: server.js` and no `command`: node runs it (docker: the browser image has
+    node)."""
     need_sandbox(backend)
     if backend == "docker":
         need_docker_image("browser")

@@ -150,7 +150,7 @@ def test_same_case_results_under_none_bubblewrap_and_docker(problem, agent):
     assert {r.sandbox for r in results.values()} == {"none", "bubblewrap", "docker"}
 
 
-# ---- bad problems ------------------------------------------------------------------------------------
+# ---- bad problems --------------------------------------------------------------------------------
 
 
 def _case_problem(root: Path, files: dict[str, str], adapter: dict | None = None, **config) -> Path:

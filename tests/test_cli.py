@@ -18,12 +18,16 @@ TESTS = {
     "test_checkpoint_1.py": """
         import subprocess
         def test_echo(entrypoint_argv):
-            assert subprocess.run(entrypoint_argv + ["a"], capture_output=True, text=True).stdout == "a\\n"
+            assert subprocess.run(
+                entrypoint_argv + ["a"], capture_output=True, text=True
+            ).stdout == "a\\n"
     """,
     "test_checkpoint_2.py": """
         import subprocess, pytest
         def test_upper(entrypoint_argv):
-            out = subprocess.run(entrypoint_argv + ["--upper", "a"], capture_output=True, text=True).stdout
+            out = subprocess.run(
+                entrypoint_argv + ["--upper", "a"], capture_output=True, text=True
+            ).stdout
             assert out == "A\\n", "expected upper-case output"
         @pytest.mark.error
         def test_no_args(entrypoint_argv):
@@ -348,7 +352,8 @@ def test_the_quick_exit_keeps_exit_hooks_output_and_code(tmp_path, args, code):
     """`python -m runners` skips the interpreter's teardown: what the process owes still happens."""
     marker = tmp_path / "hook-ran"
     script = (
-        f"import atexit, runpy, sys; atexit.register(lambda: open({str(marker)!r}, 'w').write('ran')); "
+        "import atexit, runpy, sys; "
+        f"atexit.register(lambda: open({str(marker)!r}, 'w').write('ran')); "
         f"sys.argv = ['runners', *{args!r}]; runpy.run_module('runners', run_name='__main__')"
     )
     out = subprocess.run(

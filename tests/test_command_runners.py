@@ -14,12 +14,16 @@ TESTS = {
     "test_checkpoint_1.py": """
         import subprocess
         def test_echo(entrypoint_argv):
-            assert subprocess.run(entrypoint_argv + ["a"], capture_output=True, text=True).stdout == "a\\n"
+            assert subprocess.run(
+                entrypoint_argv + ["a"], capture_output=True, text=True
+            ).stdout == "a\\n"
     """,
     "test_checkpoint_2.py": """
         import subprocess, pytest
         def test_upper(entrypoint_argv):
-            assert subprocess.run(entrypoint_argv + ["--upper", "a"], capture_output=True, text=True).stdout == "A\\n"
+            assert subprocess.run(
+                entrypoint_argv + ["--upper", "a"], capture_output=True, text=True
+            ).stdout == "A\\n"
         @pytest.mark.error
         def test_no_args(entrypoint_argv):
             assert subprocess.run(entrypoint_argv).returncode != 0
@@ -181,7 +185,8 @@ def test_report_path_through_a_symlink_is_refused(tmp_path, env):
 
 def test_failing_exit_with_an_all_passing_report_is_not_trusted(tmp_path, env):
     writer = (
-        "import sys; open(sys.argv[1], 'w').write('<testsuite><testcase classname=\"c.checkpoint_1\" "
+        "import sys; open(sys.argv[1], 'w').write("
+        '\'<testsuite><testcase classname="c.checkpoint_1" '
         'name="t"/></testsuite>\'); sys.exit(3)'
     )
     problem = make_problem(

@@ -91,18 +91,18 @@ def test_a_missing_problem_directory_is_not_an_invalid_configuration(world):
         )
     )
     assert (
-        f"problem directory not found: {world['problems'] / 'inventori'} (did you mean 'inventory'?)"
-        in text
-    )
+        f"problem directory not found: {world['problems'] / 'inventori'} "
+        "(did you mean 'inventory'?)"
+    ) in text
     assert "invalid configuration" not in text
     # The problems root instead of a problem: what to give instead.
     text = error_of(
         cli("run", str(world["problems"]), "-c", "checkpoint_1", "-s", str(world["submission"]))
     )
     assert (
-        f"{world['problems']} is not a problem directory: it has no config.yaml (it holds problems: inventory"
-        in text
-    )
+        f"{world['problems']} is not a problem directory: it has no config.yaml "
+        "(it holds problems: inventory"
+    ) in text
     assert "invalid configuration" not in text
 
 
@@ -124,7 +124,8 @@ def test_a_misspelled_config_key_gets_a_suggestion(world):
         (
             ["--sandbox", "bubblwrap"],
             (
-                "option --sandbox: 'bubblwrap' is not one of auto, docker, bubblewrap, none, podman "
+                "option --sandbox: 'bubblwrap' is not one of auto, docker, bubblewrap, none, "
+                "podman "
                 "(did you mean 'bubblewrap'?)"
             ),
         ),

@@ -58,7 +58,10 @@ def test_npm_errors_are_kept_in_order():
 
 
 def test_a_heading_keeps_the_line_that_explains_it():
-    jest = "● Validation Error:\n\n  Module ./nope in the testEnvironment option was not found.\n\n  Docs: x\n"
+    jest = (
+        "● Validation Error:\n\n"
+        "  Module ./nope in the testEnvironment option was not found.\n\n  Docs: x\n"
+    )
     assert decisive_lines(jest) == [
         "● Validation Error:",
         "Module ./nope in the testEnvironment option was not found.",

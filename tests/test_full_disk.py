@@ -17,7 +17,10 @@ from support import make_problem, make_submission, need, need_sandbox
 
 from runners import EnvironmentSpec, run_checkpoint
 
-TEST = "import subprocess\n\ndef test_ok(entrypoint_argv):\n    assert subprocess.run(entrypoint_argv).returncode == 0\n"
+TEST = (
+    "import subprocess\n\ndef test_ok(entrypoint_argv):\n"
+    "    assert subprocess.run(entrypoint_argv).returncode == 0\n"
+)
 
 
 @pytest.fixture

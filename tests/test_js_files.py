@@ -104,7 +104,8 @@ def test_the_snapshot_resolver_copies_into_the_prefix_written_beside_it(tmp_path
     (snaps / "a.test.js.snap").write_text("sealed")
     script = f"""
     const r = require({json.dumps(str(config / SNAPSHOT_RESOLVER))});
-    const copy = r.resolveSnapshotPath({json.dumps(str(tmp_path / "tests" / "a.test.js"))}, ".snap");
+    const copy = r.resolveSnapshotPath(
+      {json.dumps(str(tmp_path / "tests" / "a.test.js"))}, ".snap");
     console.log(JSON.stringify([copy, r.resolveTestPath(copy, ".snap")]));
     """
     done = subprocess.run(

@@ -59,7 +59,10 @@ def _need_node_image() -> None:
     tag = default_image("node")
     need(
         image_exists(docker_client(), tag),
-        f"the image {tag} is missing: run scripts/ci-docker.sh (or `python -m runners image build`)",
+        (
+            f"the image {tag} is missing: run scripts/ci-docker.sh "
+            "(or `python -m runners image build`)"
+        ),
     )
 
 
@@ -248,9 +251,9 @@ def test_a_problem_lock_out_of_date_is_a_config_error_naming_the_field(tmp_path)
         run_checkpoint(problem, "checkpoint_1", sub, EnvironmentSpec(sandbox="none"))
     assert str(problem / "package-lock.json") in str(info.value)
     assert (
-        "out of date: package.json field `devDependencies.left-pad` is '1.3.0', the lock has no entry"
-        in str(info.value)
-    )
+        "out of date: package.json field `devDependencies.left-pad` is '1.3.0', "
+        "the lock has no entry"
+    ) in str(info.value)
 
 
 def _line(source: str, needle: str, nth: int = 1) -> int:
@@ -358,7 +361,9 @@ def test_vitest_ignores_the_submissions_config_setup_and_reporters(
             "vite.config.ts": config,
             "vitest.workspace.ts": "export default ['./nowhere'];\n",
             "setup.ts": force_pass,
-            "global.ts": "export default () => { throw new Error('submission global setup loaded'); };\n",
+            "global.ts": (
+                "export default () => { throw new Error('submission global setup loaded'); };\n"
+            ),
             "tsconfig.json": '{"compilerOptions": {"paths": {"vitest": ["./fake-vitest.ts"]}}}\n',
             "package.json": '{"type": "module", "vitest": {"setupFiles": ["./setup.ts"]}}\n',
         },
@@ -543,10 +548,15 @@ def test_jest_ignores_the_submissions_config_setup_reporter_and_babel_config(
               testMatch: ["**/nothing.test.js"],
             };
         """,
-            "reporter.js": "module.exports = class { constructor() { throw new Error('submission reporter loaded'); } };\n",
+            "reporter.js": (
+                "module.exports = class { constructor() { "
+                "throw new Error('submission reporter loaded'); } };\n"
+            ),
             "setup.js": force_pass,
             "package.json": '{"jest": {"setupFilesAfterEnv": ["./setup.js"]}}\n',
-            "babel.config.js": "module.exports = () => { throw new Error('submission babel config loaded'); };\n",
+            "babel.config.js": (
+                "module.exports = () => { throw new Error('submission babel config loaded'); };\n"
+            ),
             ".babelrc": '{"plugins": ["./no-such-plugin"]}\n',
         },
     )
@@ -659,7 +669,8 @@ def test_jest_report_forged_in_process_then_exit_0_is_refused(tmp_path):
         const fs = require("fs"), path = require("path");
         const reports = path.dirname(process.env.RUNNERS_REPORT_KEY_FILE);
         const root = path.dirname(reports);
-        fs.writeFileSync(path.join(reports, "jest-report.json"), {forged!r}.replace("__ROOT__", root));
+        fs.writeFileSync(path.join(reports, "jest-report.json"),
+                         {forged!r}.replace("__ROOT__", root));
         fs.writeFileSync(path.join(reports, "jest-report.json.sig"), "0".repeat(64));
         process.exit(0);
     """
@@ -702,7 +713,9 @@ def test_vitest_report_rewritten_after_the_run_is_refused(tmp_path):
         const out = path.join(reports, "vitest-report.json");
         const forged = {forged!r}.replace("__ROOT__", path.dirname(reports));
         setInterval(() => {{
-          try {{ if (fs.readFileSync(out, "utf8") !== forged) fs.writeFileSync(out, forged); }} catch {{}}
+          try {{
+            if (fs.readFileSync(out, "utf8") !== forged) fs.writeFileSync(out, forged);
+          }} catch {{}}
         }}, 1);
         setTimeout(() => process.exit(0), 8000);
     """

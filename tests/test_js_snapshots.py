@@ -173,7 +173,8 @@ def test_jest_failing_snapshot_is_one_failed_test_and_obsolete_ones_no_error(
         "not implemented" in _by_name(result)["hinted > throws before its snapshot"].failure_message
     )
 
-    # Every test passes; jest alone would exit 1 for the obsolete entry and the other file's snapshots.
+    # Every test passes; jest alone would exit 1 for the obsolete entry and the other file's
+    # snapshots.
     clean = _run(problem, submission, env, "checkpoint_2")
     assert _statuses(clean) == {"adds larger numbers": "passed", "adds negatives": "passed"}
     assert PassPolicy("all-cases").check(clean)
@@ -233,7 +234,8 @@ def test_vitest_snapshots_count_like_jest_and_are_never_written(tmp_path, sandbo
     assert _statuses(result) == CP1_STATUSES
     assert tree_digest(problem) == before
 
-    # All passing: the obsolete entries (vitest counts the failed test's hinted one too) are no error.
+    # All passing: the obsolete entries (vitest counts the failed test's hinted one too) are no
+    # error.
     passing = make_submission(
         tmp_path,
         {

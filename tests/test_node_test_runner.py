@@ -19,7 +19,8 @@ from runners.model.errors import UserInputError
 from runners.model.results import GroupType as G
 
 RUN = (
-    'const run = (...args) => execFileSync("sh", ["-c", `${process.env.RUNNERS_ENTRYPOINT} "$@"`, "sh", ...args],'
+    'const run = (...args) => execFileSync("sh", '
+    '["-c", `${process.env.RUNNERS_ENTRYPOINT} "$@"`, "sh", ...args],'
     ' { encoding: "utf-8" }).trim();\n'
 )
 HEAD = (
@@ -81,7 +82,8 @@ def test_select_is_refused_by_a_runner_that_cannot_select(tmp_path):
 
 
 JUNIT = (
-    b'<?xml version="1.0"?><testsuites name="node --test"><testsuite name="t"><testcase classname="" '
+    b'<?xml version="1.0"?><testsuites name="node --test">'
+    b'<testsuite name="t"><testcase classname="" '
     b'name="ok" file="/harness/tests/checkpoint_1.test.mjs" time="0.01"/></testsuite></testsuites>'
 )
 

@@ -28,13 +28,17 @@ TESTS = {
         import subprocess, time
         def test_echo(entrypoint_argv):
             time.sleep(1.5)  # long enough for a live display to refresh a few times
-            assert subprocess.run(entrypoint_argv + ["a"], capture_output=True, text=True).stdout == "a\\n"
+            assert subprocess.run(
+                entrypoint_argv + ["a"], capture_output=True, text=True
+            ).stdout == "a\\n"
     """,
     "test_checkpoint_2.py": """
         import subprocess, time
         def test_echo_again(entrypoint_argv):
             time.sleep(1.5)
-            assert subprocess.run(entrypoint_argv + ["b"], capture_output=True, text=True).stdout == "b\\n"
+            assert subprocess.run(
+                entrypoint_argv + ["b"], capture_output=True, text=True
+            ).stdout == "b\\n"
     """,
 }
 STAGES = ("preparing workspace", "preparing toolchain", "running tests", "collecting")

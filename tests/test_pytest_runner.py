@@ -173,8 +173,10 @@ def test_collection_error_names_the_file_and_other_tests_still_run(tmp_path, env
         tmp_path,
         {
             "test_checkpoint_1.py": "def test_ok(): pass\n",
-            "test_checkpoint_2.py": "import os, sys\nsys.path.insert(0, os.environ['SUBMISSION_PATH'])\n"
-            "import does_not_exist\n\ndef test_never(): pass\n",
+            "test_checkpoint_2.py": (
+                "import os, sys\nsys.path.insert(0, os.environ['SUBMISSION_PATH'])\n"
+                "import does_not_exist\n\ndef test_never(): pass\n"
+            ),
         },
         checkpoints=2,
     )
@@ -562,7 +564,8 @@ FORGER = """
 import json, os, subprocess, sys, time
 # Runs as the submission's entrypoint: leaves a daemon that keeps overwriting the graded report
 # with a perfect score, and reports what it can see of the harness's report key.
-reports = ["/harness/reports", os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports")]
+reports = ["/harness/reports",
+           os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports")]
 print(json.dumps({"key_env": os.environ.get("RUNNERS_REPORT_KEY_FILE"),
                   "key_files": [os.path.join(d, f) for d in reports if os.path.isdir(d)
                                 for f in os.listdir(d)]}))
@@ -617,8 +620,10 @@ def test_a_rewritten_report_is_never_a_pass(tmp_path, backend):
 KEY_THIEF = """
 import os
 
-CANDIDATES = [os.environ.get("RUNNERS_REPORT_KEY_FILE") or "", "/harness/reports/.runners-report-key",
-              os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports", ".runners-report-key")]
+CANDIDATES = [os.environ.get("RUNNERS_REPORT_KEY_FILE") or "",
+              "/harness/reports/.runners-report-key",
+              os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports",
+                           ".runners-report-key")]
 KEY = None
 for path in CANDIDATES:
     try:

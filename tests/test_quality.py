@@ -190,8 +190,13 @@ def test_the_submissions_own_settings_and_code_take_no_part(tmp_path):
         "setup.py": write,
         "conftest.py": write,
         "sitecustomize.py": write,
-        "eslint.config.js": f"require('fs').writeFileSync({json.dumps(str(marker))}, 'x'); module.exports = [];\n",
-        "eslint.config.mjs": f"import fs from 'node:fs'; fs.writeFileSync({json.dumps(str(marker))}, 'x'); export default [];\n",
+        "eslint.config.js": (
+            f"require('fs').writeFileSync({json.dumps(str(marker))}, 'x'); module.exports = [];\n"
+        ),
+        "eslint.config.mjs": (
+            f"import fs from 'node:fs'; fs.writeFileSync({json.dumps(str(marker))}, 'x'); "
+            "export default [];\n"
+        ),
         "eslint-suppressions.json": json.dumps({"web/app.js": {"no-undef": {"count": 1}}}),
         ".jscpd.json": json.dumps({"minTokens": 100000, "ignore": ["**/*"]}),
         "package.json": json.dumps({"jscpd": {"minTokens": 100000}, "eslintConfig": {"rules": {}}}),

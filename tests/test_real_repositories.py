@@ -42,7 +42,8 @@ def test_inflection_graded_by_its_own_suite_matches_pytest_test_by_test(tmp_path
     assert project.vendored and (FIXTURES / "inflection" / "LICENSE").is_file()
     row = compare(project, tmp_path / "no-mirror", tmp_path / "work", ("bubblewrap", "docker"))
     native = row.native.statuses
-    # Its 455 parametrized tests and the 12 docstrings of inflection/__init__.py, all passing in pytest's run.
+    # Its 455 parametrized tests and the 12 docstrings of inflection/__init__.py, all passing in
+    # pytest's run.
     assert len(native) == 467 and set(native.values()) == {"passed"}
     assert sum(1 for test_id in native if test_id.startswith("inflection/__init__.py::")) == 12
     assert row.native.summary["passed"] == 467

@@ -78,9 +78,9 @@ def test_patterns_that_select_nothing_and_a_missing_overlay_are_named(tmp_path):
     )
     message = error_of(problem)
     assert (
-        "field `checkpoints.checkpoint_1.tests`: 'spec/**/*.py' selects none of the pytest test files"
-        in message
-    )
+        "field `checkpoints.checkpoint_1.tests`: 'spec/**/*.py' "
+        "selects none of the pytest test files"
+    ) in message
     assert "'tests/helper*.py' selects none" in message  # a glob selects test files only
     assert "field `repository.config`: overlay/pytest.ini does not exist" in message
     (problem / "overlay").rename(problem / "elsewhere")
@@ -208,7 +208,8 @@ def test_an_overlay_symlink_out_of_the_overlay_is_refused(tmp_path, target):
     )
     os.symlink(target, problem / "overlay" / "tests" / "conftest.py")
     assert (
-        "overlay/tests/conftest.py: a symbolic link that leaves overlay/ or points nowhere (a link must be "
+        "overlay/tests/conftest.py: a symbolic link that leaves overlay/ or points nowhere "
+        "(a link must be "
         "relative, to a file of the overlay)"
     ) in error_of(problem)
 
@@ -236,9 +237,9 @@ def test_a_node_modules_at_the_overlay_root_is_refused_deeper_it_is_test_data(tm
         framework="vitest",
     )
     assert (
-        "overlay/node_modules: not allowed (the repository's node_modules holds its own dependencies"
-        in error_of(problem)
-    )
+        "overlay/node_modules: not allowed "
+        "(the repository's node_modules holds its own dependencies"
+    ) in error_of(problem)
     shutil.rmtree(problem / "overlay" / "node_modules")
     loaded = load_problem(problem)
     files = overlay.overlay_files(loaded)

@@ -173,7 +173,8 @@ VITEST_FIXTURES = {
         import { expect, test } from "vitest";
 
         test("a fixture link is laid as a link", () => {
-          expect(realpathSync(new URL("./fixture/link.txt", import.meta.url))).toMatch(/fixture\\/real\\.txt$/);
+          expect(realpathSync(new URL("./fixture/link.txt", import.meta.url)))
+            .toMatch(/fixture\\/real\\.txt$/);
         });
 
         test("a fixture package under node_modules is laid", () => {
@@ -231,7 +232,7 @@ __metadata:
   checksum: 10c0/a499c81ce6d4a1d260d4ea0f6d49ab4da09681e32c3f0472dee16667ed69d01dae63a3b81745a24bd78476ec4fcf856114cb4896ace738e01da34b2c42235416
   languageName: node
   linkType: hard
-"""
+"""  # noqa: E501, RUF100
 
 
 def test_a_yarn_berry_lock_installs_the_repository_s_dependencies(tmp_path):
@@ -277,7 +278,8 @@ BABEL_PLUGIN = """
 module.exports = ({ template }) => ({ visitor: { Program: { exit(path) {
   if (path.node.replaced) return;
   path.node.replaced = true;
-  path.node.body = template.statements.ast('test("adds", () => {}); test("adds negatives", () => {});');
+  path.node.body = template.statements.ast(
+    'test("adds", () => {}); test("adds negatives", () => {});');
 } } } });
 """
 JEST_CALC_TESTS = """
@@ -292,7 +294,10 @@ test("adds negatives", () => { expect(add(-2, -3)).toBe(-5); });
     "trusted",
     [
         'module.exports = { preset: "ts-jest/presets/js-with-babel", testEnvironment: "node" };\n',
-        'module.exports = { testEnvironment: "node", transform: { "\\\\.[jt]sx?$": ["ts-jest", { babelConfig: true }] } };\n',
+        (
+            'module.exports = { testEnvironment: "node", '
+            'transform: { "\\\\.[jt]sx?$": ["ts-jest", { babelConfig: true }] } };\n'
+        ),
     ],
     ids=["preset-with-babel-jest", "ts-jest-babelConfig"],
 )

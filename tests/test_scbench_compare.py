@@ -1,6 +1,7 @@
 """bench/scbench_pytest_compare.py's verdict: a problem whose data file is missing is SCBench's
-infrastructure failure and runners' problem error (runners/engine/blame.py); the two are the same verdict,
-and a problem error against SCBench's test-by-test grade is a difference that names the file."""
+infrastructure failure and runners' problem error (runners/engine/blame.py); the two are the same
+verdict, and a problem error against SCBench's test-by-test grade is a difference that names the
+file."""
 
 from __future__ import annotations
 

@@ -38,14 +38,18 @@ COPIES = {
         def test_the_submission_writes_its_copy_of_a_fixture_file(entrypoint_argv, tmp_path):
             copy = tmp_path / "seed.txt"
             shutil.copy(DATA / "seed.txt", copy)
-            done = subprocess.run(entrypoint_argv + ["file", str(copy)], capture_output=True, text=True)
+            done = subprocess.run(
+                entrypoint_argv + ["file", str(copy)], capture_output=True, text=True
+            )
             assert done.returncode == 0, done.stderr
             assert copy.read_text() == "seed\\nmore\\n"
 
 
         def test_the_submission_writes_into_its_copy_of_a_fixture_tree(entrypoint_argv, tmp_path):
             tree = shutil.copytree(DATA / "tree", tmp_path / "tree")
-            done = subprocess.run(entrypoint_argv + ["tree", str(tree)], capture_output=True, text=True)
+            done = subprocess.run(
+                entrypoint_argv + ["tree", str(tree)], capture_output=True, text=True
+            )
             assert done.returncode == 0, done.stderr
             assert sorted(p.name for p in tree.iterdir()) == ["a.txt", "b.txt"]
 
@@ -95,7 +99,9 @@ TOOLS = {
 
 
         def test_a_cpp_program_compiles_and_runs(tmp_path):
-            (tmp_path / "main.cpp").write_text('#include <iostream>\\nint main() { std::cout << "cpp"; }\\n')
+            (tmp_path / "main.cpp").write_text(
+                '#include <iostream>\\nint main() { std::cout << "cpp"; }\\n'
+            )
             run(["g++", "-std=c++17", "-o", "main", "main.cpp"], tmp_path)
             assert run(["./main"], tmp_path) == "cpp"
 

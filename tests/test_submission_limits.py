@@ -26,7 +26,9 @@ TESTS = {
     "test_checkpoint_1.py": """
     import subprocess
     def test_echo(entrypoint_argv):
-        assert subprocess.run(entrypoint_argv + ["a"], capture_output=True, text=True).stdout == "a\\n"
+        assert subprocess.run(
+            entrypoint_argv + ["a"], capture_output=True, text=True
+        ).stdout == "a\\n"
 """
 }
 

@@ -1,7 +1,7 @@
 """What the submission or an agent wrote never drives the user's terminal: escapes (screen clear,
 colours, window title), NUL and C1 controls are dropped from every line the CLI prints (one place:
-`runners.outputs.render.SafeConsole`) and from the Promptfoo row's text, and stay as they were in the
-JSON result."""
+`runners.outputs.render.SafeConsole`) and from the Promptfoo row's text, and stay as they were in
+the JSON result."""
 
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ from runners.sandbox.base import network_env
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = yaml.safe_load((ROOT / "examples" / "expected.yaml").read_text())
 SCRIPTED = (
-    "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem {problem} "
+    "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} "
+    "--problem {problem} "
     "--checkpoint {checkpoint} --prompt {prompt_file} --format claude-json"
 )
 
@@ -290,9 +291,9 @@ def test_solve_says_up_front_which_passed_variables_are_not_set(tmp_path):
     )
     assert out.returncode == 0, out.stdout + out.stderr
     first = out.stdout.splitlines()[0]
-    assert (
-        first
-        == "note: agent 'agent': RUNNERS_REVIEW_UNSET_KEY is not set here, so the agent will not see it"
+    assert first == (
+        "note: agent 'agent': RUNNERS_REVIEW_UNSET_KEY is not set here, "
+        "so the agent will not see it"
     )
 
 
@@ -350,7 +351,8 @@ def test_batch_counts_a_failed_agent_step_as_not_solved_like_solve_and_promptfoo
 @pytest.mark.docker
 def test_solve_refuses_an_agent_image_that_is_not_there(tmp_path):
     """The agent's own image (`image:`, --image) missing is the user's to build or pull: bad input
-    said up front, not an infrastructure failure per checkpoint telling them to build runners' images."""
+    said up front, not an infrastructure failure per checkpoint telling them to build runners'
+    images."""
     need_sandbox("docker")
     sys.path.insert(0, str(Path(__file__).parent))
     from agent_support import answer_problem
@@ -371,7 +373,8 @@ def test_solve_refuses_an_agent_image_that_is_not_there(tmp_path):
     assert out.returncode == 2, out.stdout + out.stderr
     message = " ".join(out.stderr.split())
     assert (
-        "error: agent 'agent': its image no-such-agent-image:1 (`image`, --image) is not on this machine: "
+        "error: agent 'agent': its image no-such-agent-image:1 (`image`, --image) "
+        "is not on this machine: "
         "build or pull it first"
     ) in message, message
     assert "runners image build" not in message and not (tmp_path / "run" / "agent-steps").exists()
@@ -429,7 +432,8 @@ def test_an_agent_that_never_started_exits_2_from_solve_and_batch(tmp_path):
     )
     assert out.returncode == 2, out.stdout + out.stderr
     assert (
-        "error: agent 'agent' on inventory_cli checkpoint_1: the agent could not be started: its program "
+        "error: agent 'agent' on inventory_cli checkpoint_1: the agent could not be started: "
+        "its program "
         "'no-such-agent-cli' was not found" in " ".join(out.stderr.split())
     )
     assert not (tmp_path / "solve" / "grades").exists()

@@ -123,6 +123,6 @@ def test_the_batch_table_and_the_record_say_the_figures_were_refused(tmp_path):
         in step.notes
     )
     assert (
-        "the agent's own figure refused: completion tokens 1e+30: not a number from 0 to 10,000,000,000"
-        in step.notes
-    )
+        "the agent's own figure refused: completion tokens 1e+30: "
+        "not a number from 0 to 10,000,000,000"
+    ) in step.notes

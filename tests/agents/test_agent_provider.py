@@ -174,7 +174,9 @@ def test_promptfoo_repetitions_are_separate_agent_runs_and_agent_repeat_gives_pa
         "name": "f",
         "timeout": 30,
         "repeat": 3,
-        "command": "sh -c 'echo forty-two > answer.txt; [ $RUNNERS_REPEAT != 2 ] || exit 1; echo ok'",
+        "command": (
+            "sh -c 'echo forty-two > answer.txt; [ $RUNNERS_REPEAT != 2 ] || exit 1; echo ok'"
+        ),
     }
     answer = PROVIDER.call_api("", options(tmp_path, agent=flaky), context())
     meta = answer["metadata"]

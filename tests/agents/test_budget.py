@@ -20,13 +20,15 @@ ISOLATED = [
     pytest.param("bubblewrap", marks=pytest.mark.bubblewrap, id="bubblewrap"),
     pytest.param("docker", marks=pytest.mark.docker, id="docker"),
 ]
-# Asks its model again and again (162 tokens an answer) after writing its answer: only a cap stops it.
+# Asks its model again and again (162 tokens an answer) after writing its answer: only a cap stops
+# it.
 GREEDY = textwrap.dedent("""
     import json, os, urllib.request
     open("answer.txt", "w").write("forty-two\\n")
     asked = 0
     while True:
-        request = urllib.request.Request(os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages", data=b"{}",
+        request = urllib.request.Request(os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages",
+                                         data=b"{}",
                                          headers={"content-type": "application/json"})
         try:
             urllib.request.urlopen(request, timeout=10).read()

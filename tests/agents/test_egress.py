@@ -30,18 +30,21 @@ ISOLATED = [
 # answers like Claude Code's JSON result, claiming `claimed` prompt tokens.
 PROBE = textwrap.dedent("""
     import json, os, socket, sys, urllib.request
-    model, secret, hosts, claimed = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(","), int(sys.argv[4])
+    model, secret = int(sys.argv[1]), int(sys.argv[2])
+    hosts, claimed = sys.argv[3].split(","), int(sys.argv[4])
     seen = {"env_proxy": os.environ.get("HTTPS_PROXY")}
     base = os.environ["ANTHROPIC_BASE_URL"]
     def ask(stream):
-        request = urllib.request.Request(base + "/v1/messages", data=json.dumps({"stream": stream}).encode(),
+        request = urllib.request.Request(base + "/v1/messages",
+                                         data=json.dumps({"stream": stream}).encode(),
                                          headers={"content-type": "application/json"})
         return urllib.request.urlopen(request, timeout=20).read().decode()
     seen["plain"] = json.loads(ask(False))["content"][0]["text"]
     seen["streamed"] = "streamed hello" in ask(True)
     for name in ("NO_PROXY", "no_proxy"):  # urllib would bypass the proxy for 127.0.0.1
         os.environ.pop(name, None)
-    via = urllib.request.build_opener(urllib.request.ProxyHandler({"http": os.environ["HTTP_PROXY"]}))
+    via = urllib.request.build_opener(
+        urllib.request.ProxyHandler({"http": os.environ["HTTP_PROXY"]}))
     def fetch(url):
         try:
             return "ok: " + via.open(url, timeout=10).read().decode()
@@ -62,7 +65,8 @@ PROBE = textwrap.dedent("""
         except OSError as exc:
             return f"error {exc.errno}"
     proxy_port = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1])
-    seen["connect_secret"] = connect("127.0.0.1", proxy_port, f"CONNECT 127.0.0.1:{secret} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+    seen["connect_secret"] = connect(
+        "127.0.0.1", proxy_port, f"CONNECT 127.0.0.1:{secret} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
     seen["direct_loopback"] = connect("127.0.0.1", secret)
     seen["direct_hosts"] = {host: connect(host, secret) for host in hosts if host}
     try:
@@ -177,7 +181,8 @@ def test_the_whole_network_and_none_still_work_as_before(tmp_path):
                 "-c",
                 (
                     "import urllib.request, sys\ntry:\n open('answer.txt','w').write("
-                    f"urllib.request.urlopen('http://127.0.0.1:{server.port}/', timeout=5).read().decode())\n"
+                    f"urllib.request.urlopen('http://127.0.0.1:{server.port}/', timeout=5)"
+                    ".read().decode())\n"
                     "except OSError: open('answer.txt','w').write('error')"
                 ),
             ]
@@ -223,7 +228,8 @@ def test_the_proxy_is_not_reachable_from_the_host_side(tmp_path):
 
 @pytest.mark.bubblewrap
 def test_an_allow_list_without_root_is_refused_before_any_step(tmp_path):
-    """Run as an unprivileged user (uid 65534): the harness cannot enter a namespace, and says so."""
+    """Run as an unprivileged user (uid 65534): the harness cannot enter a namespace, and says
+    so."""
     import os
     import sys
 
@@ -233,7 +239,8 @@ def test_an_allow_list_without_root_is_refused_before_any_step(tmp_path):
         "from runners.agents.spec import parse_agent\n"
         "from runners.agents.solve import agent_sandbox\n"
         "from runners.model.environment import EnvironmentSpec\n"
-        "spec = parse_agent({'name': 'a', 'command': 'true', 'network': {'allow': ['x.org']}}, 'w')\n"
+        "spec = parse_agent({'name': 'a', 'command': 'true', "
+        "'network': {'allow': ['x.org']}}, 'w')\n"
         "agent_sandbox(spec, EnvironmentSpec(sandbox='bubblewrap'))\n"
     )
     proc = subprocess.run(

@@ -58,9 +58,9 @@ def test_batch_refuses_an_agent_whose_home_holds_a_renamed_hidden_test(tmp_path)
     assert out.returncode == 2, out.stdout + out.stderr
     message = " ".join(out.stderr.split())
     assert (
-        f"field `home`: {home / 'notes' / 'ideas.txt'} is a copy of {problem.path / 'tests' / 'test_checkpoint_1.py'}"
-        in message
-    ), message
+        f"field `home`: {home / 'notes' / 'ideas.txt'} is a copy of "
+        f"{problem.path / 'tests' / 'test_checkpoint_1.py'}"
+    ) in message, message
 
 
 def test_a_case_based_problem_s_expected_outputs_are_guarded_too(tmp_path):

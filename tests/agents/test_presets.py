@@ -1,5 +1,6 @@
-"""Presets as a user writes them (agents file, `runners solve`), what each fills in, the price table,
-and each preset's reading of its CLI's output. No CLI runs here (tests/agents/test_real_agents.py)."""
+"""Presets as a user writes them (agents file, `runners solve`), what each fills in, the price
+table, and each preset's reading of its CLI's output. No CLI runs here
+(tests/agents/test_real_agents.py)."""
 
 from __future__ import annotations
 

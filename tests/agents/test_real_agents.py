@@ -1,5 +1,5 @@
-"""Each preset's real CLI, installed at its pinned version, solves problems/rangeset_lib checkpoint by
-checkpoint by following a script the scripted model server serves (no API key, no internet), in
+"""Each preset's real CLI, installed at its pinned version, solves problems/rangeset_lib checkpoint
+by checkpoint by following a script the scripted model server serves (no API key, no internet), in
 bubblewrap and in docker, through `runners solve` as a user runs it; every checkpoint is graded.
 
 What the CLI reported (its JSON, events, trajectory or `Tokens:` lines) must equal what the server

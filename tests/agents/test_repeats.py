@@ -18,7 +18,10 @@ from runners.agents.repeats import group_repeats, pass_at_k
 from runners.model.results import ExecutionResult, GroupType, TestResult
 
 # Fails its second repeat (it sees RUNNERS_REPEAT), after writing the answer: a flaky agent.
-FLAKY = "sh -c 'echo forty-two > answer.txt; echo FORTY-TWO > upper.txt; [ $RUNNERS_REPEAT != 2 ] || exit 1; echo ok'"
+FLAKY = (
+    "sh -c 'echo forty-two > answer.txt; echo FORTY-TWO > upper.txt; "
+    "[ $RUNNERS_REPEAT != 2 ] || exit 1; echo ok'"
+)
 
 
 def test_pass_at_k_is_the_unbiased_estimator():

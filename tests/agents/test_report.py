@@ -216,7 +216,8 @@ def test_gemini_stream_json_assembles_the_assistant_text():
 def test_aider_summary_lines_are_summed_and_the_session_cost_kept():
     text = (
         "Applied edit to main.py\n"
-        "Tokens: 12k sent, 2.1k cache write, 8k cache hit, 450 received. Cost: $0.02 message, $0.02 session.\n"
+        "Tokens: 12k sent, 2.1k cache write, 8k cache hit, 450 received. "
+        "Cost: $0.02 message, $0.02 session.\n"
         "Applied edit to store.py\n"
         "Tokens: 3.5k sent, 120 received. Cost: $0.01 message, $0.03 session.\n"
     )

@@ -97,7 +97,10 @@ def test_a_bad_template_names_the_field_and_what_to_write(command, message):
         ),
         (
             {"name": "a", "command": "x", "netwrk": True},
-            "field `netwrk`: unknown key (did you mean 'network'?) (allowed keys: args, base_url, budget, command, dry_run, env, home",
+            (
+                "field `netwrk`: unknown key (did you mean 'network'?) "
+                "(allowed keys: args, base_url, budget, command, dry_run, env, home"
+            ),
         ),
     ],
 )

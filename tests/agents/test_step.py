@@ -156,7 +156,9 @@ from runners.model.problem_loader import load_problem
 from runners.model.environment import EnvironmentSpec
 from runners.sandbox.none import NoSandbox
 problem_dir, run, checkpoint, log = sys.argv[1:5]
-spec = parse_agent({"name": "a", "command": ["sh", "-c", "sleep 0.5; echo {checkpoint} >> " + log + "; echo {checkpoint} >> trail.txt"]}, "t")
+spec = parse_agent({"name": "a", "command": [
+    "sh", "-c", "sleep 0.5; echo {checkpoint} >> " + log + "; echo {checkpoint} >> trail.txt",
+]}, "t")
 problem = load_problem(problem_dir)
 records = ensure_steps(spec, problem, problem.checkpoints[checkpoint], RunLayout(Path(run)),
                        EnvironmentSpec(sandbox="none"), NoSandbox())
@@ -310,7 +312,8 @@ def test_a_resumed_run_reruns_steps_of_other_settings_or_a_harness_failure(tmp_p
     done = [s.step for s in solve(first, problem, layout, env)]
     assert [s.step for s in solve(first, problem, layout, env)] == done  # same settings: kept
     fixed = agent(
-        "sh -c 'echo forty-two > answer.txt; tr a-z A-Z < answer.txt > upper.txt; echo fixed > who.txt'"
+        "sh -c 'echo forty-two > answer.txt; tr a-z A-Z < answer.txt > upper.txt; "
+        "echo fixed > who.txt'"
     )
     redone = solve(fixed, problem, layout, env)
     assert [s.step.command for s in redone] == [fixed.argv, fixed.argv]

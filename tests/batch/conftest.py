@@ -1,6 +1,7 @@
 """Fixtures of the batch tests: a snapshot of the example problems and submissions (so edits
 made to the repository while the suite runs cannot change the expectations half-way), the
-reference results of `runners run` on every cell (the helpers the tests import are in batch_support.py).
+reference results of `runners run` on every cell (the helpers the tests import are in
+batch_support.py).
 
 Everything here is real: real `python -m runners` processes, real sandboxes (`none` by default,
 to keep the suite fast), a real Ray cluster for test_ray.py.

@@ -155,8 +155,8 @@ def ray_cluster(examples: dict[str, Path]) -> Iterator[dict[str, Any]]:
                 "-c",
                 (
                     "import json, sys, ray; ray.init(address=sys.argv[1], logging_level='error'); "
-                    "print(json.dumps([[n['NodeID'], n['Resources'].get('CPU', 0)] for n in ray.nodes() "
-                    "if n['Alive']]))"
+                    "print(json.dumps([[n['NodeID'], n['Resources'].get('CPU', 0)] "
+                    "for n in ray.nodes() if n['Alive']]))"
                 ),
                 address,
             ],

@@ -298,7 +298,8 @@ def test_the_bridge_relays_a_loopback_port_to_the_socket_and_returns_the_agents_
     port = free_port()
     client = (
         "import json, sys, urllib.request\n"
-        f"answer = urllib.request.urlopen('http://127.0.0.1:{port}/_runners/usage', timeout=10).read()\n"
+        f"answer = urllib.request.urlopen('http://127.0.0.1:{port}/_runners/usage', "
+        "timeout=10).read()\n"
         "print(json.loads(answer)['requests']); sys.exit(7)\n"
     )
     try:

@@ -71,7 +71,8 @@ def test_a_line_that_is_json_but_not_an_event_is_refused_with_its_line_number():
 
 def test_test_functions_are_read_from_the_source():
     source = (
-        'package p\n\nimport "testing"\n\nfunc TestA(t *testing.T) {}\nfunc helper(t *testing.T) {}\n'
+        'package p\n\nimport "testing"\n\n'
+        "func TestA(t *testing.T) {}\nfunc helper(t *testing.T) {}\n"
         "func TestB(tt *testing.T) {\n}\nfunc BenchmarkC(b *testing.B) {}\n"
     )
     assert go_test_functions(source) == ["TestA", "TestB"]

@@ -274,7 +274,10 @@ def test_run_level_problems_are_reported():
         (b'{"testResults": {}}', "jest JSON report has no `testResults` list"),
         (
             report_of({"name": "/r/a.test.js", "assertionResults": [{"title": "t", "status": 3}]}),
-            "jest JSON report: testResults.0.assertionResults.0.status: Input should be a valid string",
+            (
+                "jest JSON report: testResults.0.assertionResults.0.status: "
+                "Input should be a valid string"
+            ),
         ),
     ],
 )

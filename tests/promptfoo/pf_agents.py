@@ -46,12 +46,21 @@ TALLY_TESTS = {
 }
 SPECS = {
     "mini": {
-        "checkpoint_1.md": "# Echo — checkpoint 1\n\nPrint the words given, joined by one space; no words is an error.\n",
-        "checkpoint_2.md": "# Echo — checkpoint 2\n\nWith `--upper`, print the words upper-cased.\n",
+        "checkpoint_1.md": (
+            "# Echo — checkpoint 1\n\n"
+            "Print the words given, joined by one space; no words is an error.\n"
+        ),
+        "checkpoint_2.md": (
+            "# Echo — checkpoint 2\n\nWith `--upper`, print the words upper-cased.\n"
+        ),
     },
     "tally": {
-        "checkpoint_1.md": "# Tally — checkpoint 1\n\nPrint how many words were given; none is an error.\n",
-        "checkpoint_2.md": "# Tally — checkpoint 2\n\nWith `--chars`, print how many characters the words have.\n",
+        "checkpoint_1.md": (
+            "# Tally — checkpoint 1\n\nPrint how many words were given; none is an error.\n"
+        ),
+        "checkpoint_2.md": (
+            "# Tally — checkpoint 2\n\nWith `--chars`, print how many characters the words have.\n"
+        ),
     },
 }
 TALLY_1 = """
@@ -81,7 +90,8 @@ KNOWLEDGE = {
     },
 }
 SCRIPTED = (
-    "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} --problem {problem} "
+    "{python} {mounts[agent]}/scripted_agent.py --knowledge {mounts[knowledge]} "
+    "--problem {problem} "
     "--checkpoint {checkpoint} --prompt {prompt_file}"
 )
 

@@ -125,7 +125,8 @@ def test_a_failed_agent_step_is_a_failed_row_with_its_reason_and_what_it_left_gr
         "tally · checkpoint_2: FAIL (agent step failed) 2/3 tests\nCore 0/1\n"
     )
     meta = row["response"]["metadata"]
-    # The workspace still holds checkpoint 1's work: its tests (now Regression) pass, the new one fails.
+    # The workspace still holds checkpoint 1's work: its tests (now Regression) pass, the new one
+    # fails.
     assert (meta["pass_counts"], meta["total_counts"]) == (
         {"Core": 0, "Regression": 2},
         {"Core": 1, "Regression": 2},

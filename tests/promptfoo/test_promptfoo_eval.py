@@ -237,7 +237,10 @@ def test_a_piped_eval_says_what_runs_as_it_runs(promptfoo_eval):
     for agent in ("good", "partial"):
         for checkpoint in CHECKPOINTS:
             for stage in ("preparing toolchain", "running tests", "collecting"):
-                line = f"Python worker stderr: INFO runners: {agent} · {PROBLEM} · {checkpoint}: {stage}"
+                line = (
+                    f"Python worker stderr: INFO runners: {agent} · {PROBLEM} · {checkpoint}: "
+                    f"{stage}"
+                )
                 assert 0 <= out.find(line) < end, (
                     f"{line!r} not logged before the end:\n{out[:3000]}"
                 )
@@ -365,7 +368,8 @@ def test_compare_says_which_eval_the_viewer_opens(promptfoo_eval, tmp_path):
     try:
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         assert (
-            "compare: open the viewer with: npx promptfoo view   (http://localhost:15500; it opens this eval: "
+            "compare: open the viewer with: npx promptfoo view   "
+            "(http://localhost:15500; it opens this eval: "
             "runners promptfoo test)"
         ) in proc.stdout
     finally:

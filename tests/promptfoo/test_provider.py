@@ -96,7 +96,8 @@ def test_provider_output_is_a_verdict_and_the_counts_per_group(partial_cp2):
         "flags: unsandboxed",
         # The same nine lines as at checkpoint_1: every figure beside its change.
         (
-            "code: 9 LOC (+0) · 0 functions (+0) · CC max 0 (+0), 0 over 10 (+0) · 0 duplicated blocks (+0) "
+            "code: 9 LOC (+0) · 0 functions (+0) · CC max 0 (+0), 0 over 10 (+0) "
+            "· 0 duplicated blocks (+0) "
             "· 0 lint findings (+0)"
         ),
     ]
@@ -128,13 +129,15 @@ def test_the_reason_line_drops_the_harness_paths_and_keeps_the_tests_words():
     from runners.promptfoo.output import headline
 
     message = (
-        "AssertionError: stderr is not one JSON object\ncommand: ['/cache/subenv-81666def57c21f703496/bin/python',"
+        "AssertionError: stderr is not one JSON object\n"
+        "command: ['/cache/subenv-81666def57c21f703496/bin/python',"
         " '/workspace/main.py', 'add', 'bolt', '1', '--db', "
         "'/tmp/pytest-of-runner/pytest-0/test_corrupt_database_add_0/stock.db']"
     )
     command = (
-        "AssertionError: command: ['/cache/subenv-81666def57c21f703496/bin/python', '/workspace/main.py', "
-        "'add', 'Bolt', '1', '--db', '/tmp/pytest-of-runner/pytest-0/test_invalid_name_uppercase_0/stock.db']\n"
+        "AssertionError: command: ['/cache/subenv-81666def57c21f703496/bin/python', "
+        "'/workspace/main.py', 'add', 'Bolt', '1', '--db', "
+        "'/tmp/pytest-of-runner/pytest-0/test_invalid_name_uppercase_0/stock.db']\n"
         "exit code: 0"
     )
     tests = [
@@ -181,15 +184,19 @@ def test_the_reason_line_drops_the_harness_paths_and_keeps_the_tests_words():
         "name": "rejects 1 +",
         "group_type": "Error",
         "status": "failed",
-        "failure_message": "Error: expect(received).toEqual(expected) // deep equality\n\n- Expected  - 1\n"
-        '+ Received  + 1\n\n  Object {\n-   "code": 2,\n+   "code": 1,\n  }',
+        "failure_message": (
+            "Error: expect(received).toEqual(expected) // deep equality\n\n- Expected  - 1\n"
+            '+ Received  + 1\n\n  Object {\n-   "code": 2,\n+   "code": 1,\n  }'
+        ),
     }
     assert (
         headline({"tests": [jest]}) == '[Error] rejects 1 +: expected "code": 2, received "code": 1'
     )
     vitest = {
         **jest,
-        "failure_message": "AssertionError: expected 5 to be 6 // Object.is equality\n\nExpected: 6",
+        "failure_message": (
+            "AssertionError: expected 5 to be 6 // Object.is equality\n\nExpected: 6"
+        ),
     }
     assert (
         headline({"tests": [vitest]})
@@ -714,7 +721,8 @@ def test_a_problem_error_is_an_error_row_that_names_the_file(world, tmp_path):
 
 
 def test_provider_and_assertion_import_fast_and_light():
-    """promptfoo gives a worker 30 s to import the provider, and starts a fresh Python per assertion."""
+    """promptfoo gives a worker 30 s to import the provider, and starts a fresh Python per
+    assertion."""
     code = (
         "import sys, time; t = time.perf_counter(); "
         f"sys.path.insert(0, {str(PROVIDERS)!r}); import test_runner, assertions; "

@@ -104,8 +104,9 @@ def test_each_row_shows_the_tokens_the_server_served_and_links_the_transcript(re
         transcript = Path(urlparse(response["metadata"]["transcript"]).path)
         assert transcript.is_file() and transcript.stat().st_size > 0
         if agent == "codex-unpriced":
-            # Unknown, not $0: the provider sends no cost, and the step says it is unknown. (Promptfoo
-            # itself stores a row's missing cost as 0: its EvalResult does `cost || 0`.)
+            # Unknown, not $0: the provider sends no cost, and the step says it is unknown.
+            # (Promptfoo itself stores a row's missing cost as 0: its EvalResult does
+            # `cost || 0`.)
             assert "cost" not in response and step.report.cost_usd is None
             assert "$" not in response["output"]
         else:

@@ -1,5 +1,5 @@
-"""runners.promptfoo.verdict: which rows of a finished eval are no grade, and the exit code that says
-so (scripts/compare.sh runs it; test_eval_errors.py runs it on real evals)."""
+"""runners.promptfoo.verdict: which rows of a finished eval are no grade, and the exit code that
+says so (scripts/compare.sh runs it; test_eval_errors.py runs it on real evals)."""
 
 from __future__ import annotations
 

@@ -255,7 +255,10 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(
         "tally · checkpoint_1: PASS ",
         f"Latency: {shown_latency(good['latencyMs'])}",
         f"Tokens: {usage['total']} ({usage['prompt']}+{usage['completion']})",
-        "agent step failed: the agent exited with code 1: I do not know how to implement tally checkpoint_2.",
+        (
+            "agent step failed: the agent exited with code 1: "
+            "I do not know how to implement tally checkpoint_2."
+        ),
         "tally · checkpoint_2: FAIL (agent step failed) 2/3 tests",
     ]
     report = browse(agent_viewer, agent_eval, expect, tmp_path, "promptfoo-agents-viewer.png")
@@ -289,7 +292,8 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(
 # 9,000 px page). Promptfoo gives every row the height of its tallest cell, and its own parts of a
 # cell (badge, metric pills, latency) take about 150 px; the rest is ours: the verdict line, the
 # counts per group, one red line saying why (here also `flags: unsandboxed`, sandbox `none`).
-# Measured: 282 px here; the example comparison's 22 rows 258-321 px, a 6,706 px page (9,586 before).
+# Measured: 282 px here; the example comparison's 22 rows 258-321 px, a 6,706 px page (9,586
+# before).
 MAX_ROW_PX = 300
 
 

@@ -24,7 +24,10 @@ def need_browser() -> None:
     need(CHROMIUM.exists(), f"{CHROMIUM} is missing (run as root: apt-get install chromium)")
     need(
         NODE.exists() and (ROOT / "node_modules" / "playwright-core" / "package.json").is_file(),
-        "playwright-core and node are not installed in node_modules (run: bash scripts/setup-node.sh)",
+        (
+            "playwright-core and node are not installed in node_modules "
+            "(run: bash scripts/setup-node.sh)"
+        ),
     )
 
 

@@ -1,6 +1,7 @@
 """`runners report` on a real batch: the page, opened from its file in headless Chromium, shows the
 agent x problem matrix with the rates of the results, a curve per agent and group, the code-quality
-figures, and a line per graded checkpoint; it asks for nothing but itself. Bad sources are bad input.
+figures, and a line per graded checkpoint; it asks for nothing but itself. Bad sources are bad
+input.
 """
 
 from __future__ import annotations

@@ -132,7 +132,8 @@ def test_harness_secrets_and_processes_are_invisible(sandbox, tmp_path, monkeypa
                     found.append(open(f"/proc/{{pid}}/environ", "rb").read())
                 except OSError:
                     pass
-        print("secret visible:", any(b"{CANARY}" in blob for blob in found) or "{CANARY}" in str(os.environ))
+        print("secret visible:",
+              any(b"{CANARY}" in blob for blob in found) or "{CANARY}" in str(os.environ))
         print("processes:", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
         print("home listing:", os.path.exists("/root/.ssh") or os.path.exists("/home"))
     """,

@@ -123,7 +123,8 @@ def test_checks_are_chosen_by_name_or_group_and_an_unknown_one_is_refused():
 
 def test_one_command_checks_a_backend_registered_in_one_line(tmp_path, capsys):
     """A third-party backend: a subclass, one registration; `runners sandbox check NAME` runs
-    the suite on it, says what failed or raised and exits 1; on `none`, exit 0 and the outcomes in JSON."""
+    the suite on it, says what failed or raised and exits 1; on `none`, exit 0 and the outcomes in
+    JSON."""
     SANDBOX_CLASSES[LeakySandbox.name] = LeakySandbox  # what @register_sandbox does
     try:
         code = main(

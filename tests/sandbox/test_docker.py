@@ -74,7 +74,7 @@ def lines_with(result: SandboxResult, prefix: str) -> list[str]:
     return [line for line in result.stdout.splitlines() if line.startswith(prefix)]
 
 
-# ---- basics ---------------------------------------------------------------------------------------
+# ---- basics --------------------------------------------------------------------------------------
 
 
 def test_exit_code_streams_and_profile(docker_sandbox, make_request):
@@ -108,7 +108,7 @@ def test_missing_command_is_a_failed_run_not_a_crash(docker_sandbox, make_reques
     assert "/no/such/binary" in result.stderr
 
 
-# ---- isolation ------------------------------------------------------------------------------------
+# ---- isolation -----------------------------------------------------------------------------------
 
 
 def test_no_network_but_loopback_works(docker_sandbox, make_request, tmp_path):
@@ -226,7 +226,7 @@ def test_harness_secrets_are_not_visible(docker_sandbox, make_request, tmp_path,
     assert canary not in prepared.stdout
 
 
-# ---- limits ---------------------------------------------------------------------------------------
+# ---- limits --------------------------------------------------------------------------------------
 
 
 def test_memory_hog_is_stopped_at_the_limit(docker_sandbox, make_request, tmp_path):
@@ -326,7 +326,8 @@ def test_file_size_and_tmp_size_limits(docker_sandbox, make_request, tmp_path):
             except OSError as exc:
                 return errno.errorcode.get(exc.errno, str(exc.errno))
         print("big-file:", write("/workspace/big", 5))
-        print("tmp-fill:", write("/tmp/a", 1), write("/tmp/b", 1), *(write(f"/tmp/f{i}", 1) for i in range(12)))
+        print("tmp-fill:", write("/tmp/a", 1), write("/tmp/b", 1),
+              *(write(f"/tmp/f{i}", 1) for i in range(12)))
     """,
         limits=limits,
     )
@@ -355,7 +356,7 @@ def test_a_container_is_its_own_cpu_entity_not_one_of_docker_s_group(docker_sand
     assert not path.startswith("/docker/") and path.count("/") == 1, cpu
 
 
-# ---- lifecycle ------------------------------------------------------------------------------------
+# ---- lifecycle -----------------------------------------------------------------------------------
 
 
 def test_daemons_do_not_outlive_the_run(docker_sandbox, make_request):
@@ -365,7 +366,10 @@ def test_daemons_do_not_outlive_the_run(docker_sandbox, make_request):
             [
                 "sh",
                 "-c",
-                "setsid sleep 1000 >/dev/null 2>&1 & nohup sleep 1000 >/dev/null 2>&1 & echo started",
+                (
+                    "setsid sleep 1000 >/dev/null 2>&1 & nohup sleep 1000 >/dev/null 2>&1 "
+                    "& echo started"
+                ),
             ],
             timeout=30,
         )
@@ -501,7 +505,9 @@ E2E_TESTS = {
 
 
         def run(entrypoint_argv, *args):
-            return subprocess.run([*entrypoint_argv, *args], capture_output=True, text=True, timeout=20)
+            return subprocess.run(
+                [*entrypoint_argv, *args], capture_output=True, text=True, timeout=20
+            )
 
 
         def test_add(entrypoint_argv):

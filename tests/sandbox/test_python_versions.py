@@ -33,7 +33,9 @@ def version_test(expected: str) -> dict[str, str]:
         "test_checkpoint_1.py": f"""
         import subprocess, sys
         def test_submission_runs_on_{expected.replace(".", "_")}(entrypoint_argv):
-            out = subprocess.run(entrypoint_argv, capture_output=True, text=True, check=True).stdout.strip()
+            out = subprocess.run(
+                entrypoint_argv, capture_output=True, text=True, check=True
+            ).stdout.strip()
             assert out == "%d.%d" % sys.version_info[:2]   # the tests run on the same Python
             assert out == "{expected}"
     """
@@ -59,7 +61,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-# ---- requests and their errors --------------------------------------------------------------------
+# ---- requests and their errors -------------------------------------------------------------------
 
 
 def test_a_version_means_that_minor_series_and_a_range_is_pep_440():
@@ -126,7 +128,7 @@ def test_bad_option_and_unmet_requirement_exit_2_naming_their_source(tmp_path):
     assert "Traceback" not in unmet.stderr
 
 
-# ---- bubblewrap: a host interpreter, mounted read-only ----------------------------------------------
+# ---- bubblewrap: a host interpreter, mounted read-only -------------------------------------------
 
 
 def test_bubblewrap_runs_the_problems_python_and_the_user_overrides_it(tmp_path):
@@ -217,7 +219,7 @@ def test_batch_and_the_promptfoo_provider_pass_python_through(tmp_path):
     assert "provider config: field `python`: expected a quoted version" in response["error"]
 
 
-# ---- docker: one image per version ----------------------------------------------------------------
+# ---- docker: one image per version ---------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
