@@ -332,8 +332,7 @@ AGENT_CASES = [
         "paths, relative paths and a walk of `/`",
         READS_TESTS,
         "only the workspace, the prompt directory (this checkpoint's spec alone), the agent's "
-        "home, its "
-        "mounts and the system are mounted; the problem directory never is",
+        "home, its mounts and the system are mounted; the problem directory never is",
         skip_on={"none": NOT_ISOLATED},
     ),
     AgentCase(
@@ -348,9 +347,8 @@ AGENT_CASES = [
     ),
     AgentCase(
         "agent-writes-caches",
-        "writes into the harness's toolchain cache (a `.pth` into prepared "
-        "site-packages), the run's results, another agent's snapshot, the hidden tests and a host "
-        "directory",
+        "writes into the harness's toolchain cache (a `.pth` into prepared site-packages), the "
+        "run's results, another agent's snapshot, the hidden tests and a host directory",
         WRITES_CACHES,
         "none of them is mounted; the cache digest is compared before and after",
         skip_on={"none": NOT_ISOLATED},
@@ -361,8 +359,7 @@ AGENT_CASES = [
         "SIGTERM-ignoring loop and a shell loop",
         LEAVES_DAEMONS,
         "the step's sandbox ends with it: container removed / pid namespace and cgroup killed / "
-        "the "
-        "`none` supervisor kills every descendant",
+        "the `none` supervisor kills every descendant",
         check_files={"work.txt": "done before leaving daemons\n"},
     ),
     AgentCase(
@@ -409,16 +406,14 @@ AGENT_CASES = [
     ),
     AgentCase(
         "agent-network-allow-list",
-        "with an allow-list of one endpoint (a server on the host's loopback "
-        "standing in for its model), reaches it through the proxy, then tries the host's other "
-        "server "
-        "directly, through the proxy's CONNECT and through its plain-HTTP forwarding, on loopback, "
-        "the "
+        "with an allow-list of one endpoint (a server on the host's loopback standing in for its "
+        "model), reaches it through the proxy, then tries the host's other server directly, "
+        "through the proxy's CONNECT and through its plain-HTTP forwarding, on loopback, the "
         "default gateway and the host's addresses",
         NETWORK_ALLOW,
         "a network namespace of its own (docker: a holder container's, network `none`) holding "
-        "only "
-        "loopback and the harness's proxy, which refuses (403) every `host:port` not on the list",
+        "only loopback and the harness's proxy, which refuses (403) every `host:port` not on the "
+        "list",
         skip_on={
             "none": "`none` cannot take the network away (the allow-list is not enforced; the step "
             "notes it)"
@@ -455,9 +450,8 @@ AGENT_CASES += [
         "directory (hidden tests, later specifications) and reads it",
         READS_A_COPY,
         "contents, not only paths: every file under a mount (or the home template) is compared "
-        "with the "
-        "problem's files (size, then SHA-256): the agent is refused before any step runs, naming "
-        "the copy",
+        "with the problem's files (size, then SHA-256): the agent is refused before any step "
+        "runs, naming the copy",
         expect=REFUSED,
         mounts_problem_copy=True,
     ),
@@ -467,8 +461,7 @@ AGENT_CASES += [
         "colours, a C1 CSI), a bell and a NUL in what it says, on stdout and stderr",
         SAYS_ESCAPES,
         "the step keeps its words; the CLI's console drops every control character from what it "
-        "prints "
-        "(the `solve` and `batch --agents` tables), as the Promptfoo row's text does",
+        "prints (the `solve` and `batch --agents` tables), as the Promptfoo row's text does",
         check=_table_clean,
     ),
     AgentCase(
@@ -476,9 +469,8 @@ AGENT_CASES += [
         "reports a cost of -$1,000,000, -5 and 10^30 tokens and -3 turns in Claude Code's JSON",
         IMPOSSIBLE_FIGURES,
         "its own figures are validated (finite, from 0 to a bound): each impossible one is "
-        "refused, kept "
-        "in the record with what it said, and shown as `refused`, never summed or passed to "
-        "Promptfoo",
+        "refused, kept in the record with what it said, and shown as `refused`, never summed or "
+        "passed to Promptfoo",
         check=_figures_refused,
     ),
 ]

@@ -17,9 +17,11 @@ from .cases import FAIL, HONEST, PASS, PROBLEM, Case
 
 HONEST_JS = {
     "vitest": {
-        "calc.mjs": "export function add(a, b) {\n  if (typeof a !== 'number') throw new "
-        "TypeError('a');\n"
-        "  return a + b;\n}\nexport function sub(a, b) { return a - b; }\n"
+        "calc.mjs": "export function add(a, b) {\n"
+        "  if (typeof a !== 'number') throw new TypeError('a');\n"
+        "  return a + b;\n"
+        "}\n"
+        "export function sub(a, b) { return a - b; }\n"
     },
     "jest": {
         "calc.js": "function add(a, b) {\n  if (typeof a !== 'number') throw new TypeError('a');\n"
@@ -168,9 +170,9 @@ BLAME_CASES = [
             f"a failing library that {title}",
             {"main.py": "print('unused')\n", "calc.py": FAKE_PRELUDE + body},
             frozenset({FAIL}),
-            "the traceback runs through the submission's module (our plugin records every "
-            "frame; a missing module counts as the submission's while it is on sys.path): graded, "
-            "not a problem error",
+            "the traceback runs through the submission's module (our plugin records every frame; "
+            "a missing module counts as the submission's while it is on sys.path): graded, not a "
+            "problem error",
             framework="pytest-lib",
             statuses=LOAD_FAILED,
             wall=60,

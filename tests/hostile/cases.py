@@ -1369,9 +1369,8 @@ def _check_duration(min_seconds: float) -> Callable[..., list[str]]:
         if obs.result is not None and obs.outcome == FAIL and obs.result.duration < min_seconds:
             return [
                 (
-                    f"duration {obs.result.duration} s is below the {min_seconds} s the run really "
-                    "took: "
-                    "the harness took the submission's clock"
+                    f"duration {obs.result.duration} s is below the {min_seconds} s the run "
+                    "really took: the harness took the submission's clock"
                 )
             ]
         return []
@@ -1484,8 +1483,7 @@ CASES: list[Case] = [
         "non-utf8-output",
         "§6.24, broken",
         "invalid UTF-8, NUL bytes, ANSI escapes and a 1 MB line, from the CLI and from the test "
-        "process "
-        "into the harness's pipes",
+        "process into the harness's pipes",
         {"main.py": NON_UTF8_MAIN, "calc.py": NON_UTF8_CALC},
         frozenset({FAIL}),
         "decoded with replacement; the result JSON stays valid",
@@ -1505,8 +1503,7 @@ CASES: list[Case] = [
         {"main.py": FORK_BOMB_MAIN, "calc.py": HONEST_CALC},
         NOT_PASS,
         "docker pids_limit / the run's cgroup pids.max; the wall clock ends it; the container or "
-        "pid "
-        "namespace goes with every process",
+        "pid namespace goes with every process",
         skip_on={"none": "no process limit on `none`: it would exhaust the host"},
         disruptive=True,
         wall=8,
@@ -1572,8 +1569,7 @@ CASES: list[Case] = [
         {"main.py": WRONG_MAIN, "calc.py": DISK_CALC},
         frozenset({FAIL, INFRA, TIMEOUT}),
         "RLIMIT_FSIZE per file, a size-limited /tmp; the workspace is deleted after the run (it "
-        "has no "
-        "quota: see known limits)",
+        "has no quota: see known limits)",
         disruptive=True,
         wall=30,
     ),
@@ -1610,9 +1606,8 @@ CASES: list[Case] = [
         "harness's pipes, from the test process and the CLI (the code itself is correct)",
         {"main.py": DAEMONS_MAIN, "calc.py": DAEMONS_CALC},
         frozenset({PASS}),
-        "container removal / pid-namespace teardown (--die-with-parent) / the subreaper supervisor "
-        "on "
-        "`none`; output readers never wait on a pipe forever",
+        "container removal / pid-namespace teardown (--die-with-parent) / the subreaper "
+        "supervisor on `none`; output readers never wait on a pipe forever",
     ),
     # walls
     Case(
@@ -1637,10 +1632,9 @@ CASES: list[Case] = [
     Case(
         "write-outside",
         "§6.8",
-        "creates or appends to files in /etc, /usr, /root, /, the harness's "
-        "package, the problem, the submission's source, the hidden tests and config, the "
-        "toolchains, "
-        "other runs' workspaces",
+        "creates or appends to files in /etc, /usr, /root, /, the harness's package, the "
+        "problem, the submission's source, the hidden tests and config, the toolchains, other "
+        "runs' workspaces",
         probing(WRITE_BODY),
         frozenset({PASS}),
         "read-only root, read-only mounts of tests/config/toolchains, nothing else mounted; a "
@@ -1655,8 +1649,7 @@ CASES: list[Case] = [
         probing(READ_BODY),
         frozenset({PASS}),
         "only this checkpoint's tests are copied; .git is never copied; other runs and the host "
-        "are "
-        "not mounted",
+        "are not mounted",
         skip_on={"none": NOT_ISOLATED},
         build=_git_history,
     ),
@@ -1762,8 +1755,8 @@ CASES: list[Case] = [
             "--json-report-file=/tmp/fake.json\n",
             "tox.ini": "[pytest]\naddopts = -p hostile_plugin\n",
             "setup.cfg": "[tool:pytest]\naddopts = -p hostile_plugin\n",
-            "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-p hostile_plugin -k '
-            'nothing"\n',
+            "pyproject.toml": "[tool.pytest.ini_options]\n"
+            'addopts = "-p hostile_plugin -k nothing"\n',
         },
         frozenset({FAIL}),
         "-c <generated ini> and --rootdir outside the submission: its ini files are never read",
@@ -1778,12 +1771,13 @@ CASES: list[Case] = [
         {
             **WRONG,
             "hostile_plugin.py": FORCE_PASS_HOOK,
-            "hostile_plugin-1.0.dist-info/entry_points.txt": "[pytest11]\nhostile = "
-            "hostile_plugin\n",
-            "hostile_plugin-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: "
-            "hostile-plugin\nVersion: 1.0\n",
-            "setup.py": "from setuptools import setup\nsetup(name='hostile', "
-            "py_modules=['hostile_plugin'], "
+            "hostile_plugin-1.0.dist-info/entry_points.txt": "[pytest11]\n"
+            "hostile = hostile_plugin\n",
+            "hostile_plugin-1.0.dist-info/METADATA": "Metadata-Version: 2.1\n"
+            "Name: hostile-plugin\n"
+            "Version: 1.0\n",
+            "setup.py": "from setuptools import setup\n"
+            "setup(name='hostile', py_modules=['hostile_plugin'], "
             "entry_points={'pytest11': ['hostile = hostile_plugin']})\n",
             "hostile.pth": "import sitecustomize\n",
             "sitecustomize.py": PYTEST_PATCH_CALC,
@@ -1808,10 +1802,8 @@ CASES: list[Case] = [
     Case(
         "prewritten-report",
         "§6.11",
-        "ships pytest-report.json, ctrf-report.json, junit.xml, reward.txt "
-        "and report-named symlinks, and copies the forged reports into the report directory dated "
-        "in "
-        "the future",
+        "ships pytest-report.json, ctrf-report.json, junit.xml, reward.txt and report-named "
+        "symlinks, and copies the forged reports into the report directory dated in the future",
         {
             "main.py": PREWRITE_MAIN,
             "calc.py": WRONG_CALC,
@@ -1865,9 +1857,8 @@ CASES: list[Case] = [
         "directories, and tries to replace the report directory with a link to /",
         {"main.py": SYMLINK_MAIN, "calc.py": WRONG_CALC},
         NOT_PASS,
-        "reports opened with O_NOFOLLOW|O_NONBLOCK in a directory opened with O_NOFOLLOW, regular "
-        "files "
-        "only, size-capped; the report directory is a mount point",
+        "reports opened with O_NOFOLLOW|O_NONBLOCK in a directory opened with O_NOFOLLOW, "
+        "regular files only, size-capped; the report directory is a mount point",
         statuses=ALL_FAILED,
         skip_on={"none": NOT_ISOLATED + " (pytest would write its report through the links)"},
         wall=15,
@@ -2006,10 +1997,9 @@ def sub(a, b):
     Case(
         "vitest-config-swap",
         "§6.16",
-        "vitest.config.mjs, vite.config.mjs, vitest.workspace.mjs and "
-        "package.json#vitest: no tests included, a forging reporter, a setup file extending "
-        "`expect` to "
-        "always pass, a globalSetup writing the report",
+        "vitest.config.mjs, vite.config.mjs, vitest.workspace.mjs and package.json#vitest: no "
+        "tests included, a forging reporter, a setup file extending `expect` to always pass, a "
+        "globalSetup writing the report",
         {
             "calc.mjs": MJS_WRONG,
             "vitest.config.mjs": VITEST_CONFIG,
@@ -2048,8 +2038,7 @@ def sub(a, b):
         {"calc.mjs": MJS_FORGE_AND_KILL},
         frozenset({INFRA}),
         "our reporter signs the report with a one-time key read and deleted before any test ran; "
-        "an "
-        "unsigned or wrongly signed report is an infrastructure failure",
+        "an unsigned or wrongly signed report is an infrastructure failure",
         framework="vitest",
         reason="signature|not written|exit code",
     ),
@@ -2071,8 +2060,7 @@ def sub(a, b):
         ANY,
         "DETECTED ONLY: node_modules and package.json tricks are never used (node_modules is not "
         "copied, the tests resolve from the toolchain), but vitest itself resolves `vitest` for "
-        "every "
-        "module it transforms, the library included; `runners.scan` flags it",
+        "every module it transforms, the library included; `runners.scan` flags it",
         framework="vitest",
         undefended=True,
         flags=(r"grader-touching: calc\.mjs:\d+ imports vitest",),
@@ -2101,10 +2089,9 @@ def sub(a, b):
     Case(
         "jest-config-swap",
         "§6.16",
-        "jest.config.js, jest.config.json, package.json#jest and "
-        ".babelrc: no tests matched, a forging reporter, setup files extending `expect`, a "
-        "transform "
-        "that replaces every test file",
+        "jest.config.js, jest.config.json, package.json#jest and .babelrc: no tests matched, a "
+        "forging reporter, setup files extending `expect`, a transform that replaces every test "
+        "file",
         {
             "calc.js": CJS_WRONG,
             "jest.config.js": JEST_CONFIG,
@@ -2138,8 +2125,8 @@ def sub(a, b):
         "made-up signature, then SIGKILLs jest before it writes the real one",
         {"calc.js": CJS_FORGE_AND_EXIT},
         frozenset({INFRA}),
-        "the report's HMAC signature (a one-time key our reporter read and deleted before any test "
-        "ran)",
+        "the report's HMAC signature (a one-time key our reporter read and deleted before any "
+        "test ran)",
         framework="jest",
         reason="signature|not written|exit code",
     ),
@@ -2227,8 +2214,7 @@ CASES += [
         dict(HONEST),
         frozenset({PASS}),
         "one scandir walk, then a copy in the kernel (no per-file copystat); the copy counts "
-        "against the wall "
-        "clock",
+        "against the wall clock",
         build=_many_files,
         limits={"submission_depth": 512},
         wall=90,

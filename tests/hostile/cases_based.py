@@ -477,10 +477,9 @@ CASE_BASED = [
     Case(
         "cases-cli-reads-case-files",
         "§6.9",
-        "the CLI looks for the case files and their expected outputs: "
-        "walks /, lists the tests directory, reads the case program's /proc cwd, descriptors, maps "
-        "and "
-        "environment, and prints LEAK when it finds any",
+        "the CLI looks for the case files and their expected outputs: walks /, lists the tests "
+        "directory, reads the case program's /proc cwd, descriptors, maps and environment, and "
+        "prints LEAK when it finds any",
         {
             "main.py": PROBING_CLI,
             "main_honest.py": HONEST["main.py"],
@@ -490,9 +489,8 @@ CASE_BASED = [
         frozenset({PASS}),
         "the case files sit in a directory of the read-only tests mount named after the run's "
         "one-time key, in a parent that cannot be listed (mode 0111); the case program reads and "
-        "deletes the "
-        "key before the first case and is non-dumpable (its /proc entries are closed to the "
-        "submission)",
+        "deletes the key before the first case and is non-dumpable (its /proc entries are closed "
+        "to the submission)",
         framework="cases-cli",
         expect_on={"none": frozenset({PASS, FAIL})},
         wall=90,
@@ -514,8 +512,7 @@ CASE_BASED = [
         {"server.py": NEVER_ANSWERS},
         frozenset({FAIL}),
         "the health check has a start-up deadline (startup_timeout_s); then every case of the "
-        "group is an "
-        "error that says why, and the server is killed",
+        "group is an error that says why, and the server is killed",
         framework="cases-api",
         statuses=CASES_STATUS_ERROR,
         check=_said(r"did not answer on http://127\.0\.0\.1:\d+/healthz within 5 s"),
@@ -539,8 +536,7 @@ CASE_BASED = [
         server(prelude=DAEMON),
         frozenset({PASS}),
         "the case program is a child subreaper: the daemon is re-parented to it and killed with "
-        "the server "
-        "at the end of the group",
+        "the server at the end of the group",
         framework="cases-api",
     ),
     Case(
@@ -550,8 +546,7 @@ CASE_BASED = [
         server(prelude=FLOOD),
         frozenset({PASS}),
         "the server's output is drained into a bounded buffer (its last 64 KiB): it costs CPU, "
-        "never the "
-        "case program's memory",
+        "never the case program's memory",
         framework="cases-api",
         wall=90,
     ),
@@ -561,8 +556,8 @@ CASE_BASED = [
         "the server answers the health check at once but every request after 30 s",
         server(before_answer="import time; time.sleep(30)"),
         frozenset({FAIL}),
-        "each request has the case's timeout (3 s here): the case fails as timed out, the run goes "
-        "on",
+        "each request has the case's timeout (3 s here): the case fails as timed out, the run "
+        "goes on",
         framework="cases-api",
         statuses=CASES_STATUS_FAILED,
         check=_said(r"no answer within 3 s"),
@@ -570,10 +565,9 @@ CASE_BASED = [
     Case(
         "cases-cli-carries-state-honest",
         "§6.26",
-        "a correct CLI that leaves notes for its next case in "
-        "/tmp, $HOME, $TMPDIR, /dev/shm, the report directory, a directory made unreadable, a "
-        "System V "
-        "shared-memory segment and a POSIX message queue, and answers LEAK when a case finds one",
+        "a correct CLI that leaves notes for its next case in /tmp, $HOME, $TMPDIR, /dev/shm, "
+        "the report directory, a directory made unreadable, a System V shared-memory segment and "
+        "a POSIX message queue, and answers LEAK when a case finds one",
         {
             "main.py": PROBING_CLI,
             "main_honest.py": HONEST["main.py"],
@@ -581,45 +575,36 @@ CASE_BASED = [
             "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + CARRY_BODY,
         },
         frozenset({PASS}),
-        "before every case (every group's server) the case program puts back the workspace and the "
-        "run's own "
-        "scratch (docker, bubblewrap: the private /tmp with the home, /dev/shm, /dev/mqueue "
-        "(bubblewrap mounts "
-        "the run's own), the report directory; `none`: the run's HOME, TMPDIR and report "
-        "directory) as they "
-        "were before the first case, opening up what was made unreadable, and removes the System V "
-        "IPC "
-        "objects of the run's own namespace",
+        "before every case (every group's server) the case program puts back the workspace and "
+        "the run's own scratch (docker, bubblewrap: the private /tmp with the home, /dev/shm, "
+        "/dev/mqueue (bubblewrap mounts the run's own), the report directory; `none`: the run's "
+        "HOME, TMPDIR and report directory) as they were before the first case, opening up what "
+        "was made unreadable, and removes the System V IPC objects of the run's own namespace",
         framework="cases-cli",
     ),
     Case(
         "cases-cli-reads-harness-environ",
         "§6.19",
-        "the CLI reads every /proc/*/environ and cmdline it can "
-        "(on `none`: its ancestors up to the harness's supervisor) and prints LEAK for a variable "
-        "its own "
-        "environment lacks or for the problem's host path",
+        "the CLI reads every /proc/*/environ and cmdline it can (on `none`: its ancestors up to "
+        "the harness's supervisor) and prints LEAK for a variable its own environment lacks or "
+        "for the problem's host path",
         ENVIRON_PROBE_CLI,
         frozenset({PASS}),
         "the case program's settings are in a file of the vault, never in the environment: the "
-        "sandbox's first "
-        "processes (docker-init, `timeout`, bwrap's command line, none's supervisor) hold exactly "
-        "the "
-        "submission's own environment",
+        "sandbox's first processes (docker-init, `timeout`, bwrap's command line, none's "
+        "supervisor) hold exactly the submission's own environment",
         framework="cases-cli",
     ),
     Case(
         "cases-cli-terminal-escapes",
         "§6.24, broken",
-        "the CLI answers wrongly, with terminal escapes "
-        "(screen clear, alternate screen, window title, colours, a C1 CSI), a bell and a NUL on "
-        "stdout and "
-        "stderr",
+        "the CLI answers wrongly, with terminal escapes (screen clear, alternate screen, window "
+        "title, colours, a C1 CSI), a bell and a NUL on stdout and stderr",
         {"main.py": ESCAPING_CLI},
         frozenset({FAIL}),
-        "the result keeps the bytes; the CLI's console drops every control character from what it "
-        "prints "
-        "(runners.outputs.render.SafeConsole): the table shows the text, never drives the terminal",
+        "the result keeps the bytes; the CLI's console drops every control character from what "
+        "it prints (runners.outputs.render.SafeConsole): the table shows the text, never drives "
+        "the terminal",
         framework="cases-cli",
         statuses={"add_cli": "failed", "sub_cli": "failed", "rejects_words": "failed"},
         check=_terminal_clean,
@@ -644,8 +629,7 @@ CASE_BASED = [
         trickling_health(),
         frozenset({FAIL}),
         "each probe is bounded whole (2 s), and the start-up deadline (5 s here) ends the wait: "
-        "every case of "
-        "the group errs, saying the server did not answer",
+        "every case of the group errs, saying the server did not answer",
         framework="cases-api",
         statuses=CASES_STATUS_ERROR,
         check=_said(r"did not answer on http://127\.0\.0\.1:\d+/healthz within 5 s"),
@@ -663,15 +647,13 @@ CASE_BASED = [
     Case(
         "cases-web-reaches-outside-honest",
         "§6.6",
-        "the page fetches outside addresses (by name and by IP, "
-        "plain and TLS), loads an outside image and opens a WebSocket before answering; anything "
-        "that gets "
-        "through turns its answer into LEAK",
+        "the page fetches outside addresses (by name and by IP, plain and TLS), loads an outside "
+        "image and opens a WebSocket before answering; anything that gets through turns its "
+        "answer into LEAK",
         web(before_answer=OUTSIDE),
         frozenset({PASS}),
         "no network but loopback in the sandbox; Chromium sends everything not on loopback to a "
-        "closed "
-        "proxy port (so even on `none` the page reaches nothing)",
+        "closed proxy port (so even on `none` the page reaches nothing)",
         framework="cases-browser",
         wall=120,
     ),

@@ -70,12 +70,9 @@ def _leaking_js(source: str, esm: bool) -> str:
 
 DEFENCE = (
     "no variable the test process keeps to itself is in the sandbox's environment (our pytest "
-    "plugin "
-    "finds the report key beside its report; vitest's and jest's reporters and the tests share "
-    "theirs), "
-    "so docker-init, `timeout` and bwrap's command line show nothing the submission's own "
-    "environment "
-    "lacks"
+    "plugin finds the report key beside its report; vitest's and jest's reporters and the tests "
+    "share theirs), so docker-init, `timeout` and bwrap's command line show nothing the "
+    "submission's own environment lacks"
 )
 
 ENVIRON_CASES = [
@@ -83,9 +80,8 @@ ENVIRON_CASES = [
         "harness-environ-pytest",
         "§6.19",
         "the CLI and the library compare every /proc/*/environ and bwrap `--setenv` on a command "
-        "line "
-        "they can read (on `none`: their ancestors up to the harness's supervisor) with their own "
-        "environment, and look for the problem's host path",
+        "line they can read (on `none`: their ancestors up to the harness's supervisor) with "
+        "their own environment, and look for the problem's host path",
         probing(HARNESS_ENVIRON_BODY),
         frozenset({PASS}),
         DEFENCE,

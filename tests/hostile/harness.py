@@ -554,8 +554,7 @@ class World:
             )
             problems.append(
                 f"outcome {obs.outcome} ({obs.reason or 'no reason'}) is not one of "
-                f"{sorted(expected)}"
-                f"; statuses {obs.statuses}; {why}"
+                f"{sorted(expected)}; statuses {obs.statuses}; {why}"
             )
         if obs.outcome == FAIL and case.statuses is not None and obs.statuses != case.statuses:
             problems.append(f"statuses {obs.statuses} differ from the true result {case.statuses}")
@@ -873,8 +872,7 @@ class World:
         obs.outcome = PASS if not remaining else FAIL
         obs.note = (
             f"{len(tree)} process(es), {len(workspaces)} workspace(s) and the batch's scratch "
-            "directory "
-            f"gone {time.monotonic() - killed:.1f} s after the kill"
+            f"directory gone {time.monotonic() - killed:.1f} s after the kill"
         )
         return obs
 

@@ -30,18 +30,17 @@ DOC = REPO / "docs" / "SECURITY.md"
 CRASH_ROW = Case(
     "harness-crash",
     "§6.25",
-    "the harness process and its direct children are SIGKILLed while a "
-    "run spins (in a child harness; a Ray worker does that to a force-cancelled task): within 10 "
-    "s, "
-    "before any other harness starts, nothing of the run is left (processes, container, cgroups, "
-    "workspace); then a new harness starts and runs the honest submission",
+    "the harness process and its direct children are SIGKILLed while a run spins (in a child "
+    "harness; a Ray worker does that to a force-cancelled task): within 10 s, before any other "
+    "harness starts, nothing of the run is left (processes, container, cgroups, workspace); then "
+    "a new harness starts and runs the honest submission",
     {},
     frozenset({PASS}),
     "the run's janitor (runners/util/janitor.py: a process of its own session, not the harness's "
-    "child) "
-    "removes the container, cgroups and workspace when the harness's pipe closes; bubblewrap: "
-    "--die-with-parent; `none`: the supervisor is a grandchild, and the killed link above it fires "
-    "its parent-death signal; every backend: the next start sweeps what a killed janitor left",
+    "child) removes the container, cgroups and workspace when the harness's pipe closes; "
+    "bubblewrap: --die-with-parent; `none`: the supervisor is a grandchild, and the killed link "
+    "above it fires its parent-death signal; every backend: the next start sweeps what a killed "
+    "janitor left",
 )
 # The rows that are not a submission's case (World.run_special runs them).
 SPECIAL_ROWS = [
@@ -49,15 +48,13 @@ SPECIAL_ROWS = [
     Case(
         "batch-crash",
         "issue 24",
-        "`runners batch -j 2` is SIGKILLed while both workers run a spinning cell: "
-        "within 10 s its workers, their sandboxes, workspaces, cgroups and containers and its "
-        "scratch directory "
-        "are gone",
+        "`runners batch -j 2` is SIGKILLed while both workers run a spinning cell: within 10 s "
+        "its workers, their sandboxes, workspaces, cgroups and containers and its scratch "
+        "directory are gone",
         {},
         frozenset({PASS}),
-        "a worker watches its parent's sentinel and cancels its cell when the "
-        "batch is gone (then exits within 5 s); each worker's janitor and the batch's remove what "
-        "is left",
+        "a worker watches its parent's sentinel and cancels its cell when the batch is gone "
+        "(then exits within 5 s); each worker's janitor and the batch's remove what is left",
     ),
     Case(
         "workspace-fs-full",
@@ -66,9 +63,8 @@ SPECIAL_ROWS = [
         "(a 2 MiB tmpfs as RUNNERS_WORKSPACE_DIR, a 5 MiB submission)",
         {},
         frozenset({INFRA}),
-        "an infrastructure failure (exit 3) naming the file system and what was being copied; the "
-        "half copy "
-        "is removed",
+        "an infrastructure failure (exit 3) naming the file system and what was being copied; "
+        "the half copy is removed",
     ),
     Case(
         "yaml-alias-bomb",
@@ -77,10 +73,9 @@ SPECIAL_ROWS = [
         "in a validated field (`tags`)",
         {},
         frozenset({REFUSED}),
-        "every YAML the harness reads is composed "
-        "first and refused when its aliases expand by more than 100,000 values "
-        "(runners/cases/bounded_yaml.py): "
-        "bad input naming the file, at once, in bounded memory",
+        "every YAML the harness reads is composed first and refused when its aliases expand by "
+        "more than 100,000 values (runners/cases/bounded_yaml.py): bad input naming the file, at "
+        "once, in bounded memory",
     ),
 ]
 
@@ -197,15 +192,14 @@ def render(run: Run) -> str:
         f = run.load
         load = (
             f"\n## Load (backend `auto` = {f.get('backend', '?')})\n\n"
-            f"- {int(f['sequential'])} evaluations back to back in {f['sequential_seconds']:.1f} s "
-            f"({f['sequential_seconds'] / f['sequential']:.2f} s each), then "
-            f"{int(f['concurrent'])} at once in "
-            f"{f['concurrent_seconds']:.1f} s; results lost: {int(f['lost'])}; workspaces left: "
-            f"{int(f['workspaces_left'])}; containers left: {int(f['containers_left'])}.\n"
+            f"- {int(f['sequential'])} evaluations back to back in {f['sequential_seconds']:.1f} "
+            f"s ({f['sequential_seconds'] / f['sequential']:.2f} s each), then "
+            f"{int(f['concurrent'])} at once in {f['concurrent_seconds']:.1f} s; results lost: "
+            f"{int(f['lost'])}; workspaces left: {int(f['workspaces_left'])}; containers left: "
+            f"{int(f['containers_left'])}.\n"
             f"- harness RSS: {f['rss_start_mb']:.0f} MB after warm-up, "
-            f"{f['rss_after_sequential_mb']:.0f} MB "
-            f"after the sequential runs, {f['rss_end_mb']:.0f} MB at the end (peak "
-            f"{f['rss_peak_mb']:.0f} MB).\n"
+            f"{f['rss_after_sequential_mb']:.0f} MB after the sequential runs, "
+            f"{f['rss_end_mb']:.0f} MB at the end (peak {f['rss_peak_mb']:.0f} MB).\n"
         )
     unavailable = "".join(
         f"\n- `{name}` was not usable on this machine: {reason}"
@@ -295,10 +289,8 @@ def _limits(kind: str) -> str:
     limits = LIMITS[kind]
     return (
         f"memory {limits.memory_mb} MB, pids {limits.pids}, {limits.cpus:g} CPU, nofile "
-        f"{limits.nofile}, "
-        f"file size {limits.file_size_mb} MB, /tmp {limits.tmp_size_mb} MB, output "
-        f"{limits.output_bytes // 1024} KB "
-        "per stream"
+        f"{limits.nofile}, file size {limits.file_size_mb} MB, /tmp {limits.tmp_size_mb} MB, "
+        f"output {limits.output_bytes // 1024} KB per stream"
     )
 
 
