@@ -1,1 +1,2 @@
-"""Hostile submissions: what no submission may do to the harness or its grade (see docs/SECURITY.md)."""
+"""Hostile submissions: what no submission may do to the harness or its grade (see
+docs/SECURITY.md)."""

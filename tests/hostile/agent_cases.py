@@ -47,7 +47,8 @@ def finish(code=0):
 
 READS_TESTS = """
 for path in ("@@PROBLEM@@/tests/test_checkpoint_1.py", "@@PROBLEM@@/tests/test_checkpoint_2.py",
-             "@@PROBLEM@@/checkpoint_2.md", "@@PROBLEM@@/config.yaml", "/harness/tests/test_checkpoint_1.py",
+             "@@PROBLEM@@/checkpoint_2.md", "@@PROBLEM@@/config.yaml", \
+"/harness/tests/test_checkpoint_1.py",
              "../tests/test_checkpoint_1.py", "/workspace/../tests/test_checkpoint_1.py"):
     try:
         leaks.append(f"read {path}: {read(path)[:80]!r}")
@@ -58,7 +59,8 @@ if prompts != ["checkpoint_1.md"]:
     leaks.append(f"the prompt directory holds {prompts}")
 deadline = time.monotonic() + 8
 for dirpath, dirnames, filenames in os.walk("/"):  # every test or later spec the agent can see
-    dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in ("/proc", "/sys", "/dev", "/usr")]
+    dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in ("/proc", "/sys", \
+"/dev", "/usr")]
     for name in filenames:
         if name.startswith("test_checkpoint") or name == "checkpoint_2.md":
             leaks.append(f"found {os.path.join(dirpath, name)}")
@@ -84,7 +86,8 @@ for dirpath, dirnames, filenames in os.walk("/"):
         break
 for pid in (p for p in os.listdir("/proc") if p.isdigit()):  # the other agent, the harness
     try:
-        if b"OTHER-LIVE" in open(f"/proc/{pid}/environ", "rb").read() + open(f"/proc/{pid}/cmdline", "rb").read():
+        if b"OTHER-LIVE" in open(f"/proc/{pid}/environ", "rb").read() + \
+open(f"/proc/{pid}/cmdline", "rb").read():
             leaks.append(f"sees the other agent's process {pid}")
         if b"@@CANARY@@" in open(f"/proc/{pid}/environ", "rb").read():
             leaks.append(f"reads the harness's environment through /proc/{pid}")
@@ -94,10 +97,12 @@ finish()
 """
 
 WRITES_CACHES = """
-targets = ["@@CACHE@@/hostile-@@TOKEN@@", "@@RUN@@/hostile-@@TOKEN@@", "@@OTHER@@/hostile-@@TOKEN@@",
+targets = ["@@CACHE@@/hostile-@@TOKEN@@", "@@RUN@@/hostile-@@TOKEN@@", \
+"@@OTHER@@/hostile-@@TOKEN@@",
            "@@PROBLEM@@/tests/hostile-@@TOKEN@@", "@@ESCAPE@@/hostile-@@TOKEN@@",
            os.path.expanduser("~/.cache/runners/hostile-@@TOKEN@@")]
-targets += [os.path.join(d, "hostile-@@TOKEN@@.pth") for d in glob.glob("@@CACHE@@/**/site-packages", recursive=True)[:5]]
+targets += [os.path.join(d, "hostile-@@TOKEN@@.pth") for d in \
+glob.glob("@@CACHE@@/**/site-packages", recursive=True)[:5]]
 for target in targets:
     try:
         with open(target, "w") as handle:
@@ -117,7 +122,8 @@ if os.fork() == 0:
         while True:
             time.sleep(1)
     os._exit(0)
-subprocess.Popen(["sh", "-c", "trap '' TERM HUP; while :; do sleep 1; done"], start_new_session=True,
+subprocess.Popen(["sh", "-c", "trap '' TERM HUP; while :; do sleep 1; done"], \
+start_new_session=True,
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 with open("work.txt", "w") as handle:
     handle.write("done before leaving daemons\\n")
@@ -191,7 +197,8 @@ NETWORK_ALLOW = """
 import urllib.request
 for name in ("NO_PROXY", "no_proxy"):  # urllib would skip the proxy for these addresses
     os.environ.pop(name, None)
-via = urllib.request.build_opener(urllib.request.ProxyHandler({"http": os.environ.get("HTTP_PROXY", "")}))
+via = urllib.request.build_opener(urllib.request.ProxyHandler({"http": \
+os.environ.get("HTTP_PROXY", "")}))
 try:
     model = via.open("http://127.0.0.1:@@MODEL_PORT@@/", timeout=10).read().decode()
 except Exception as exc:  # noqa: BLE001
@@ -209,10 +216,13 @@ except OSError:
 addresses.update("@@HOST_ADDRESSES@@".split())
 proxy = os.environ.get("HTTPS_PROXY", "http://127.0.0.1:1").rsplit(":", 1)
 for address in sorted(addresses):
-    attempts = {"directly": None, "through CONNECT": f"CONNECT {address}:@@PORT@@ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n",
-                "through the proxy's forwarding": f"GET http://{address}:@@PORT@@/ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"}
+    attempts = {"directly": None, "through CONNECT": f"CONNECT {address}:@@PORT@@ \
+HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n",
+                "through the proxy's forwarding": f"GET http://{address}:@@PORT@@/ \
+HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"}
     for how, request in attempts.items():
-        target = (address, @@PORT@@) if request is None else (proxy[0].split("//")[-1], int(proxy[1]))
+        target = (address, @@PORT@@) if request is None else (proxy[0].split("//")[-1], \
+int(proxy[1]))
         try:
             with socket.create_connection(target, timeout=3) as conn:
                 if request is not None:
@@ -321,8 +331,8 @@ AGENT_CASES = [
         "reads the hidden tests and the next checkpoint's spec by their host "
         "paths, relative paths and a walk of `/`",
         READS_TESTS,
-        "only the workspace, the prompt directory (this checkpoint's spec alone), the agent's home, its "
-        "mounts and the system are mounted; the problem directory never is",
+        "only the workspace, the prompt directory (this checkpoint's spec alone), the agent's "
+        "home, its mounts and the system are mounted; the problem directory never is",
         skip_on={"none": NOT_ISOLATED},
     ),
     AgentCase(
@@ -337,8 +347,8 @@ AGENT_CASES = [
     ),
     AgentCase(
         "agent-writes-caches",
-        "writes into the harness's toolchain cache (a `.pth` into prepared "
-        "site-packages), the run's results, another agent's snapshot, the hidden tests and a host directory",
+        "writes into the harness's toolchain cache (a `.pth` into prepared site-packages), the "
+        "run's results, another agent's snapshot, the hidden tests and a host directory",
         WRITES_CACHES,
         "none of them is mounted; the cache digest is compared before and after",
         skip_on={"none": NOT_ISOLATED},
@@ -348,8 +358,8 @@ AGENT_CASES = [
         "finishes its work, then leaves a `setsid` sleeper, a double-forked "
         "SIGTERM-ignoring loop and a shell loop",
         LEAVES_DAEMONS,
-        "the step's sandbox ends with it: container removed / pid namespace and cgroup killed / the "
-        "`none` supervisor kills every descendant",
+        "the step's sandbox ends with it: container removed / pid namespace and cgroup killed / "
+        "the `none` supervisor kills every descendant",
         check_files={"work.txt": "done before leaving daemons\n"},
     ),
     AgentCase(
@@ -364,7 +374,8 @@ AGENT_CASES = [
         "agent-spins-past-its-time",
         "ignores SIGTERM and spins after writing a file",
         SPINS_PAST_ITS_TIME,
-        "the step's time limit: every process killed, the step a failure (timed out), what it wrote kept",
+        "the step's time limit: every process killed, the step a failure (timed out), what it "
+        "wrote kept",
         expect=TIMED_OUT,
         timeout=4,
         check_files={"work.txt": "written before the spin\n"},
@@ -395,13 +406,14 @@ AGENT_CASES = [
     ),
     AgentCase(
         "agent-network-allow-list",
-        "with an allow-list of one endpoint (a server on the host's loopback "
-        "standing in for its model), reaches it through the proxy, then tries the host's other server "
-        "directly, through the proxy's CONNECT and through its plain-HTTP forwarding, on loopback, the "
+        "with an allow-list of one endpoint (a server on the host's loopback standing in for its "
+        "model), reaches it through the proxy, then tries the host's other server directly, "
+        "through the proxy's CONNECT and through its plain-HTTP forwarding, on loopback, the "
         "default gateway and the host's addresses",
         NETWORK_ALLOW,
-        "a network namespace of its own (docker: a holder container's, network `none`) holding only "
-        "loopback and the harness's proxy, which refuses (403) every `host:port` not on the list",
+        "a network namespace of its own (docker: a holder container's, network `none`) holding "
+        "only loopback and the harness's proxy, which refuses (403) every `host:port` not on the "
+        "list",
         skip_on={
             "none": "`none` cannot take the network away (the allow-list is not enforced; the step "
             "notes it)"
@@ -413,8 +425,10 @@ AGENT_CASES = [
         "its command's program does not exist where it runs (it used to be graded on the "
         "empty workspace and earn the Error tests' credit)",
         "",
-        "the launcher's words (bwrap, docker's `timeout`, our reaper) are read as \"could not be started\": "
-        "the step is an error of the agent's configuration, with no snapshot and no grade (bad input, exit 2; "
+        "the launcher's words (bwrap, docker's `timeout`, our reaper) are read as \"could not be "
+        'started": '
+        "the step is an error of the agent's configuration, with no snapshot and no grade (bad "
+        "input, exit 2; "
         "an ERROR row in Promptfoo)",
         expect=NOT_STARTED,
         command="no-such-agent-cli -p {prompt}",
@@ -435,8 +449,9 @@ AGENT_CASES += [
         "is given a mount that is another copy of the problem "
         "directory (hidden tests, later specifications) and reads it",
         READS_A_COPY,
-        "contents, not only paths: every file under a mount (or the home template) is compared with the "
-        "problem's files (size, then SHA-256): the agent is refused before any step runs, naming the copy",
+        "contents, not only paths: every file under a mount (or the home template) is compared "
+        "with the problem's files (size, then SHA-256): the agent is refused before any step "
+        "runs, naming the copy",
         expect=REFUSED,
         mounts_problem_copy=True,
     ),
@@ -445,16 +460,17 @@ AGENT_CASES += [
         "ends with terminal escapes (screen clear, alternate screen, window title, "
         "colours, a C1 CSI), a bell and a NUL in what it says, on stdout and stderr",
         SAYS_ESCAPES,
-        "the step keeps its words; the CLI's console drops every control character from what it prints "
-        "(the `solve` and `batch --agents` tables), as the Promptfoo row's text does",
+        "the step keeps its words; the CLI's console drops every control character from what it "
+        "prints (the `solve` and `batch --agents` tables), as the Promptfoo row's text does",
         check=_table_clean,
     ),
     AgentCase(
         "agent-reports-impossible-figures",
         "reports a cost of -$1,000,000, -5 and 10^30 tokens and -3 turns in Claude Code's JSON",
         IMPOSSIBLE_FIGURES,
-        "its own figures are validated (finite, from 0 to a bound): each impossible one is refused, kept "
-        "in the record with what it said, and shown as `refused`, never summed or passed to Promptfoo",
+        "its own figures are validated (finite, from 0 to a bound): each impossible one is "
+        "refused, kept in the record with what it said, and shown as `refused`, never summed or "
+        "passed to Promptfoo",
         check=_figures_refused,
     ),
 ]

@@ -287,14 +287,16 @@ class AgentWorld:
         return obs
 
     def _problem_copy(self, case: AgentCase, backend: str) -> Path:
-        """Another copy of the problem directory, outside the problems' parent (a second checkout)."""
+        """Another copy of the problem directory, outside the problems' parent (a second
+        checkout)."""
         copy = self.root / "copies" / f"{case.id}-{backend}" / "guarded"
         shutil.rmtree(copy.parent, ignore_errors=True)
         shutil.copytree(self.problem.path, copy)
         return copy
 
     def _other_step(self, backend: str) -> threading.Thread:
-        """Another agent's step, live while the case runs: a secret in its workspace and environment."""
+        """Another agent's step, live while the case runs: a secret in its workspace and
+        environment."""
         spec = parse_agent(
             {
                 "name": f"other-live-{backend}-{uuid.uuid4().hex[:6]}",
@@ -354,7 +356,8 @@ class AgentWorld:
         )
         if got != expected:
             problems.append(
-                f"the step {got} ({record.failure}), expected {expected}; said: {record.excerpt[:300]}"
+                f"the step {got} ({record.failure}), expected {expected}; said: "
+                f"{record.excerpt[:300]}"
             )
         snapshot = self.layout.snapshot(record.agent, record.problem, record.checkpoint)
         if case.expect == NOT_STARTED:
@@ -379,7 +382,8 @@ class AgentWorld:
         leaks = (snapshot / "leaks.txt").read_text() if (snapshot / "leaks.txt").is_file() else None
         if case.expect != TIMED_OUT and leaks is None:
             problems.append(
-                f"the agent left no leaks.txt (it did not finish its probes): {record.excerpt[:300]}"
+                "the agent left no leaks.txt (it did not finish its probes): "
+                f"{record.excerpt[:300]}"
             )
         if leaks:
             problems.append(f"the agent reached what it must not: {leaks[:1500]}")
@@ -402,14 +406,16 @@ class AgentWorld:
             size = (step_dir / "stdout.txt").stat().st_size
             if not record.output_truncated or size > 2 * (LIMITS.output_bytes or 0) + 1000:
                 problems.append(
-                    f"the transcript is not capped: {size} bytes, truncated={record.output_truncated}"
+                    f"the transcript is not capped: {size} bytes, "
+                    f"truncated={record.output_truncated}"
                 )
         return problems + self._aftermath(record, token, before)
 
     def _aftermath(
         self, record: StepRecord, token: str, before: dict[str, dict[str, str]]
     ) -> list[str]:
-        """What no step may leave: processes, containers, its temporary directory, changed host files."""
+        """What no step may leave: processes, containers, its temporary directory, changed host
+        files."""
         problems: list[str] = []
         left = lingering(token)
         if left:
@@ -426,7 +432,8 @@ class AgentWorld:
         for name, digest in before.items():
             if after[name] != digest:
                 problems.append(
-                    f"the {name} changed: {sorted(set(digest.items()) ^ set(after[name].items()))[:4]}"
+                    f"the {name} changed: "
+                    f"{sorted(set(digest.items()) ^ set(after[name].items()))[:4]}"
                 )
         targets = [
             default_cache_dir(),

@@ -17,8 +17,11 @@ from .cases import FAIL, HONEST, PASS, PROBLEM, Case
 
 HONEST_JS = {
     "vitest": {
-        "calc.mjs": "export function add(a, b) {\n  if (typeof a !== 'number') throw new TypeError('a');\n"
-        "  return a + b;\n}\nexport function sub(a, b) { return a - b; }\n"
+        "calc.mjs": "export function add(a, b) {\n"
+        "  if (typeof a !== 'number') throw new TypeError('a');\n"
+        "  return a + b;\n"
+        "}\n"
+        "export function sub(a, b) { return a - b; }\n"
     },
     "jest": {
         "calc.js": "function add(a, b) {\n  if (typeof a !== 'number') throw new TypeError('a');\n"
@@ -109,7 +112,8 @@ BLAME_CASES = [
         frozenset({PROBLEM}),
         "our plugin records the conftest's failure beside the report; runners.engine.blame",
         framework="pytest-broken-conftest",
-        reason=r"tests/conftest\.py, line \d+: ModuleNotFoundError: No module named 'yaml_not_installed'",
+        reason=r"tests/conftest\.py, line \d+: ModuleNotFoundError: No module named "
+        r"'yaml_not_installed'",
         wall=60,
     ),
     Case(
@@ -166,8 +170,9 @@ BLAME_CASES = [
             f"a failing library that {title}",
             {"main.py": "print('unused')\n", "calc.py": FAKE_PRELUDE + body},
             frozenset({FAIL}),
-            "the traceback runs through the submission's module (our plugin records every "
-            "frame; a missing module counts as the submission's while it is on sys.path): graded, not a problem error",
+            "the traceback runs through the submission's module (our plugin records every frame; "
+            "a missing module counts as the submission's while it is on sys.path): graded, not a "
+            "problem error",
             framework="pytest-lib",
             statuses=LOAD_FAILED,
             wall=60,

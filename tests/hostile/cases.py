@@ -3,10 +3,10 @@
 A case is a submission (files, with placeholders filled in per run) for one of the problems in
 `problems.py`, plus what the grade must be under each backend:
 
-- `expect`: the outcomes the run may end with (`PASS`, `FAIL`, `INFRA`, `TIMEOUT`, `PROBLEM`), by default on
-  every backend; `expect_on` overrides it for one backend; `skip_on` names backends the case is not
-  run on, and why (on `none` nothing is isolated, so a case whose attack *is* a write outside, a
-  kill of every process or an unbounded fork would hurt the machine that runs the suite).
+- `expect`: the outcomes the run may end with (`PASS`, `FAIL`, `INFRA`, `TIMEOUT`, `PROBLEM`), by
+  default on every backend; `expect_on` overrides it for one backend; `skip_on` names backends the
+  case is not run on, and why (on `none` nothing is isolated, so a case whose attack *is* a write
+  outside, a kill of every process or an unbounded fork would hurt the machine that runs the suite).
 - `statuses`: when the outcome is FAIL, the exact status of every test: the true result.
 - `reason`: a pattern the infrastructure reason must match when the outcome is INFRA or TIMEOUT, or
   the problem error's reason when it is PROBLEM.
@@ -218,7 +218,8 @@ import sys
 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM, signal.SIGHUP):
     signal.signal(sig, signal.SIG_IGN)
 subprocess.Popen([sys.executable, "-c",
-                  "import signal\\nfor s in (15, 2, 1): signal.signal(s, signal.SIG_IGN)\\nwhile True: pass",
+                  "import signal\\nfor s in (15, 2, 1): signal.signal(s, signal.SIG_IGN)\\nwhile \
+True: pass",
                   "@@TOKEN@@"], start_new_session=True)
 while True:
     pass
@@ -267,7 +268,10 @@ import sys
 sys.stdout.write("7" * (10 * 1024 * 1024))
 """
 
-JUNK = r'b"\xff\xfe\x00NUL\x00 \x1b[31mRED\x1b[0m \x1b]0;title\x07 \r\x1b[2J \xc3\x28 \xed\xa0\x80 \xf0\x9f\x92\xa9"'
+JUNK = (
+    r'b"\xff\xfe\x00NUL\x00 \x1b[31mRED\x1b[0m \x1b]0;title\x07 \r\x1b[2J \xc3\x28 \xed\xa0\x80 '
+    r'\xf0\x9f\x92\xa9"'
+)
 
 NON_UTF8_MAIN = f"""
 import os
@@ -435,7 +439,8 @@ def probe(where, leaks, log):
     log.append(f"interfaces: {names}")
     if any(name != "lo" for name in names):
         leaks.append(f"network interfaces besides lo: {names}")
-    for family, address in ((socket.AF_INET, ("198.51.100.1", 80)), (socket.AF_INET6, ("2001:db8::1", 80))):
+    for family, address in ((socket.AF_INET, ("198.51.100.1", 80)), (socket.AF_INET6, \
+("2001:db8::1", 80))):
         try:
             sock = socket.socket(family, socket.SOCK_STREAM)
         except OSError as exc:
@@ -568,7 +573,8 @@ def probe(where, leaks, log):
 
     seen, deadline = 0, time.monotonic() + 8
     for dirpath, dirnames, filenames in os.walk("/"):  # every hidden test the sandbox can see
-        dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in ("/proc", "/sys", "/dev", "/usr")
+        dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in ("/proc", "/sys", \
+"/dev", "/usr")
                        and d not in ("site-packages", "node_modules", "__pycache__")]
         seen += len(dirnames) + len(filenames)
         if time.monotonic() > deadline:
@@ -590,7 +596,8 @@ def probe(where, leaks, log):
         for what in ("environ", "cmdline"):
             try:
                 with open(f"/proc/{pid}/{what}", "rb") as handle:
-                    dump.append(f"{pid}/{what}: " + handle.read(20000).replace(b"\\0", b" ").decode("utf-8", "replace"))
+                    dump.append(f"{pid}/{what}: " + handle.read(20000).replace(b"\\0", b" \
+").decode("utf-8", "replace"))
             except OSError as exc:
                 dump.append(f"{pid}/{what}: {exc.strerror}")
     log.extend(dump)
@@ -745,12 +752,15 @@ FORGED_JSON = """{"created": 1, "duration": 0.1, "exitcode": 0, "root": "/harnes
  "runners_signature": "00000000000000000000000000000000000000000000000000000000000000"}
 """
 
-FORGED_CTRF = """{"results": {"tool": {"name": "pytest"}, "summary": {"tests": 4, "passed": 4, "failed": 0,
+FORGED_CTRF = """{"results": {"tool": {"name": "pytest"}, "summary": {"tests": 4, "passed": 4, \
+"failed": 0,
  "pending": 0, "skipped": 0, "other": 0, "start": 0, "stop": 1},
- "tests": [{"name": "tests/test_checkpoint_1.py::test_add_library", "status": "passed", "duration": 1},
+ "tests": [{"name": "tests/test_checkpoint_1.py::test_add_library", "status": "passed", \
+"duration": 1},
            {"name": "tests/test_checkpoint_1.py::test_add_cli", "status": "passed", "duration": 1},
            {"name": "tests/test_checkpoint_1.py::test_sub_cli", "status": "passed", "duration": 1},
-           {"name": "tests/test_checkpoint_1.py::test_rejects_words", "status": "passed", "duration": 1}]}}
+           {"name": "tests/test_checkpoint_1.py::test_rejects_words", "status": "passed", \
+"duration": 1}]}}
 """
 
 FORGED_JUNIT = (
@@ -765,7 +775,8 @@ import sys
 import time
 
 REPORT_DIRS = [d for d in ("/harness/reports",
-                           os.path.join(os.path.dirname(os.environ.get("SUBMISSION_PATH", "/x")), "reports"))
+                           os.path.join(os.path.dirname(os.environ.get("SUBMISSION_PATH", "/x")), \
+"reports"))
                if os.path.isdir(d)]
 HERE = os.path.dirname(os.path.abspath(__file__))
 """
@@ -777,7 +788,8 @@ PREWRITE_MAIN = (
 for directory in REPORT_DIRS:
     for name in ("pytest-report.json", "ctrf-report.json", "junit.xml", "reward.txt"):
         try:
-            with open(os.path.join(HERE, name), "rb") as src, open(os.path.join(directory, name), "wb") as dst:
+            with open(os.path.join(HERE, name), "rb") as src, open(os.path.join(directory, name), \
+"wb") as dst:
                 dst.write(src.read())
             future = time.time() + 3600
             os.utime(os.path.join(directory, name), (future, future))
@@ -836,7 +848,8 @@ if os.fork() == 0:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    targets = ["@@CANARY_DIR@@/secret.txt", "/etc/shadow", "/proc/1/environ", "../../../../etc/passwd",
+    targets = ["@@CANARY_DIR@@/secret.txt", "/etc/shadow", "/proc/1/environ", \
+"../../../../etc/passwd",
                "@@CANARY_DIR@@/victim.txt", "/"]
     deadline = time.time() + 20
     for n in itertools.count():
@@ -1020,7 +1033,8 @@ for root in ("/harness", os.path.join(os.path.dirname(os.environ.get("SUBMISSION
             except OSError:
                 pass
     for path, text in ((os.path.join(root, "tests", "conftest.py"), "import os\\nos._exit(0)\\n"),
-                       (os.path.join(root, "config", "pytest.ini"), "[pytest]\\naddopts = -p no:json_report\\n")):
+                       (os.path.join(root, "config", "pytest.ini"), "[pytest]\\naddopts = -p \
+no:json_report\\n")):
         try:
             with open(path, "w") as handle:
                 handle.write(text)
@@ -1040,9 +1054,11 @@ import sys
 
 # No arithmetic at all: find the running tests and print what they expect for these arguments.
 op, a, b = sys.argv[1:4]
-for path in glob.glob("/harness/tests/*.py") + glob.glob(os.path.join(os.environ["SUBMISSION_PATH"], "..", "tests", "*.py")):
+for path in glob.glob("/harness/tests/*.py") + \
+glob.glob(os.path.join(os.environ["SUBMISSION_PATH"], "..", "tests", "*.py")):
     source = open(path).read()
-    for found in re.finditer(r'run\\(entrypoint_argv, "(\\w+)", "(\\w+)", "(\\w+)"\\)\\s*\\n\\s*assert .*== "(\\w+)"', source):
+    for found in re.finditer(r'run\\(entrypoint_argv, "(\\w+)", "(\\w+)", \
+"(\\w+)"\\)\\s*\\n\\s*assert .*== "(\\w+)"', source):
         if found.groups()[:3] == (op, a, b):
             print(found.group(4))
             sys.exit(0)
@@ -1113,11 +1129,16 @@ CJS_WRONG = """
 module.exports = { add: () => 0, sub: () => 0 };
 """
 
-FAKE_VITEST_REPORT = """{"numTotalTests": 3, "numPassedTests": 3, "numFailedTests": 0, "success": true,
- "testResults": [{"name": "/harness/tests/checkpoint_1.test.js", "status": "passed", "assertionResults": [
-  {"title": "adds", "fullName": "adds", "ancestorTitles": [], "status": "passed", "failureMessages": []},
-  {"title": "subtracts", "fullName": "subtracts", "ancestorTitles": [], "status": "passed", "failureMessages": []},
-  {"title": "rejects words @error", "fullName": "rejects words @error", "ancestorTitles": [], "status": "passed",
+FAKE_VITEST_REPORT = """{"numTotalTests": 3, "numPassedTests": 3, "numFailedTests": 0, "success": \
+true,
+ "testResults": [{"name": "/harness/tests/checkpoint_1.test.js", "status": "passed", \
+"assertionResults": [
+  {"title": "adds", "fullName": "adds", "ancestorTitles": [], "status": "passed", \
+"failureMessages": []},
+  {"title": "subtracts", "fullName": "subtracts", "ancestorTitles": [], "status": "passed", \
+"failureMessages": []},
+  {"title": "rejects words @error", "fullName": "rejects words @error", "ancestorTitles": [], \
+"status": "passed",
    "failureMessages": []}]}]}"""
 
 VITEST_CONFIG = """
@@ -1192,7 +1213,8 @@ import {{ join }} from "node:path";
 for (const dir of ["/harness/reports", join(process.env.SUBMISSION_PATH, "..", "reports")]) {{
   for (const name of ["vitest-report.json", "vitest-report.json.sig"]) {{
     try {{
-      writeFileSync(`${{dir}}/${{name}}`, name.endsWith(".sig") ? "0".repeat(64) : {FAKE_VITEST_REPORT!r});
+      writeFileSync(`${{dir}}/${{name}}`, name.endsWith(".sig") ? "0".repeat(64) : \
+{FAKE_VITEST_REPORT!r});
     }} catch {{}}
   }}
 }}
@@ -1205,14 +1227,19 @@ CJS_FORGE_AND_EXIT = """
 // jest runs a single test file in its own process: forge the report, then exit 0 before jest
 // writes the real one.
 const { writeFileSync } = require("node:fs");
-const forged = JSON.stringify({ success: true, numTotalTests: 3, numPassedTests: 3, numFailedTests: 0,
+const forged = JSON.stringify({ success: true, numTotalTests: 3, numPassedTests: 3, \
+numFailedTests: 0,
   testResults: [{ name: "/harness/tests/checkpoint_1.test.js", status: "passed", assertionResults: [
     { title: "adds", fullName: "adds", ancestorTitles: [], status: "passed", failureMessages: [] },
-    { title: "subtracts", fullName: "subtracts", ancestorTitles: [], status: "passed", failureMessages: [] },
-    { title: "rejects words @error", fullName: "rejects words @error", ancestorTitles: [], status: "passed",
+    { title: "subtracts", fullName: "subtracts", ancestorTitles: [], status: "passed", \
+failureMessages: [] },
+    { title: "rejects words @error", fullName: "rejects words @error", ancestorTitles: [], status: \
+"passed",
       failureMessages: [] }] }] });
-for (const dir of ["/harness/reports", require("node:path").join(process.env.SUBMISSION_PATH, "..", "reports")]) {
-  try { writeFileSync(`${dir}/jest-report.json`, forged); writeFileSync(`${dir}/jest-report.json.sig`, "0".repeat(64)); } catch {}
+for (const dir of ["/harness/reports", require("node:path").join(process.env.SUBMISSION_PATH, \
+"..", "reports")]) {
+  try { writeFileSync(`${dir}/jest-report.json`, forged); \
+writeFileSync(`${dir}/jest-report.json.sig`, "0".repeat(64)); } catch {}
 }
 process.kill(process.pid, "SIGKILL");
 module.exports = { add: () => 0, sub: () => 0 };
@@ -1267,7 +1294,8 @@ const { writeFileSync } = require("node:fs");
 
 module.exports = class ForgingReporter {
   onRunComplete() {
-    writeFileSync("/harness/reports/jest-report.json", JSON.stringify({ success: true, numFailedTests: 0 }));
+    writeFileSync("/harness/reports/jest-report.json", JSON.stringify({ success: true, \
+numFailedTests: 0 }));
   }
 };
 """
@@ -1299,7 +1327,7 @@ module.exports = {
 """
 
 
-# ---- extra setup and checks -----------------------------------------------------------------------
+# ---- extra setup and checks ----------------------------------------------------------------------
 
 
 def _git_history(root: Path) -> None:
@@ -1341,8 +1369,8 @@ def _check_duration(min_seconds: float) -> Callable[..., list[str]]:
         if obs.result is not None and obs.outcome == FAIL and obs.result.duration < min_seconds:
             return [
                 (
-                    f"duration {obs.result.duration} s is below the {min_seconds} s the run really took: "
-                    "the harness took the submission's clock"
+                    f"duration {obs.result.duration} s is below the {min_seconds} s the run "
+                    "really took: the harness took the submission's clock"
                 )
             ]
         return []
@@ -1379,7 +1407,7 @@ def _check_flood(obs) -> list[str]:
     return problems
 
 
-# ---- the registry ---------------------------------------------------------------------------------
+# ---- the registry --------------------------------------------------------------------------------
 
 PY_LIMITS = "pids 128, memory 512 MB, nofile 256, file size 64 MB, /tmp 64 MB"
 
@@ -1454,8 +1482,8 @@ CASES: list[Case] = [
     Case(
         "non-utf8-output",
         "§6.24, broken",
-        "invalid UTF-8, NUL bytes, ANSI escapes and a 1 MB line, from the CLI and from the test process "
-        "into the harness's pipes",
+        "invalid UTF-8, NUL bytes, ANSI escapes and a 1 MB line, from the CLI and from the test "
+        "process into the harness's pipes",
         {"main.py": NON_UTF8_MAIN, "calc.py": NON_UTF8_CALC},
         frozenset({FAIL}),
         "decoded with replacement; the result JSON stays valid",
@@ -1474,8 +1502,8 @@ CASES: list[Case] = [
         "`while True: os.fork()` and `:(){ :|:& };:` in the CLI",
         {"main.py": FORK_BOMB_MAIN, "calc.py": HONEST_CALC},
         NOT_PASS,
-        "docker pids_limit / the run's cgroup pids.max; the wall clock ends it; the container or pid "
-        "namespace goes with every process",
+        "docker pids_limit / the run's cgroup pids.max; the wall clock ends it; the container or "
+        "pid namespace goes with every process",
         skip_on={"none": "no process limit on `none`: it would exhaust the host"},
         disruptive=True,
         wall=8,
@@ -1506,7 +1534,8 @@ CASES: list[Case] = [
     Case(
         "output-flood",
         "§6.4",
-        "a daemon forked from the test process writes 256 MB with no newline into the harness's pipes",
+        "a daemon forked from the test process writes 256 MB with no newline into the harness's "
+        "pipes",
         {"main.py": WRONG_MAIN, "calc.py": FLOOD_CALC},
         frozenset({FAIL, TIMEOUT}),
         "head+tail capped buffers read while the run goes; flag output-truncated",
@@ -1539,8 +1568,8 @@ CASES: list[Case] = [
         "report directory",
         {"main.py": WRONG_MAIN, "calc.py": DISK_CALC},
         frozenset({FAIL, INFRA, TIMEOUT}),
-        "RLIMIT_FSIZE per file, a size-limited /tmp; the workspace is deleted after the run (it has no "
-        "quota: see known limits)",
+        "RLIMIT_FSIZE per file, a size-limited /tmp; the workspace is deleted after the run (it "
+        "has no quota: see known limits)",
         disruptive=True,
         wall=30,
     ),
@@ -1577,8 +1606,8 @@ CASES: list[Case] = [
         "harness's pipes, from the test process and the CLI (the code itself is correct)",
         {"main.py": DAEMONS_MAIN, "calc.py": DAEMONS_CALC},
         frozenset({PASS}),
-        "container removal / pid-namespace teardown (--die-with-parent) / the subreaper supervisor on "
-        "`none`; output readers never wait on a pipe forever",
+        "container removal / pid-namespace teardown (--die-with-parent) / the subreaper "
+        "supervisor on `none`; output readers never wait on a pipe forever",
     ),
     # walls
     Case(
@@ -1603,9 +1632,9 @@ CASES: list[Case] = [
     Case(
         "write-outside",
         "§6.8",
-        "creates or appends to files in /etc, /usr, /root, /, the harness's "
-        "package, the problem, the submission's source, the hidden tests and config, the toolchains, "
-        "other runs' workspaces",
+        "creates or appends to files in /etc, /usr, /root, /, the harness's package, the "
+        "problem, the submission's source, the hidden tests and config, the toolchains, other "
+        "runs' workspaces",
         probing(WRITE_BODY),
         frozenset({PASS}),
         "read-only root, read-only mounts of tests/config/toolchains, nothing else mounted; a "
@@ -1619,8 +1648,8 @@ CASES: list[Case] = [
         "history, host secrets, other runs' directories",
         probing(READ_BODY),
         frozenset({PASS}),
-        "only this checkpoint's tests are copied; .git is never copied; other runs and the host are "
-        "not mounted",
+        "only this checkpoint's tests are copied; .git is never copied; other runs and the host "
+        "are not mounted",
         skip_on={"none": NOT_ISOLATED},
         build=_git_history,
     ),
@@ -1726,7 +1755,8 @@ CASES: list[Case] = [
             "--json-report-file=/tmp/fake.json\n",
             "tox.ini": "[pytest]\naddopts = -p hostile_plugin\n",
             "setup.cfg": "[tool:pytest]\naddopts = -p hostile_plugin\n",
-            "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-p hostile_plugin -k nothing"\n',
+            "pyproject.toml": "[tool.pytest.ini_options]\n"
+            'addopts = "-p hostile_plugin -k nothing"\n',
         },
         frozenset({FAIL}),
         "-c <generated ini> and --rootdir outside the submission: its ini files are never read",
@@ -1741,9 +1771,13 @@ CASES: list[Case] = [
         {
             **WRONG,
             "hostile_plugin.py": FORCE_PASS_HOOK,
-            "hostile_plugin-1.0.dist-info/entry_points.txt": "[pytest11]\nhostile = hostile_plugin\n",
-            "hostile_plugin-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: hostile-plugin\nVersion: 1.0\n",
-            "setup.py": "from setuptools import setup\nsetup(name='hostile', py_modules=['hostile_plugin'], "
+            "hostile_plugin-1.0.dist-info/entry_points.txt": "[pytest11]\n"
+            "hostile = hostile_plugin\n",
+            "hostile_plugin-1.0.dist-info/METADATA": "Metadata-Version: 2.1\n"
+            "Name: hostile-plugin\n"
+            "Version: 1.0\n",
+            "setup.py": "from setuptools import setup\n"
+            "setup(name='hostile', py_modules=['hostile_plugin'], "
             "entry_points={'pytest11': ['hostile = hostile_plugin']})\n",
             "hostile.pth": "import sitecustomize\n",
             "sitecustomize.py": PYTEST_PATCH_CALC,
@@ -1768,9 +1802,8 @@ CASES: list[Case] = [
     Case(
         "prewritten-report",
         "§6.11",
-        "ships pytest-report.json, ctrf-report.json, junit.xml, reward.txt "
-        "and report-named symlinks, and copies the forged reports into the report directory dated in "
-        "the future",
+        "ships pytest-report.json, ctrf-report.json, junit.xml, reward.txt and report-named "
+        "symlinks, and copies the forged reports into the report directory dated in the future",
         {
             "main.py": PREWRITE_MAIN,
             "calc.py": WRONG_CALC,
@@ -1824,8 +1857,8 @@ CASES: list[Case] = [
         "directories, and tries to replace the report directory with a link to /",
         {"main.py": SYMLINK_MAIN, "calc.py": WRONG_CALC},
         NOT_PASS,
-        "reports opened with O_NOFOLLOW|O_NONBLOCK in a directory opened with O_NOFOLLOW, regular files "
-        "only, size-capped; the report directory is a mount point",
+        "reports opened with O_NOFOLLOW|O_NONBLOCK in a directory opened with O_NOFOLLOW, "
+        "regular files only, size-capped; the report directory is a mount point",
         statuses=ALL_FAILED,
         skip_on={"none": NOT_ISOLATED + " (pytest would write its report through the links)"},
         wall=15,
@@ -1846,7 +1879,8 @@ CASES: list[Case] = [
         "`sys.exit(0)` when the library is imported",
         {"main.py": WRONG_MAIN, "calc.py": "import sys\n\nsys.exit(0)\n"},
         frozenset({FAIL}),
-        "pytest turns SystemExit in a test into a failure; exit codes are cross-checked with the report",
+        "pytest turns SystemExit in a test into a failure; exit codes are cross-checked with the "
+        "report",
         statuses={
             "test_add_library": "error",
             "test_add_cli": "failed",
@@ -1963,9 +1997,9 @@ def sub(a, b):
     Case(
         "vitest-config-swap",
         "§6.16",
-        "vitest.config.mjs, vite.config.mjs, vitest.workspace.mjs and "
-        "package.json#vitest: no tests included, a forging reporter, a setup file extending `expect` to "
-        "always pass, a globalSetup writing the report",
+        "vitest.config.mjs, vite.config.mjs, vitest.workspace.mjs and package.json#vitest: no "
+        "tests included, a forging reporter, a setup file extending `expect` to always pass, a "
+        "globalSetup writing the report",
         {
             "calc.mjs": MJS_WRONG,
             "vitest.config.mjs": VITEST_CONFIG,
@@ -1974,7 +2008,8 @@ def sub(a, b):
             "setup.mjs": VITEST_SETUP,
             "reporter.mjs": VITEST_REPORTER,
             "global-setup.mjs": VITEST_GLOBAL_SETUP,
-            "package.json": '{"name": "hostile", "type": "module", "vitest": {"include": ["none"]}}\n',
+            "package.json": '{"name": "hostile", "type": "module", "vitest": {"include": '
+            '["none"]}}\n',
         },
         frozenset({FAIL}),
         "our generated config passed with --config and --root outside the submission",
@@ -2002,8 +2037,8 @@ def sub(a, b):
         "signature into the report directory, then SIGKILLs the vitest main process",
         {"calc.mjs": MJS_FORGE_AND_KILL},
         frozenset({INFRA}),
-        "our reporter signs the report with a one-time key read and deleted before any test ran; an "
-        "unsigned or wrongly signed report is an infrastructure failure",
+        "our reporter signs the report with a one-time key read and deleted before any test ran; "
+        "an unsigned or wrongly signed report is an infrastructure failure",
         framework="vitest",
         reason="signature|not written|exit code",
     ),
@@ -2015,7 +2050,8 @@ def sub(a, b):
         "`expect`",
         {
             "calc.mjs": MJS_MODULE_MOCK,
-            "node_modules/vitest/package.json": '{"name": "vitest", "type": "module", "main": "index.js"}\n',
+            "node_modules/vitest/package.json": '{"name": "vitest", "type": "module", "main": '
+            '"index.js"}\n',
             "node_modules/vitest/index.js": FAKE_VITEST_MODULE,
             "fake-vitest.mjs": FAKE_VITEST_MODULE,
             "package.json": '{"name": "vitest", "type": "module", "imports": {"#vitest": '
@@ -2023,8 +2059,8 @@ def sub(a, b):
         },
         ANY,
         "DETECTED ONLY: node_modules and package.json tricks are never used (node_modules is not "
-        "copied, the tests resolve from the toolchain), but vitest itself resolves `vitest` for every "
-        "module it transforms, the library included; `runners.scan` flags it",
+        "copied, the tests resolve from the toolchain), but vitest itself resolves `vitest` for "
+        "every module it transforms, the library included; `runners.scan` flags it",
         framework="vitest",
         undefended=True,
         flags=(r"grader-touching: calc\.mjs:\d+ imports vitest",),
@@ -2053,9 +2089,9 @@ def sub(a, b):
     Case(
         "jest-config-swap",
         "§6.16",
-        "jest.config.js, jest.config.json, package.json#jest and "
-        ".babelrc: no tests matched, a forging reporter, setup files extending `expect`, a transform "
-        "that replaces every test file",
+        "jest.config.js, jest.config.json, package.json#jest and .babelrc: no tests matched, a "
+        "forging reporter, setup files extending `expect`, a transform that replaces every test "
+        "file",
         {
             "calc.js": CJS_WRONG,
             "jest.config.js": JEST_CONFIG,
@@ -2089,7 +2125,8 @@ def sub(a, b):
         "made-up signature, then SIGKILLs jest before it writes the real one",
         {"calc.js": CJS_FORGE_AND_EXIT},
         frozenset({INFRA}),
-        "the report's HMAC signature (a one-time key our reporter read and deleted before any test ran)",
+        "the report's HMAC signature (a one-time key our reporter read and deleted before any "
+        "test ran)",
         framework="jest",
         reason="signature|not written|exit code",
     ),
@@ -2176,8 +2213,8 @@ CASES += [
         "submission, with `submission_depth` raised to 512",
         dict(HONEST),
         frozenset({PASS}),
-        "one scandir walk, then a copy in the kernel (no per-file copystat); the copy counts against the wall "
-        "clock",
+        "one scandir walk, then a copy in the kernel (no per-file copystat); the copy counts "
+        "against the wall clock",
         build=_many_files,
         limits={"submission_depth": 512},
         wall=90,

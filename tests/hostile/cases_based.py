@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .cases import FAIL, HONEST, PASS, PROBE_RUNNER, Case
 
-# ---- the honest server and page --------------------------------------------------------------------
+# ---- the honest server and page ------------------------------------------------------------------
 
 HONEST_SERVER = """
 import argparse
@@ -121,7 +121,8 @@ PAGE = """<!doctype html>
 <script>
 // @@PAGE_PRELUDE@@
 document.getElementById("go").addEventListener("click", async () => {
-  const sum = Number(document.getElementById("a").value) + Number(document.getElementById("b").value);
+  const sum = Number(document.getElementById("a").value) + \
+Number(document.getElementById("b").value);
   // @@PAGE_BEFORE_ANSWER@@
   document.getElementById("out").textContent = String(sum);
 });
@@ -163,7 +164,8 @@ ThreadingHTTPServer((args.address, args.port), Handler).serve_forever()
 OUTSIDE = """
   const targets = ["http://198.51.100.1/", "https://example.com/", "http://example.org/x.png", "http://1.1.1.1/"];
   const reached = [];
-  await Promise.all(targets.map((url) => fetch(url, {mode: "no-cors"}).then(() => reached.push(url), () => null)));
+  await Promise.all(targets.map((url) => fetch(url, {mode: "no-cors"}).then(() => \
+reached.push(url), () => null)));
   await new Promise((done) => {
     const img = new Image();
     img.onload = () => { reached.push("img"); done(); };
@@ -178,7 +180,8 @@ OUTSIDE = """
       setTimeout(done, 1500);
     } catch (e) { done(); }
   });
-  if (reached.length) { document.getElementById("out").textContent = "LEAK " + reached.join(" "); return; }
+  if (reached.length) { document.getElementById("out").textContent = "LEAK " + reached.join(" "); \
+return; }
 """
 
 
@@ -189,7 +192,7 @@ def web(prelude: str = "", before_answer: str = "") -> dict[str, str]:
     return {"app.py": WEB_SERVER, "page.html": page}
 
 
-# ---- reading the case files ---------------------------------------------------------------------------
+# ---- reading the case files ----------------------------------------------------------------------
 
 # Looks for the case files (they carry the hidden marker, built here at run time so that this file
 # does not carry it) everywhere it can: a walk of /, the tests directory beside the workspace, and
@@ -243,7 +246,8 @@ def probe(where, leaks, log):
                 pass
     seen, deadline = 0, time.monotonic() + 4
     for dirpath, dirnames, filenames in os.walk("/"):
-        dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in ("/proc", "/sys", "/dev", "/usr")
+        dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in ("/proc", "/sys", \
+"/dev", "/usr")
                        and d not in ("site-packages", "node_modules", "__pycache__")]
         if time.monotonic() > deadline:
             log.append(f"walk: stopped after {seen} entries")
@@ -276,7 +280,7 @@ from main_honest import main  # noqa: E402
 sys.exit(main(sys.argv[1:]))
 """
 
-# ---- leaving notes for the next case --------------------------------------------------------------------
+# ---- leaving notes for the next case -------------------------------------------------------------
 
 # Every case is a new process of the CLI: it looks for notes an earlier case left wherever it can
 # write (the run's own places: on `none`, /tmp and /dev/shm are the host's and left alone), then
@@ -288,7 +292,8 @@ import ctypes
 
 def probe(where, leaks, log):
     sandboxed = os.environ.get("SUBMISSION_PATH") == "/workspace"
-    reports = "/harness/reports" if sandboxed else os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports")
+    reports = "/harness/reports" if sandboxed else \
+os.path.join(os.path.dirname(os.environ["SUBMISSION_PATH"]), "reports")
     places = [os.environ.get("HOME"), os.environ.get("TMPDIR"), reports]
     if sandboxed:
         places += ["/tmp", "/dev/shm", "/dev/mqueue", "/tmp/deep/er"]
@@ -329,7 +334,7 @@ def probe(where, leaks, log):
             pass
 """
 
-# ---- reading the harness's environment ---------------------------------------------------------------------
+# ---- reading the harness's environment -----------------------------------------------------------
 
 # Every environment and command line of another process it can read (bubblewrap passes the
 # environment as `--setenv NAME VALUE` on its command line); on `none`, only its ancestors up to
@@ -378,12 +383,13 @@ ENVIRON_PROBE_CLI = {
     "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + HARNESS_ENVIRON_BODY,
 }
 
-# ---- answering a byte at a time ----------------------------------------------------------------------
+# ---- answering a byte at a time ------------------------------------------------------------------
 
 TRICKLE = """
         import time as _time
         _body = b'{"result": 5}'
-        _raw = (b"HTTP/1.0 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(_body)) + _body
+        _raw = (b"HTTP/1.0 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: \
+%d\\r\\n\\r\\n" % len(_body)) + _body
         for _i in range(len(_raw)):  # one byte every half second: 45 s for the whole answer
             try:
                 self.wfile.write(_raw[_i:_i + 1])
@@ -405,7 +411,7 @@ def trickling_health() -> dict[str, str]:
     }
 
 
-# ---- terminal escapes on stderr ----------------------------------------------------------------------
+# ---- terminal escapes on stderr ------------------------------------------------------------------
 
 ESCAPES = "\\x1b[2J\\x1b[?1049h\\x1b]0;pwned\\x07\\x1b[31mRED\\x9b31m\\x00"
 ESCAPING_CLI = f'''
@@ -471,9 +477,9 @@ CASE_BASED = [
     Case(
         "cases-cli-reads-case-files",
         "§6.9",
-        "the CLI looks for the case files and their expected outputs: "
-        "walks /, lists the tests directory, reads the case program's /proc cwd, descriptors, maps and "
-        "environment, and prints LEAK when it finds any",
+        "the CLI looks for the case files and their expected outputs: walks /, lists the tests "
+        "directory, reads the case program's /proc cwd, descriptors, maps and environment, and "
+        "prints LEAK when it finds any",
         {
             "main.py": PROBING_CLI,
             "main_honest.py": HONEST["main.py"],
@@ -482,8 +488,9 @@ CASE_BASED = [
         },
         frozenset({PASS}),
         "the case files sit in a directory of the read-only tests mount named after the run's "
-        "one-time key, in a parent that cannot be listed (mode 0111); the case program reads and deletes the "
-        "key before the first case and is non-dumpable (its /proc entries are closed to the submission)",
+        "one-time key, in a parent that cannot be listed (mode 0111); the case program reads and "
+        "deletes the key before the first case and is non-dumpable (its /proc entries are closed "
+        "to the submission)",
         framework="cases-cli",
         expect_on={"none": frozenset({PASS, FAIL})},
         wall=90,
@@ -504,8 +511,8 @@ CASE_BASED = [
         "answers, not even the health check",
         {"server.py": NEVER_ANSWERS},
         frozenset({FAIL}),
-        "the health check has a start-up deadline (startup_timeout_s); then every case of the group is an "
-        "error that says why, and the server is killed",
+        "the health check has a start-up deadline (startup_timeout_s); then every case of the "
+        "group is an error that says why, and the server is killed",
         framework="cases-api",
         statuses=CASES_STATUS_ERROR,
         check=_said(r"did not answer on http://127\.0\.0\.1:\d+/healthz within 5 s"),
@@ -528,8 +535,8 @@ CASE_BASED = [
         "own session) sleeping for 10 minutes",
         server(prelude=DAEMON),
         frozenset({PASS}),
-        "the case program is a child subreaper: the daemon is re-parented to it and killed with the server "
-        "at the end of the group",
+        "the case program is a child subreaper: the daemon is re-parented to it and killed with "
+        "the server at the end of the group",
         framework="cases-api",
     ),
     Case(
@@ -538,8 +545,8 @@ CASE_BASED = [
         "a correct server whose threads write to stdout and stderr as fast as they can",
         server(prelude=FLOOD),
         frozenset({PASS}),
-        "the server's output is drained into a bounded buffer (its last 64 KiB): it costs CPU, never the "
-        "case program's memory",
+        "the server's output is drained into a bounded buffer (its last 64 KiB): it costs CPU, "
+        "never the case program's memory",
         framework="cases-api",
         wall=90,
     ),
@@ -549,7 +556,8 @@ CASE_BASED = [
         "the server answers the health check at once but every request after 30 s",
         server(before_answer="import time; time.sleep(30)"),
         frozenset({FAIL}),
-        "each request has the case's timeout (3 s here): the case fails as timed out, the run goes on",
+        "each request has the case's timeout (3 s here): the case fails as timed out, the run "
+        "goes on",
         framework="cases-api",
         statuses=CASES_STATUS_FAILED,
         check=_said(r"no answer within 3 s"),
@@ -557,9 +565,9 @@ CASE_BASED = [
     Case(
         "cases-cli-carries-state-honest",
         "§6.26",
-        "a correct CLI that leaves notes for its next case in "
-        "/tmp, $HOME, $TMPDIR, /dev/shm, the report directory, a directory made unreadable, a System V "
-        "shared-memory segment and a POSIX message queue, and answers LEAK when a case finds one",
+        "a correct CLI that leaves notes for its next case in /tmp, $HOME, $TMPDIR, /dev/shm, "
+        "the report directory, a directory made unreadable, a System V shared-memory segment and "
+        "a POSIX message queue, and answers LEAK when a case finds one",
         {
             "main.py": PROBING_CLI,
             "main_honest.py": HONEST["main.py"],
@@ -567,36 +575,36 @@ CASE_BASED = [
             "probe.py": "import os\nimport sys\n" + PROBE_RUNNER + CARRY_BODY,
         },
         frozenset({PASS}),
-        "before every case (every group's server) the case program puts back the workspace and the run's own "
-        "scratch (docker, bubblewrap: the private /tmp with the home, /dev/shm, /dev/mqueue (bubblewrap mounts "
-        "the run's own), the report directory; `none`: the run's HOME, TMPDIR and report directory) as they "
-        "were before the first case, opening up what was made unreadable, and removes the System V IPC "
-        "objects of the run's own namespace",
+        "before every case (every group's server) the case program puts back the workspace and "
+        "the run's own scratch (docker, bubblewrap: the private /tmp with the home, /dev/shm, "
+        "/dev/mqueue (bubblewrap mounts the run's own), the report directory; `none`: the run's "
+        "HOME, TMPDIR and report directory) as they were before the first case, opening up what "
+        "was made unreadable, and removes the System V IPC objects of the run's own namespace",
         framework="cases-cli",
     ),
     Case(
         "cases-cli-reads-harness-environ",
         "§6.19",
-        "the CLI reads every /proc/*/environ and cmdline it can "
-        "(on `none`: its ancestors up to the harness's supervisor) and prints LEAK for a variable its own "
-        "environment lacks or for the problem's host path",
+        "the CLI reads every /proc/*/environ and cmdline it can (on `none`: its ancestors up to "
+        "the harness's supervisor) and prints LEAK for a variable its own environment lacks or "
+        "for the problem's host path",
         ENVIRON_PROBE_CLI,
         frozenset({PASS}),
-        "the case program's settings are in a file of the vault, never in the environment: the sandbox's first "
-        "processes (docker-init, `timeout`, bwrap's command line, none's supervisor) hold exactly the "
-        "submission's own environment",
+        "the case program's settings are in a file of the vault, never in the environment: the "
+        "sandbox's first processes (docker-init, `timeout`, bwrap's command line, none's "
+        "supervisor) hold exactly the submission's own environment",
         framework="cases-cli",
     ),
     Case(
         "cases-cli-terminal-escapes",
         "§6.24, broken",
-        "the CLI answers wrongly, with terminal escapes "
-        "(screen clear, alternate screen, window title, colours, a C1 CSI), a bell and a NUL on stdout and "
-        "stderr",
+        "the CLI answers wrongly, with terminal escapes (screen clear, alternate screen, window "
+        "title, colours, a C1 CSI), a bell and a NUL on stdout and stderr",
         {"main.py": ESCAPING_CLI},
         frozenset({FAIL}),
-        "the result keeps the bytes; the CLI's console drops every control character from what it prints "
-        "(runners.outputs.render.SafeConsole): the table shows the text, never drives the terminal",
+        "the result keeps the bytes; the CLI's console drops every control character from what "
+        "it prints (runners.outputs.render.SafeConsole): the table shows the text, never drives "
+        "the terminal",
         framework="cases-cli",
         statuses={"add_cli": "failed", "sub_cli": "failed", "rejects_words": "failed"},
         check=_terminal_clean,
@@ -620,8 +628,8 @@ CASE_BASED = [
         "the server answers its health check one byte every half second",
         trickling_health(),
         frozenset({FAIL}),
-        "each probe is bounded whole (2 s), and the start-up deadline (5 s here) ends the wait: every case of "
-        "the group errs, saying the server did not answer",
+        "each probe is bounded whole (2 s), and the start-up deadline (5 s here) ends the wait: "
+        "every case of the group errs, saying the server did not answer",
         framework="cases-api",
         statuses=CASES_STATUS_ERROR,
         check=_said(r"did not answer on http://127\.0\.0\.1:\d+/healthz within 5 s"),
@@ -639,13 +647,13 @@ CASE_BASED = [
     Case(
         "cases-web-reaches-outside-honest",
         "§6.6",
-        "the page fetches outside addresses (by name and by IP, "
-        "plain and TLS), loads an outside image and opens a WebSocket before answering; anything that gets "
-        "through turns its answer into LEAK",
+        "the page fetches outside addresses (by name and by IP, plain and TLS), loads an outside "
+        "image and opens a WebSocket before answering; anything that gets through turns its "
+        "answer into LEAK",
         web(before_answer=OUTSIDE),
         frozenset({PASS}),
-        "no network but loopback in the sandbox; Chromium sends everything not on loopback to a closed "
-        "proxy port (so even on `none` the page reaches nothing)",
+        "no network but loopback in the sandbox; Chromium sends everything not on loopback to a "
+        "closed proxy port (so even on `none` the page reaches nothing)",
         framework="cases-browser",
         wall=120,
     ),

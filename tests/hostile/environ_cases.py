@@ -19,24 +19,32 @@ JS_PROBE = r"""
 const __fs = require("node:fs");
 const __own = new Set(Object.entries(process.env).map(([k, v]) => `${k}=${v}`));
 const __leaks = [];
-let __pids = __fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
-if (process.env.SUBMISSION_PATH !== "/workspace") {  // on `none`: its ancestors up to the supervisor
+let __pids = __fs.readdirSync("/proc")
+  .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
+if (process.env.SUBMISSION_PATH !== "/workspace") {
+  // on `none`: its ancestors up to the supervisor
   __pids = [];
   for (let pid = process.ppid; pid > 1;) {
     __pids.push(String(pid));
     try {
       if (__fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("reaper.py")) break;
-      pid = Number(__fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(")").pop().trim().split(" ")[1]);
+      pid = Number(__fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+        .split(")").pop().trim().split(" ")[1]);
     } catch { break; }
   }
 }
 for (const pid of __pids) {
   for (const what of ["environ", "cmdline"]) {
     let values;
-    try { values = __fs.readFileSync(`/proc/${pid}/${what}`, "utf8").split("\0"); } catch { continue; }
-    if (values.join(" ").includes("@@PROBLEM_DIR@@")) __leaks.push(`${pid}/${what} names the problem`);
-    const extra = what === "environ" ? values.filter((v) => v && !__own.has(v))
-      : values.flatMap((v, i) => v === "--setenv" && !__own.has(`${values[i + 1]}=${values[i + 2]}`) ? [values[i + 1]] : []);
+    try {
+      values = __fs.readFileSync(`/proc/${pid}/${what}`, "utf8").split("\0");
+    } catch { continue; }
+    if (values.join(" ").includes("@@PROBLEM_DIR@@"))
+      __leaks.push(`${pid}/${what} names the problem`);
+    const extra = what === "environ"
+      ? values.filter((v) => v && !__own.has(v))
+      : values.flatMap((v, i) =>
+        v === "--setenv" && !__own.has(`${values[i + 1]}=${values[i + 2]}`) ? [values[i + 1]] : []);
     for (const v of extra) __leaks.push(`${pid}/${what}: ${v.split("=")[0]}`);
   }
 }
@@ -61,19 +69,19 @@ def _leaking_js(source: str, esm: bool) -> str:
 
 
 DEFENCE = (
-    "no variable the test process keeps to itself is in the sandbox's environment (our pytest plugin "
-    "finds the report key beside its report; vitest's and jest's reporters and the tests share theirs), "
-    "so docker-init, `timeout` and bwrap's command line show nothing the submission's own environment "
-    "lacks"
+    "no variable the test process keeps to itself is in the sandbox's environment (our pytest "
+    "plugin finds the report key beside its report; vitest's and jest's reporters and the tests "
+    "share theirs), so docker-init, `timeout` and bwrap's command line show nothing the "
+    "submission's own environment lacks"
 )
 
 ENVIRON_CASES = [
     Case(
         "harness-environ-pytest",
         "§6.19",
-        "the CLI and the library compare every /proc/*/environ and bwrap `--setenv` on a command line "
-        "they can read (on `none`: their ancestors up to the harness's supervisor) with their own "
-        "environment, and look for the problem's host path",
+        "the CLI and the library compare every /proc/*/environ and bwrap `--setenv` on a command "
+        "line they can read (on `none`: their ancestors up to the harness's supervisor) with "
+        "their own environment, and look for the problem's host path",
         probing(HARNESS_ENVIRON_BODY),
         frozenset({PASS}),
         DEFENCE,

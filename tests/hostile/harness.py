@@ -152,14 +152,18 @@ def framework_reason(framework: str, backend: str) -> str | None:
 
 
 def browser_reason(backend: str) -> str | None:
-    """Why the browser cases cannot run on `backend`: no Chromium on the host, or no browser image."""
+    """Why the browser cases cannot run on `backend`: no Chromium on the host, or no browser
+    image."""
     if backend == "docker":
         try:
             from runners.sandbox.docker.client import default_image, docker_client
 
             docker_client().images.get(default_image("browser"))
         except Exception as exc:  # noqa: BLE001 - no engine, no image: either way, no browser image
-            return f"the docker browser image is not available ({exc}); `python -m runners image build --kind browser`"
+            return (
+                f"the docker browser image is not available ({exc}); `python -m runners image "
+                "build --kind browser`"
+            )
         return None
     from runners.cases.adapters.cdp import find_chromium
 
@@ -549,8 +553,8 @@ class World:
                 f"{t.name}: {t.first_message_line[:200]}" for t in result.tests if not t.passed
             )
             problems.append(
-                f"outcome {obs.outcome} ({obs.reason or 'no reason'}) is not one of {sorted(expected)}"
-                f"; statuses {obs.statuses}; {why}"
+                f"outcome {obs.outcome} ({obs.reason or 'no reason'}) is not one of "
+                f"{sorted(expected)}; statuses {obs.statuses}; {why}"
             )
         if obs.outcome == FAIL and case.statuses is not None and obs.statuses != case.statuses:
             problems.append(f"statuses {obs.statuses} differ from the true result {case.statuses}")
@@ -764,7 +768,8 @@ class World:
                 _restore_permissions(Path(path))
                 shutil.rmtree(path, ignore_errors=True)
         obs.note = (
-            f"everything of the run ({len(crashed)} workspace(s)) gone {gone_in:.1f} s after the kill"
+            f"everything of the run ({len(crashed)} workspace(s)) gone {gone_in:.1f} s after the "
+            "kill"
             if not left_now
             else f"{len(left_now)} thing(s) of the run left until the next start"
         )
@@ -866,8 +871,8 @@ class World:
                         pass
         obs.outcome = PASS if not remaining else FAIL
         obs.note = (
-            f"{len(tree)} process(es), {len(workspaces)} workspace(s) and the batch's scratch directory "
-            f"gone {time.monotonic() - killed:.1f} s after the kill"
+            f"{len(tree)} process(es), {len(workspaces)} workspace(s) and the batch's scratch "
+            f"directory gone {time.monotonic() - killed:.1f} s after the kill"
         )
         return obs
 
@@ -1001,7 +1006,8 @@ class World:
         obs.reason = said[:300]
         if code != 2 or str(problem / "config.yaml") not in said or "alias bomb" not in said:
             obs.violations.append(
-                f"not refused as bad input naming the file: exit {code}: {said[-600:]} {done.stderr[-600:]}"
+                f"not refused as bad input naming the file: exit {code}: {said[-600:]} "
+                f"{done.stderr[-600:]}"
             )
         if obs.elapsed > 30 or peak > 400:
             obs.violations.append(f"took {obs.elapsed:.1f} s and {peak} MB to refuse it")
@@ -1130,8 +1136,10 @@ CRASH_CHILD = textwrap.dedent("""
     backend, problem, sub, token = sys.argv[1:5]
     limits = ResourceLimits(memory_mb=512, pids=128, cpus=1.0, nofile=256, wall_timeout=90)
     result = run_checkpoint(problem, "checkpoint_1", sub,
-                            EnvironmentSpec(sandbox=backend, env={"HOSTILE_MARKER": token}, limits=limits))
-    passed = not result.infrastructure_failure and result.tests and all(t.passed for t in result.tests)
+                            EnvironmentSpec(sandbox=backend, env={"HOSTILE_MARKER": token}, \
+limits=limits))
+    passed = not result.infrastructure_failure and result.tests and all(t.passed for t in \
+result.tests)
     print("PASS" if passed else ("INFRA" if result.infrastructure_failure else "FAIL"))
 """)
 

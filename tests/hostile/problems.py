@@ -402,20 +402,39 @@ def build_broken_problems(base: Path) -> dict[str, Path]:
 # case files, or the expected outputs in them, finds it.
 
 CASES_CLI = {
-    "checkpoint_1/core/add_cli.yaml": "# @@HIDDEN@@\ncase: {args: [add, '2', '3']}\nexpected: {status_code: 0, output: \"5\\n\"}\n",
-    "checkpoint_1/core/sub_cli.yaml": "# @@HIDDEN@@\ncase: {args: [sub, '5', '3']}\nexpected: {status_code: 0, output: \"2\\n\"}\n",
-    "checkpoint_1/errors/rejects_words.yaml": "# @@HIDDEN@@\ncase: {args: [add, two, '3']}\nexpected: {status_code: 2}\n",
-    "checkpoint_2/core/multiply.yaml": "# @@HIDDEN@@\ncase: {args: [mul, '2', '3']}\nexpected: {output: \"6\\n\"}\n",
+    "checkpoint_1/core/add_cli.yaml": "# @@HIDDEN@@\ncase: {args: [add, '2', '3']}\nexpected: "
+    '{status_code: 0, output: "5\\n"}\n',
+    "checkpoint_1/core/sub_cli.yaml": "# @@HIDDEN@@\ncase: {args: [sub, '5', '3']}\nexpected: "
+    '{status_code: 0, output: "2\\n"}\n',
+    "checkpoint_1/errors/rejects_words.yaml": "# @@HIDDEN@@\n"
+    "case: {args: [add, two, '3']}\n"
+    "expected: {status_code: 2}\n",
+    "checkpoint_2/core/multiply.yaml": "# @@HIDDEN@@\ncase: {args: [mul, '2', '3']}\nexpected: "
+    '{output: "6\\n"}\n',
 }
 CASES_API = {
-    "checkpoint_1/core/add_api.yaml": "# @@HIDDEN@@\ncase: {path: /add, query: {a: 2, b: 3}}\nexpected: {status_code: 200, output: {result: 5}}\n",
-    "checkpoint_1/core/sub_api.yaml": "# @@HIDDEN@@\ncase: {path: /sub, query: {a: 5, b: 3}}\nexpected: {status_code: 200, output: {result: 2}}\n",
-    "checkpoint_1/errors/rejects_words_api.yaml": "# @@HIDDEN@@\ncase: {path: /add, query: {a: two, b: 3}}\nexpected: {status_code: 400}\n",
-    "checkpoint_2/core/mul_api.yaml": "# @@HIDDEN@@\ncase: {path: /mul, query: {a: 2, b: 3}}\nexpected: {output: {result: 6}}\n",
+    "checkpoint_1/core/add_api.yaml": "# @@HIDDEN@@\n"
+    "case: {path: /add, query: {a: 2, b: 3}}\n"
+    "expected: {status_code: 200, output: {result: 5}}\n",
+    "checkpoint_1/core/sub_api.yaml": "# @@HIDDEN@@\n"
+    "case: {path: /sub, query: {a: 5, b: 3}}\n"
+    "expected: {status_code: 200, output: {result: 2}}\n",
+    "checkpoint_1/errors/rejects_words_api.yaml": "# @@HIDDEN@@\n"
+    "case: {path: /add, query: {a: two, b: "
+    "3}}\n"
+    "expected: {status_code: 400}\n",
+    "checkpoint_2/core/mul_api.yaml": "# @@HIDDEN@@\n"
+    "case: {path: /mul, query: {a: 2, b: 3}}\n"
+    "expected: {output: {result: 6}}\n",
 }
 _SUM_STEPS = (
-    "case:\n  steps:\n    - fill: {{selector: '#a', value: '{a}'}}\n    - fill: {{selector: '#b', value: '{b}'}}\n"
-    "    - click: '#go'\n    - wait: {{selector: '#out', text: '{s}'}}\n    - text: {{selector: '#out', as: sum}}\n"
+    "case:\n"
+    "  steps:\n"
+    "    - fill: {{selector: '#a', value: '{a}'}}\n"
+    "    - fill: {{selector: '#b', value: '{b}'}}\n"
+    "    - click: '#go'\n"
+    "    - wait: {{selector: '#out', text: '{s}'}}\n"
+    "    - text: {{selector: '#out', as: sum}}\n"
     "expected: {{output: {{sum: '{s}'}}}}\n"
 )
 CASES_WEB = {

@@ -38,12 +38,23 @@ from .cases import (
 PY_ALL_FAILED = {"test_add": "failed", "test_sub": "failed", "test_rejects_words": "failed"}
 JS_ALL_FAILED = {"adds": "failed", "subtracts": "failed", "rejects words @error": "failed"}
 # The tests the submission would like to be graded by: all pass whatever the library does.
-OWN_PY_TESTS = "def test_add():\n    pass\n\n\ndef test_sub():\n    pass\n\n\ndef test_rejects_words():\n    pass\n"
+OWN_PY_TESTS = (
+    "def test_add():\n"
+    "    pass\n\n\n"
+    "def test_sub():\n"
+    "    pass\n\n\n"
+    "def test_rejects_words():\n"
+    "    pass\n"
+)
 OWN_JS_TESTS = (
     'import { test } from "vitest";\n\ntest("adds", () => {});\ntest("subtracts", () => {});\n'
     'test("rejects words @error", () => {});\n'
 )
-OWN_JEST_TESTS = 'test("adds", () => {});\ntest("subtracts", () => {});\ntest("rejects words @error", () => {});\n'
+OWN_JEST_TESTS = (
+    'test("adds", () => {});\n'
+    'test("subtracts", () => {});\n'
+    'test("rejects words @error", () => {});\n'
+)
 
 PY_SHADOW = {
     "calc.py": WRONG_CALC,
@@ -100,8 +111,11 @@ VITEST_MORE = {
     "vitest.workspace.mjs": 'export default [{ test: { setupFiles: ["./setup.mjs"] } }];\n',
     "vitest.projects.mjs": 'export default [{ test: { setupFiles: ["./setup.mjs"] } }];\n',
     # a shipped vitest whose expect passes everything: never copied into the run
-    "node_modules/vitest/package.json": '{"name": "vitest", "type": "module", "exports": "./index.mjs"}\n',
-    "node_modules/vitest/index.mjs": "export const test = (n, f) => {};\nexport const expect = () => ({ toBe() {}, toThrow() {} });\n",
+    "node_modules/vitest/package.json": '{"name": "vitest", "type": "module", "exports": '
+    '"./index.mjs"}\n',
+    "node_modules/vitest/index.mjs": "export const test = (n, f) => {};\n"
+    "export const expect = () => ({ toBe() {}, toThrow() "
+    "{} });\n",
 }
 JEST_MORE = {
     "calc.js": CJS_WRONG,
@@ -109,7 +123,8 @@ JEST_MORE = {
     "plugin.js": "module.exports = () => ({ visitor: {} });\n",
     "jest.config.ts": JEST_CONFIG,
     "jest.config.json": '{"setupFilesAfterEnv": ["./setup.js"]}\n',
-    ".swcrc": '{"jsc": {"transform": {"optimizer": {"globals": {"vars": {"expect": "undefined"}}}}}}\n',
+    ".swcrc": '{"jsc": {"transform": {"optimizer": {"globals": {"vars": {"expect": '
+    '"undefined"}}}}}}\n',
     "package.json": '{"name": "calc", "jest": {"setupFilesAfterEnv": ["./setup.js"]}, '
     '"babel": {"plugins": ["./plugin.js"]}}\n',
 }
@@ -147,13 +162,13 @@ def repo_cases() -> list[Case]:
         Case(
             "repo-pytest-config-shadow",
             "§6.12, §6.16",
-            "ships pytest.ini, tests/conftest.py and "
-            "tests/test_calc.py at the paths the problem overlays, plus a root conftest, a nested one, "
-            "sitecustomize.py and pyproject pytest settings",
+            "ships pytest.ini, tests/conftest.py and tests/test_calc.py at the paths the problem "
+            "overlays, plus a root conftest, a nested one, sitecustomize.py and pyproject pytest "
+            "settings",
             PY_SHADOW,
             frozenset({FAIL}),
-            "overlaid paths replaced by the problem's files (read-only); other conftest.py and start-up hooks "
-            "removed from the copy; -c the problem's ini",
+            "overlaid paths replaced by the problem's files (read-only); other conftest.py and "
+            "start-up hooks removed from the copy; -c the problem's ini",
             framework="repo-pytest",
             statuses=PY_ALL_FAILED,
             flags=(r"grader-touching: hostile_plugin\.py:\d+ pytest_runtest_makereport",),
@@ -186,13 +201,13 @@ def repo_cases() -> list[Case]:
         Case(
             "repo-pytest-startup-hooks",
             "§6.12, §6.16",
-            "ships sitecustomize/ and usercustomize/ packages "
-            "(setting PYTEST_PLUGINS, PYTEST_ADDOPTS to a plugin of its own), a .pth file importing it, and tox.ini, "
+            "ships sitecustomize/ and usercustomize/ packages (setting PYTEST_PLUGINS, "
+            "PYTEST_ADDOPTS to a plugin of its own), a .pth file importing it, and tox.ini, "
             "setup.cfg and pytest.toml whose addopts load it",
             PY_STARTUP,
             frozenset({FAIL}),
-            "an empty sitecustomize/usercustomize in the layered environment, found first on sys.path; .pth files run "
-            "only from its own site-packages; -c the problem's ini",
+            "an empty sitecustomize/usercustomize in the layered environment, found first on "
+            "sys.path; .pth files run only from its own site-packages; -c the problem's ini",
             framework="repo-pytest",
             statuses=PY_ALL_FAILED,
             flags=(r"grader-touching: hostile_plugin\.py:\d+ pytest_runtest_makereport",),
@@ -209,8 +224,8 @@ def repo_cases() -> list[Case]:
         Case(
             "repo-vitest-config-shadow",
             "§6.16",
-            "ships vitest.config.mjs and test/calc.test.mjs at the "
-            "overlaid paths, plus vite.config.mjs, vitest.config.ts, a tsconfig remapping vitest and "
+            "ships vitest.config.mjs and test/calc.test.mjs at the overlaid paths, plus "
+            "vite.config.mjs, vitest.config.ts, a tsconfig remapping vitest and "
             "package.json#vitest",
             VITEST_SHADOW,
             frozenset({FAIL}),
@@ -240,9 +255,8 @@ def repo_cases() -> list[Case]:
         Case(
             "repo-vitest-workspace-node-modules",
             "§6.16",
-            "ships vitest.workspace.mjs and vitest.projects.mjs "
-            "naming a setup file that makes every matcher pass, and a node_modules/vitest whose expect passes "
-            "everything",
+            "ships vitest.workspace.mjs and vitest.projects.mjs naming a setup file that makes "
+            "every matcher pass, and a node_modules/vitest whose expect passes everything",
             VITEST_MORE,
             frozenset({FAIL}),
             "workspace and projects files removed from the copy (our "
@@ -262,9 +276,9 @@ def repo_cases() -> list[Case]:
         Case(
             "repo-jest-config-shadow",
             "§6.16",
-            "ships jest.config.cjs and __tests__/calc.test.js at the "
-            "overlaid paths, plus jest.config.js, .babelrc and babel.config.js with a transform that replaces "
-            "every test, and package.json#jest",
+            "ships jest.config.cjs and __tests__/calc.test.js at the overlaid paths, plus "
+            "jest.config.js, .babelrc and babel.config.js with a transform that replaces every "
+            "test, and package.json#jest",
             JEST_SHADOW,
             frozenset({FAIL}),
             "overlaid paths replaced; "
@@ -297,12 +311,13 @@ def repo_cases() -> list[Case]:
         Case(
             "repo-jest-more-config",
             "§6.16",
-            "ships jest.config.ts, jest.config.json, .swcrc, and package.json "
-            "with a jest section (setupFilesAfterEnv making every matcher pass) and a babel section naming a plugin",
+            "ships jest.config.ts, jest.config.json, .swcrc, and package.json with a jest "
+            "section (setupFilesAfterEnv making every matcher pass) and a babel section naming a "
+            "plugin",
             JEST_MORE,
             frozenset({FAIL}),
-            "jest and swc configs removed from the copy; package.json#jest never read "
-            "(--config is ours); babel-jest runs with babelrc off, so package.json#babel is never read",
+            "jest and swc configs removed from the copy; package.json#jest never read (--config "
+            "is ours); babel-jest runs with babelrc off, so package.json#babel is never read",
             framework="repo-jest",
             statuses=JS_ALL_FAILED,
         ),

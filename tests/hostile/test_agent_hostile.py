@@ -107,6 +107,7 @@ def test_every_real_sandbox_runs_every_agent_case() -> None:
 
 def test_the_security_document_has_the_agent_cases() -> None:
     assert agent_section() in DOC.read_text(encoding="utf-8"), (
-        "docs/SECURITY.md's agent section is stale: paste tests.hostile.report.agent_section() into it "
-        "(python -c 'from tests.hostile.report import agent_section; print(agent_section())')"
+        "docs/SECURITY.md's agent section is stale: paste tests.hostile.report.agent_section() "
+        "into it (python -c 'from tests.hostile.report import agent_section; "
+        "print(agent_section())')"
     )

@@ -1,4 +1,5 @@
-"""Load: 40 evaluations back to back and 8 at once under `auto`, nothing lost or leaked, memory flat.
+"""Load: 40 evaluations back to back and 8 at once under `auto`, nothing lost or leaked,
+memory flat.
 
 Slow (about a minute): deselect locally with `-m "not slow"`; CI runs it.
 """

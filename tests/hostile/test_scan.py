@@ -45,12 +45,17 @@ def test_the_examples_exist() -> None:
 FLAGGED = [
     (
         {
-            "hostile_plugin.py": "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+            "hostile_plugin.py": "import pytest\n\n"
+            "@pytest.hookimpl(hookwrapper=True)\n"
+            "def pytest_runtest_makereport(item, call):\n"
             "    yield\n"
         },
         "main",
         [
-            "hostile_plugin.py:4 pytest_runtest_makereport: a pytest hook; registered as a plugin, it rewrites"
+            (
+                "hostile_plugin.py:4 pytest_runtest_makereport: a pytest hook; registered as a "
+                "plugin, it rewrites"
+            )
         ],
     ),
     (
@@ -62,7 +67,10 @@ FLAGGED = [
         {"calc.py": "import os\n\ndef f():\n    os._exit(0)\n"},
         "main",
         [
-            "calc.py:4 os._exit in library code: ends the test process before it writes its report (no grade)"
+            (
+                "calc.py:4 os._exit in library code: ends the test process before it writes its "
+                "report (no grade)"
+            )
         ],
     ),
     (
@@ -79,7 +87,10 @@ FLAGGED = [
         {"calc.py": "import sys\nf = sys._getframe(1).f_locals\n"},
         "main",
         [
-            "calc.py:2 reads or rewrites a frame's variables (.f_locals): the test's expected values included"
+            (
+                "calc.py:2 reads or rewrites a frame's variables (.f_locals): the test's "
+                "expected values included"
+            )
         ],
     ),
     (
@@ -126,7 +137,10 @@ FLAGGED = [
         {"calc.py": "import sys\nsys.modules['pytest'] = None\n"},
         "main",
         [
-            "calc.py:2 replaces the module 'pytest' in sys.modules: every later import of it gets another object"
+            (
+                "calc.py:2 replaces the module 'pytest' in sys.modules: every later import of it "
+                "gets another object"
+            )
         ],
     ),
     (
@@ -159,7 +173,10 @@ FLAGGED = [
         {"lib.mjs": "export const x = 1;\nprocess.exit(0);\n"},
         "main.js",
         [
-            "lib.mjs:2 process.exit in library code: ends the test worker before its report (no grade)"
+            (
+                "lib.mjs:2 process.exit in library code: ends the test worker before its report "
+                "(no grade)"
+            )
         ],
     ),
     (
@@ -203,7 +220,11 @@ def test_grader_touching_code_is_flagged_saying_what_it_can_do(
 
 QUIET = [
     {
-        "main.py": "import sys\n\ndef main():\n    return 0\n\nif __name__ == '__main__':\n    sys.exit(main())\n"
+        "main.py": "import sys\n\n"
+        "def main():\n"
+        "    return 0\n\n"
+        "if __name__ == '__main__':\n"
+        "    sys.exit(main())\n"
     },
     {"main.py": "import sys\nsys.exit(2)\n"},  # a CLI may exit where it likes
     # ... and so may library code: pytest turns SystemExit into an error of the test that called it
@@ -221,35 +242,59 @@ QUIET = [
         "main.js": "import './lib/util.js';\n",
     },
     {
-        "calc.py": "class Money:\n    def __eq__(self, other):\n        return self.cents == other.cents\n"
+        "calc.py": "class Money:\n"
+        "    def __eq__(self, other):\n"
+        "        return self.cents == other.cents\n"
     },
     {"README.md": "run `pytest` and see 5 passed\n", "data.json": '{"expect": 1}'},
-    # What real libraries do (boltons, attrs, click, the standard library's namedtuple): read the call
-    # stack, name a class after its caller's module, install a debugging excepthook, wrap their own
-    # module, swap stdout for a while, print a summary.
+    # What real libraries do (boltons, attrs, click, the standard library's namedtuple): read the
+    # call stack, name a class after its caller's module, install a debugging excepthook, wrap their
+    # own module, swap stdout for a while, print a summary.
     {
-        "named.py": "import sys\n\ndef make(cls):\n    cls.__module__ = sys._getframe(1).f_globals.get('__name__', '__main__')\n"
+        "named.py": "import sys\n\n"
+        "def make(cls):\n"
+        "    cls.__module__ = sys._getframe(1).f_globals.get('__name__', "
+        "'__main__')\n"
     },
     {
-        "tb.py": "import sys\n\ndef stack(f=None):\n    f = f or sys._getframe(1)\n    out = []\n    while f is not None:\n"
-        "        out.append((f.f_code.co_filename, f.f_lineno, f.f_globals.get('__name__')))\n        f = f.f_back\n"
-        "    return out\n\ndef frames(tb):\n    return [t.tb_frame for t in [tb]]\n"
+        "tb.py": "import sys\n\n"
+        "def stack(f=None):\n"
+        "    f = f or sys._getframe(1)\n"
+        "    out = []\n"
+        "    while f is not None:\n"
+        "        out.append((f.f_code.co_filename, f.f_lineno, "
+        "f.f_globals.get('__name__')))\n"
+        "        f = f.f_back\n"
+        "    return out\n\n"
+        "def frames(tb):\n"
+        "    return [t.tb_frame for t in [tb]]\n"
     },
     {
-        "version.py": "import inspect\n\ndef caller_package():\n    frame = inspect.currentframe()\n"
+        "version.py": "import inspect\n\n"
+        "def caller_package():\n"
+        "    frame = inspect.currentframe()\n"
         "    f_back = frame.f_back if frame is not None else None\n"
-        "    return f_back.f_globals.get('__name__') if f_back is not None else None\n"
+        "    return f_back.f_globals.get('__name__') if f_back is not None else "
+        "None\n"
     },
     {
-        "debug.py": "import sys, pdb\n\ndef pdb_on_exception():\n    sys.excepthook = lambda *a: pdb.pm()\n"
+        "debug.py": "import sys, pdb\n\n"
+        "def pdb_on_exception():\n"
+        "    sys.excepthook = lambda *a: pdb.pm()\n"
     },
     {
-        "deprecate.py": "import sys\n\ndef wrap(name):\n    sys.modules[name] = Wrapper(sys.modules[name])\n\n"
+        "deprecate.py": "import sys\n\n"
+        "def wrap(name):\n"
+        "    sys.modules[name] = Wrapper(sys.modules[name])\n\n"
         "sys.modules[__name__] = Wrapper(sys.modules[__name__])\n"
     },
     {
-        "isolation.py": "import io, sys\n\ndef run():\n    old = sys.stdout\n    sys.stdout = io.StringIO()\n"
-        "    sys.stdout._original_fd = 1\n    sys.stdout = old\n"
+        "isolation.py": "import io, sys\n\n"
+        "def run():\n"
+        "    old = sys.stdout\n"
+        "    sys.stdout = io.StringIO()\n"
+        "    sys.stdout._original_fd = 1\n"
+        "    sys.stdout = old\n"
     },
     {"main.py": "print('===== 5 passed in 0.01s =====')\n"},  # grades never come from output
     {
@@ -261,7 +306,10 @@ QUIET = [
 # own, and a repository problem removes the submission's): no flag for being there.
 ORDINARY_CONFIG = [
     {
-        "pyproject.toml": "[project]\nname = 'x'\n\n[tool.pytest.ini_options]\naddopts = '-v --doctest-modules'\n"
+        "pyproject.toml": "[project]\n"
+        "name = 'x'\n\n"
+        "[tool.pytest.ini_options]\n"
+        "addopts = '-v --doctest-modules'\n"
     },
     {
         "pytest.ini": "[pytest]\naddopts = -ra\n",
@@ -271,21 +319,28 @@ ORDINARY_CONFIG = [
     {"tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef value():\n    return 1\n"},
     # a conftest's hooks and a pytest11 entry point: never loaded (tests outside, autoloading off)
     {
-        "conftest.py": "import os, pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
-        "    yield\n\nos._exit(0)\n",
+        "conftest.py": "import os, pytest\n\n"
+        "@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    yield\n\n"
+        "os._exit(0)\n",
         "pyproject.toml": "[project.entry-points.pytest11]\nx = 'x'\n",
     },
     {
         "jest.config.js": "module.exports = { preset: 'ts-jest', testEnvironment: 'node' };\n",
         ".babelrc": '{"presets": ["@babel/preset-env"], "plugins": ["macros"]}\n',
-        "babel.config.cjs": "module.exports = { presets: [['@babel/preset-env', { targets: { node: 'current' } }]] };\n",
+        "babel.config.cjs": "module.exports = { presets: [['@babel/preset-env', { targets: { "
+        "node: 'current' } }]] };\n",
     },
     {
-        "vitest.config.ts": "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { environment: 'node' } });\n",
+        "vitest.config.ts": "import { defineConfig } from 'vitest/config';\n"
+        "export default defineConfig({ test: { environment: 'node' } "
+        "});\n",
         "tsconfig.json": '{"compilerOptions": {"strict": true}}\n',
     },
     {
-        "package.json": '{"name": "dedent", "jest": {"testEnvironment": "node"}, "babel": {"presets": ["@babel/preset-env"]}}'
+        "package.json": '{"name": "dedent", "jest": {"testEnvironment": "node"}, "babel": '
+        '{"presets": ["@babel/preset-env"]}}'
     },
 ]
 
