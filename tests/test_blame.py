@@ -66,7 +66,7 @@ JEST_MISSING_HELPER = """  ● Test suite failed to run
 
       at Resolver._throwModNotFoundError (../root/.cache/runners/bwrap/nodemods-f9/node_modules/jest-resolve/build/index.js:1031:11)
       at Object.require (tests/checkpoint_1.test.js:1:15)
-"""  # noqa: E501, RUF100
+"""  # noqa: E501
 
 JEST_SUBMISSION_THROWS = """  ● Test suite failed to run
 
@@ -80,7 +80,7 @@ VITEST_SYNTAX = """Error: Failed to parse source for import analysis because the
 File: /harness/tests/checkpoint_1.test.js:1
 Error: Failed to parse source for import analysis because the content contains invalid JS syntax.
     at TransformPluginContext._formatLog (file:///root/.cache/runners/bwrap/nodemods-cf/node_modules/vite/dist/node/chunks/node.js:8865:39)
-"""  # noqa: E501, RUF100
+"""  # noqa: E501
 
 
 def test_the_frameworks_words_are_read_as_facts():

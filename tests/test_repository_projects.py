@@ -232,7 +232,7 @@ __metadata:
   checksum: 10c0/a499c81ce6d4a1d260d4ea0f6d49ab4da09681e32c3f0472dee16667ed69d01dae63a3b81745a24bd78476ec4fcf856114cb4896ace738e01da34b2c42235416
   languageName: node
   linkType: hard
-"""  # noqa: E501, RUF100
+"""  # noqa: E501
 
 
 def test_a_yarn_berry_lock_installs_the_repository_s_dependencies(tmp_path):

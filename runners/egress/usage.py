@@ -10,7 +10,7 @@
 Prompt tokens include the prompt cache (Anthropic's cache writes and reads are added to
 `input_tokens`, which excludes them; OpenAI's and Gemini's counts already include them), as
 `runners.agents.report` counts what the CLIs say, so the two can be compared.
-"""  # noqa: E501, RUF100
+"""  # noqa: E501
 
 from __future__ import annotations
 

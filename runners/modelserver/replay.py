@@ -15,7 +15,7 @@ transcript/`, runners.agents.transcripts) and writes one script with a section p
 Paths under the recorded working directory become relative to the workspace. Other tools (reads,
 searches, sub-agents) change nothing in the workspace and are left out; the script says so in a
 comment-free way: `skipped` counts them (`Recorded.skipped`).
-"""  # noqa: E501, RUF100
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ tool that fits (argument shapes from the tool's JSON schema):
 
 Clients without tools read text: Aider (`whole` edit format: a file's path, then its whole text
 fenced), mini-swe-agent (one bash block a turn; the final answer is its submit command).
-"""  # noqa: E501, RUF100
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ project's codes (`runners.model.exitcodes`), the first that applies of:
 | 0 | every row is a grade (passed or failed) |
 
 `scripts/compare.sh` runs it after the eval.
-"""  # noqa: E501, RUF100
+"""  # noqa: E501
 
 from __future__ import annotations
 

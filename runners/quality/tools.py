@@ -12,7 +12,7 @@ in its own process group with a time limit (and a memory limit), from a director
 owns, with HOME pointing into it; a tool that fails or runs out of time leaves its figure unset
 and a note, never an exception. The Node tools come from the project's node_modules
 (package.json pins them; `npm ci` installs them): without them, those figures are unset.
-"""  # noqa: E501, RUF100
+"""  # noqa: E501
 
 from __future__ import annotations
 

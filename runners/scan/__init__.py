@@ -17,7 +17,7 @@ file, bytes in all) and never executes or imports anything from the submission.
 `core` walks the copy and holds the bounds; each language is a `LanguageScan` (`python`,
 `javascript`), listed once in `LANGUAGES` below; what is protected (report files, the key's
 variable, plugin modules) comes from the run's framework runner (`Runner.protected()`).
-"""  # noqa: E501, RUF100
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ TESTS = {
         def test_no_args_fails(entrypoint_argv):
             # The message quotes the command, as real suites do: harness paths the viewer must not show.
             assert run(entrypoint_argv).returncode != 0, f"no arguments must be an error: {entrypoint_argv}"
-    """,  # noqa: E501, RUF100
+    """,  # noqa: E501
     "test_checkpoint_2.py": """
         import subprocess, pytest
 
@@ -58,7 +58,7 @@ TESTS = {
         @pytest.mark.error
         def test_upper_alone_fails(entrypoint_argv):
             assert run(entrypoint_argv, "--upper").returncode != 0
-    """,  # noqa: E501, RUF100
+    """,  # noqa: E501
 }
 
 GOOD = """
