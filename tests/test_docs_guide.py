@@ -142,3 +142,35 @@ def test_the_guide_harness_reads_files_commands_and_expectations() -> None:
     runs = [s for s in found if s.kind == "run"]
     assert [s.exit for s in runs] == [1, 0, 1, 0]
     assert runs[0].output == ["Error 0 1"]
+
+
+def test_the_guide_s_provider_snippets_are_configs_the_providers_accept() -> None:
+    """A YAML block that is shown but not run (real agents need their keys): each provider entry's
+    `config` is what its provider accepts, and a preset it names is one the project has; a renamed
+    key or preset fails here."""
+    import yaml
+
+    from runners.agents.presets import PRESETS
+    from runners.agents.promptfoo import AgentProviderConfig
+    from runners.agents.spec import parse_agent
+    from runners.promptfoo.config import ProviderConfig
+
+    shown = [
+        (page, match["body"])
+        for page in sorted(GUIDE.glob("*.md"))
+        for match in FENCE.finditer(page.read_text(encoding="utf-8"))
+        if match["lang"] == "yaml" and "title=" not in match["attrs"]
+    ]
+    assert shown, "no untitled YAML block in the guide"
+    for page, body in shown:
+        providers = yaml.safe_load(body)["providers"]
+        assert providers, page
+        for provider in providers:
+            script = provider["id"].removeprefix("file://")
+            assert (ROOT / script).is_file(), (page, script)
+            if script.endswith("agent_runner.py"):
+                config = AgentProviderConfig.parse(provider["config"])
+                assert config.agent.get("preset") in PRESETS, (page, config.agent)
+                parse_agent(config.agent, f"{page.name}: provider config `agent`")
+            else:
+                ProviderConfig.parse(provider["config"])
