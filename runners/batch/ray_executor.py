@@ -39,12 +39,13 @@ from runners.batch.jobs import (
     ray_resources,
 )
 from runners.batch.store import rmtree_forcibly
-from runners.engine.submission import inventory
+from runners.engine.submission import SubmissionTooLarge, inventory
 from runners.engine.workspace import SUBMISSION_IGNORE
 from runners.model.environment import EnvironmentSpec
 from runners.model.errors import InfrastructureError, UserInputError
 from runners.model.problem_loader import load_problem
 from runners.model.results import ExecutionResult
+from runners.quality.measure import previous_submission
 
 
 def _import_ray() -> Any:
@@ -108,17 +109,21 @@ def connect_ray(address: str | None = None) -> tuple[Any, bool]:
 
 
 def _ray_cell_task(
-    problem_tar: bytes, submission_tar: bytes, spec: dict[str, Any]
+    problem_tar: bytes,
+    submission_tar: bytes,
+    spec: dict[str, Any],
+    previous_tar: bytes | None = None,
 ) -> tuple[CellOutcome, bytes | None]:
-    """Runs on a Ray worker: unpack the shipped problem and submission into a private temporary
-    directory, run the cell, and send back the outcome and a tar of its artifacts."""
+    """Runs on a Ray worker: unpack the shipped problem and submission (and the previous
+    checkpoint's, when the layout has one) into a private temporary directory, run the cell, and
+    send back the outcome and a tar of its artifacts."""
     root = Path(tempfile.mkdtemp(prefix="runners-ray-"))
     try:
         problem_dir = unpack_tree(problem_tar, root / "problems" / spec["problem"])
-        submission_dir = unpack_tree(
-            submission_tar,
-            root / "submissions" / spec["agent"] / spec["problem"] / spec["checkpoint"],
-        )
+        checkpoints = root / "submissions" / spec["agent"] / spec["problem"]
+        submission_dir = unpack_tree(submission_tar, checkpoints / spec["checkpoint"])
+        if previous_tar is not None:  # beside it, where the code-quality growth looks for it
+            unpack_tree(previous_tar, checkpoints / spec["previous"])
         out = root / "out"
         cell = Cell(
             agent=spec["agent"],
@@ -161,20 +166,41 @@ def _submit(ray: Any, job: CellJob, problem_ref: Any) -> Any:
         load_problem(cell.problem_dir).limits
     )
     inventory(cell.submission_dir, limits, SUBMISSION_IGNORE)
+    # The previous checkpoint's code goes too, so that the code-quality growth is measured on
+    # the worker as it is locally (quality.measure.previous_submission finds it beside the cell).
+    previous = _previous_checkpoint(cell)
+    previous_tar = None
+    if previous is not None:
+        try:
+            inventory(cell.submission_dir.parent / previous, limits, SUBMISSION_IGNORE)
+            previous_tar = pack_submission(cell.submission_dir.parent / previous)
+        except SubmissionTooLarge:
+            previous = None  # no growth figures for this cell, as when there is no previous
     spec = {
         "agent": cell.agent,
         "problem": cell.problem,
         "checkpoint": cell.checkpoint,
         "order": cell.order,
         "environment": job.environment,
+        "previous": previous,
     }
     options: dict[str, Any] = {"name": f"runners:{cell.id}"}
     options.update(job.resources or {"num_cpus": 1.0})
     return (
         _remote(ray)
         .options(**options)
-        .remote(problem_ref, pack_submission(cell.submission_dir), spec)
+        .remote(problem_ref, pack_submission(cell.submission_dir), spec, previous_tar)
     )
+
+
+def _previous_checkpoint(cell: Cell) -> str | None:
+    """The name of the cell's previous checkpoint when its submission sits beside this one."""
+    names = [cp.name for cp in load_problem(cell.problem_dir).ordered_checkpoints()]
+    if cell.checkpoint not in names or names.index(cell.checkpoint) == 0:
+        return None
+    before = names[names.index(cell.checkpoint) - 1]
+    found = previous_submission(cell.submission_dir, cell.checkpoint, before)
+    return before if found is not None else None
 
 
 def _land(ray: Any, job: CellJob, ref: Any, output_dir: Path | None) -> CellOutcome:
