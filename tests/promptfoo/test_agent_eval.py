@@ -34,11 +34,16 @@ def cells(run) -> dict[tuple[str, str, str], dict]:
     return found
 
 
+GAVE_UP = ("partial", "tally", "checkpoint_2")  # exits 1, changing nothing: an ERROR row
+
+
 def layouts(run) -> dict[str, RunLayout]:
     """Each agent's run directory, which its rows name: runs are stored by the agent's settings
     (`<output>/<agent>-<hash>/`), so that another eval of the same agent reuses them."""
     found: dict[str, set[str]] = {}
     for row in run.results["results"]["results"]:
+        if "metadata" not in (row.get("response") or {}):
+            continue  # an ERROR row (an agent that gave up changing nothing) is no grade
         agent = row["provider"]["label"].removeprefix("agent-")
         found.setdefault(agent, set()).add(row["response"]["metadata"]["run_dir"])
     roots = {agent: next(iter(dirs)) for agent, dirs in found.items() if len(dirs) == 1}
@@ -62,6 +67,9 @@ def test_every_row_is_an_agent_step_then_its_grade(agent_eval):
         ("partial", "tally", "checkpoint_2"): False,
     }
     for (agent, problem, checkpoint), row in rows.items():
+        if (agent, problem, checkpoint) == GAVE_UP:
+            assert "the agent failed before doing anything" in row["error"]
+            continue
         step = StepRecord.model_validate(row["response"]["metadata"]["agent_step"])
         assert (step.agent, step.problem, step.checkpoint, step.sandbox) == (
             agent,
@@ -107,29 +115,25 @@ def test_the_agent_reports_cost_and_tokens_when_it_prints_them(agent_eval):
             assert f"· {usage['total']:,} tokens · $0.0000" in good["response"]["output"]
             # The plain-text agent reported none: nothing is invented for it.
             partial = rows[("partial", problem, checkpoint)]
+            if (("partial", problem, checkpoint)) == GAVE_UP:
+                continue  # an ERROR row: no grade, no figures
             assert "tokenUsage" not in partial["response"] and "cost" not in partial["response"]
             assert " tokens · " not in partial["response"]["output"]
 
 
-def test_a_failed_agent_step_is_a_failed_row_with_its_reason_and_what_it_left_graded(agent_eval):
-    row = cells(agent_eval)[("partial", "tally", "checkpoint_2")]
-    step = StepRecord.model_validate(row["response"]["metadata"]["agent_step"])
-    assert (
-        step.exit_code == 1
-        and step.failure
-        == "the agent exited with code 1: I do not know how to implement tally checkpoint_2."
-    )
-    assert row["gradingResult"]["pass"] is False
-    assert row["gradingResult"]["reason"] == f"agent step failed: {step.failure}"
-    assert row["response"]["output"].startswith(
-        "tally · checkpoint_2: FAIL (agent step failed) 2/3 tests\nCore 0/1\n"
-    )
-    meta = row["response"]["metadata"]
-    # The workspace still holds checkpoint 1's work: its tests (now Regression) pass, the new one
-    # fails.
-    assert (meta["pass_counts"], meta["total_counts"]) == (
-        {"Core": 0, "Regression": 2},
-        {"Core": 1, "Regression": 2},
+def test_an_agent_that_gives_up_changing_nothing_is_an_error_row_not_a_grade(agent_eval):
+    """partial says it does not know how and exits 1 without touching its workspace and without
+    reporting any model use: that cannot be told from an agent that never started, so the row is
+    an ERROR (no grade) with the agent's own words, and its step is kept as it happened."""
+    row = cells(agent_eval)[GAVE_UP]
+    assert row["success"] is False and "metadata" not in (row.get("response") or {})
+    assert "the agent failed before doing anything (it changed nothing)" in row["error"]
+    assert "I do not know how to implement tally checkpoint_2." in row["error"]
+    run = layouts(agent_eval)["partial"]
+    step = StepRecord.load(run.step_dir(*GAVE_UP))
+    assert step is not None and step.exit_code == 1
+    assert step.failure.endswith(
+        "the agent exited with code 1: I do not know how to implement tally checkpoint_2."
     )
 
 
@@ -141,6 +145,10 @@ def test_snapshots_continue_each_other_and_each_step_ran_once(agent_eval):
             records = [StepRecord.load(run.step_dir(agent, problem, cp)) for cp in CHECKPOINTS]
             assert all(records) and records[0].started_at < records[1].started_at
             for checkpoint in CHECKPOINTS:
+                if (agent, problem, checkpoint) == GAVE_UP:
+                    # Not a submission: no snapshot is kept to be graded.
+                    assert not run.snapshot(agent, problem, checkpoint).exists()
+                    continue
                 snapshot = run.snapshot(agent, problem, checkpoint)
                 assert sorted(p.name for p in snapshot.iterdir()) == ["main.py"]
                 assert (
@@ -184,6 +192,8 @@ def test_a_regrade_of_the_snapshots_with_runners_batch_gives_the_same_results(ag
         )
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     for (agent, problem, checkpoint), row in cells(agent_eval).items():
+        if (agent, problem, checkpoint) == GAVE_UP:
+            continue  # an ERROR row: nothing to compare with
         regraded = ExecutionResult.model_validate_json(
             (
                 tmp_path / "batch" / agent / "cells" / agent / problem / checkpoint / "result.json"
