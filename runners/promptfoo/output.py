@@ -54,8 +54,8 @@ def summarize(metadata: dict[str, Any], verdict: str | None = None) -> str:
         lines.append(" · ".join(groups))
     if metadata.get("flags"):
         lines.append(f"flags: {', '.join(metadata['flags'])}")
-    if isinstance(metadata.get("quality"), dict):  # the code's figures, not part of the verdict
-        lines.append(_quality_line(metadata["quality"]))
+    # The code's figures are not in the cell: its named scores (pills) show them, the row's
+    # metadata has them whole, and one more wrapped line made every row ~60 px taller.
     # promptfoo prints the row's text in its own terminal table: the submission's words made safe
     return terminal_safe("\n".join(lines))
 
@@ -146,15 +146,3 @@ def _first_line(text: str | None) -> str:
 def _clip(text: str, suffix: str = "", limit: int = MAX_HEADLINE_CHARS) -> str:
     limit -= len(suffix)
     return (text if len(text) <= limit else text[: limit - 1] + "…") + suffix
-
-
-def _quality_line(quality: dict[str, Any]) -> str:
-    from pydantic import ValidationError
-
-    from runners.quality.model import QualityReport
-    from runners.quality.text import line
-
-    try:
-        return line(QualityReport.model_validate(quality))
-    except ValidationError:
-        return "code: figures unreadable"

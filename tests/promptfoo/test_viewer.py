@@ -255,11 +255,9 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(
         "tally · checkpoint_1: PASS ",
         f"Latency: {shown_latency(good['latencyMs'])}",
         f"Tokens: {usage['total']} ({usage['prompt']}+{usage['completion']})",
-        (
-            "agent step failed: the agent exited with code 1: "
-            "I do not know how to implement tally checkpoint_2."
-        ),
-        "tally · checkpoint_2: FAIL (agent step failed) 2/3 tests",
+        # partial gives up on tally checkpoint_2 changing nothing: an ERROR row, in its words.
+        "the agent failed before doing anything (it changed nothing)",
+        "I do not know how to implement tally checkpoint_2.",
     ]
     report = browse(agent_viewer, agent_eval, expect, tmp_path, "promptfoo-agents-viewer.png")
     text = report["bodyText"]
@@ -280,7 +278,9 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(
         label,
         _problem,
         _checkpoint,
-    ), row in rows.items():  # every cell shows the agent's own time
+    ), row in rows.items():  # every graded cell shows the agent's own time
+        if row.get("error"):
+            continue
         assert f"Latency: {shown_latency(row['latencyMs'])}" in text, label
     agent_headers = [h for h in report["headers"] if "agent-" in h["text"]]
     assert len(agent_headers) == 2
@@ -294,7 +294,9 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(
 # counts per group, one red line saying why (here also `flags: unsandboxed`, sandbox `none`).
 # Measured: 282 px here; the example comparison's 22 rows 258-321 px, a 6,706 px page (9,586
 # before).
-MAX_ROW_PX = 300
+# Since then the code-quality named scores (four more pills per cell, issue 25) made rows taller
+# again: 321-361 px here with the figures' text line dropped from the cell (369-433 px with it).
+MAX_ROW_PX = 370
 
 
 def test_viewer_rows_are_a_glance_at_1280_px(chromium_ready, promptfoo_eval, viewer, tmp_path):
