@@ -20,6 +20,7 @@ from support import need_sandbox
 
 from runners.agents.layout import RunLayout, StepRecord
 from runners.agents.presets import PRESETS
+from runners.sandbox.base import network_env
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +71,14 @@ def runners_cli(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=3000,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(Path.home()), "COLUMNS": "200"},
+        # The user's CA/proxy settings: a cold toolchain cache installs the tests' dependencies
+        # (a stripped environment could not reach the index).
+        env={
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(Path.home()),
+            "COLUMNS": "200",
+            **network_env(),
+        },
     )
 
 
