@@ -303,10 +303,11 @@ def containers_marked(token: str, remove: bool = True) -> list[str]:
 
 def containers_owned_by(pids: set[int]) -> list[str]:
     """Containers whose owner label names one of `pids` (a batch's workers)."""
-    from runners.sandbox.docker.sweep import LABEL_MANAGED, LABEL_OWNER, docker_client
+    from runners.sandbox.docker.client import Engine
+    from runners.sandbox.docker.sweep import LABEL_MANAGED, LABEL_OWNER
 
     found = []
-    for summary in docker_client().api.containers(
+    for summary in Engine().client.api.containers(
         all=True, filters={"label": f"{LABEL_MANAGED}=1"}
     ):
         owner = (summary.get("Labels") or {}).get(LABEL_OWNER, "").rsplit(":", 2)
