@@ -177,6 +177,60 @@ def test_a_failing_hook_is_never_the_problems():
     assert problem_faults([record], SUITE) == []
 
 
+@pytest.mark.parametrize(
+    "message, traceback, blamed",
+    [
+        # a fixture read one of the problem's files, and it is not there: the problem's
+        (
+            "[setup] FileNotFoundError: [Errno 2] No such file or directory: "
+            "'/harness/tests/data/orders.csv.gz'",
+            "tests/conftest.py:9: in orders\nE   FileNotFoundError: [Errno 2] No such file or "
+            "directory: '/harness/tests/data/orders.csv.gz'",
+            True,
+        ),
+        # the same file missed in a test's body: it may be named after the submission's output
+        (
+            "FileNotFoundError: [Errno 2] No such file or directory: "
+            "'/harness/tests/data/orders.csv.gz'",
+            "tests/test_a.py:9: in test_a\nE   FileNotFoundError: [Errno 2] No such file or "
+            "directory: '/harness/tests/data/orders.csv.gz'",
+            False,
+        ),
+        # a fixture that ran the submission and found no file it was to write: the submission's
+        (
+            "[setup] FileNotFoundError: [Errno 2] No such file or directory: "
+            "'/tmp/pytest-0/out.json'",
+            "tests/conftest.py:9: in report\nE   FileNotFoundError: [Errno 2] No such file or "
+            "directory: '/tmp/pytest-0/out.json'",
+            False,
+        ),
+        # the submission's own code (a library problem) missed the problem's file: its failure
+        (
+            "[setup] FileNotFoundError: [Errno 2] No such file or directory: "
+            "'/harness/tests/data/orders.csv.gz'",
+            "tests/conftest.py:9: in orders\n/workspace/calc.py:3: in load\nE   "
+            "FileNotFoundError: [Errno 2] No such file or directory: "
+            "'/harness/tests/data/orders.csv.gz'",
+            False,
+        ),
+    ],
+    ids=["fixture", "test-body", "submission-output", "submission-frame"],
+)
+def test_a_problem_file_missed_in_a_fixture_is_the_problems(message, traceback, blamed):
+    record = RawRecord(
+        id="tests/test_a.py::test_a",
+        name="test_a",
+        status="error",
+        raw_status="error" if message.startswith("[setup]") else "failed",
+        message=message,
+        traceback=traceback,
+    )
+    faults = problem_faults([record], SUITE)
+    assert bool(faults) == blamed, faults
+    if blamed:
+        assert "tests/data/orders.csv.gz" in faults[0] and "/harness" not in faults[0]
+
+
 # ---- real runs -----------------------------------------------------------------------------------
 
 CLI_TEST = """
@@ -200,6 +254,15 @@ def test_add():
     assert add(2, 3) == 5
 """
 ECHO = "import sys\nprint(' '.join(sys.argv[1:]))\n"
+FIXTURE_READING_DATA = """
+
+@pytest.fixture(scope="session")
+def orders():
+    import gzip
+    from pathlib import Path
+    with gzip.open(Path(__file__).parent / "market_data" / "orders.csv.gz", "rt") as handle:
+        return handle.read()
+"""
 
 
 @pytest.fixture(
@@ -249,6 +312,21 @@ def backend(request) -> str:
                 "'tests/data/cases.json'"
             ),
         ),
+        # SCBench's eve_market_tools: a conftest fixture reads a data file the checkout lacks;
+        # every test that uses it errors in its setup (a test that does not use it passes).
+        (
+            {
+                "test_checkpoint_2.py": (
+                    "def test_two(orders):\n    assert orders\n\n\n"
+                    "def test_without_data():\n    pass\n"
+                )
+            },
+            SCBENCH_CONFTEST + FIXTURE_READING_DATA,
+            (
+                "tests/conftest.py, line 24: FileNotFoundError: [Errno 2] "
+                "No such file or directory: 'tests/market_data/orders.csv.gz'"
+            ),
+        ),
         # A conftest that fails as pytest starts: pytest ends the run before any report exists.
         (
             {"test_checkpoint_2.py": CLI_TEST},
@@ -256,7 +334,13 @@ def backend(request) -> str:
             "tests/conftest.py, line 19: ModuleNotFoundError: No module named 'yaml_not_installed'",
         ),
     ],
-    ids=["syntax-error", "missing-module", "missing-data-file", "conftest"],
+    ids=[
+        "syntax-error",
+        "missing-module",
+        "missing-data-file",
+        "missing-data-at-setup",
+        "conftest",
+    ],
 )
 def test_a_broken_problem_is_a_problem_error_naming_its_file_and_line(
     tests, conftest, where, backend, tmp_path

@@ -27,6 +27,7 @@ kept = Workspace.create(Path(sys.argv[1]))
 kept.release()  # --keep-workspace: kept on purpose
 print(workspace.root, kept.root, flush=True)
 if sys.argv[2] == "clean":
+    sys.stdin.readline()  # the test has seen the janitor: it may end now, not before
     workspace.cleanup()
     sys.exit(0)
 time.sleep(600)
@@ -37,6 +38,7 @@ def _start(tmp_path: Path, mode: str) -> tuple[subprocess.Popen[str], Path, Path
     mark = f"janitor-test-{uuid.uuid4().hex}"
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(tmp_path), mode],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "JANITOR_TEST_MARK": mark},
@@ -111,6 +113,9 @@ def test_a_killed_harness_leaves_no_workspace(tmp_path):
 
 def test_after_a_normal_end_the_janitor_has_nothing_to_do_and_ends(tmp_path):
     child, workspace, kept, janitor = _start(tmp_path, "clean")
+    assert child.stdin is not None
+    child.stdin.write("end\n")
+    child.stdin.close()
     assert child.wait(timeout=60) == 0
     deadline = time.monotonic() + 10
     while _alive(janitor) and time.monotonic() < deadline:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.scbench_pytest_compare import Checkpoint, markdown, verdict
+from bench.scbench_pytest_compare import Checkpoint, markdown, missing_files, verdict
 
 MISSING = "tests/test_checkpoint_4.py, line 29: FileNotFoundError: 'tests/data/cases.json'"
 PROBLEM_ERROR = {
@@ -46,3 +46,31 @@ def test_the_table_says_which_backend_no_options_ran_on():
         "shop", "checkpoint_4", Path(), PROBLEM_ERROR, {"infrastructure_failure": True, "tests": {}}
     )
     assert "no options: ran on bubblewrap, Python 3.12.1" in markdown([cp], None, 0)
+
+
+def test_a_checkpoint_whose_data_the_checkout_lacks_is_an_error_naming_the_file(tmp_path):
+    """eve_market_tools 1: SCBench errors 9 of 10 tests in their setup; the issue asks for an
+    error that names the missing file, counted apart from the exact checkpoints."""
+    (tmp_path / "tests" / "data").mkdir(parents=True)
+    (tmp_path / "tests" / "data" / "here.json").write_text("{}")
+    reason = (
+        "tests/data/orders.csv.gz: FileNotFoundError: [Errno 2] No such file or directory: "
+        "'tests/data/orders.csv.gz'\nx: No such file or directory: 'tests/data/here.json'"
+    )
+    assert missing_files(tmp_path, reason) == ["tests/data/orders.csv.gz"]
+    theirs = {
+        "infrastructure_failure": False,
+        "tests": {"test_a.py::test_x": {"status": "error", "group": "Core"}},
+    }
+    cp = Checkpoint(
+        "shop",
+        "checkpoint_1",
+        Path(),
+        {**PROBLEM_ERROR, "missing_files": ["tests/data/orders.csv.gz"]},
+        theirs,
+    )
+    assert verdict(cp) == (True, ["missing data: tests/data/orders.csv.gz"])
+    table = markdown([cp], "bubblewrap", 0)
+    assert "**0 of 0 checkpoints exact**, and 1 whose data the checkout lacks" in table
+    # without the check against the checkout, the same problem error is a difference
+    assert not verdict(Checkpoint("shop", "checkpoint_1", Path(), PROBLEM_ERROR, theirs))[0]

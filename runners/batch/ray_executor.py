@@ -195,10 +195,9 @@ def _submit(ray: Any, job: CellJob, problem_ref: Any) -> Any:
 
 def _previous_checkpoint(cell: Cell) -> str | None:
     """The name of the cell's previous checkpoint when its submission sits beside this one."""
-    names = [cp.name for cp in load_problem(cell.problem_dir).ordered_checkpoints()]
-    if cell.checkpoint not in names or names.index(cell.checkpoint) == 0:
+    before = load_problem(cell.problem_dir).checkpoint_before(cell.checkpoint)
+    if before is None:
         return None
-    before = names[names.index(cell.checkpoint) - 1]
     found = previous_submission(cell.submission_dir, cell.checkpoint, before)
     return before if found is not None else None
 

@@ -5,7 +5,8 @@ jest suite that failed to run) is the *submission's* failure when the submission
 module raised or has a syntax error when a test imported it, or a module it was to provide is
 missing. It is the *problem's* error when the problem's own files did: a syntax error in its
 tests, conftest or helpers, a module its tests import that is not installed (and that the
-submission could not have provided), a data file it reads that is missing. A problem's error is
+submission could not have provided), a data file it reads that is missing (as a file loads, or
+in a fixture's setup). A problem's error is
 no grade for anyone: the result says so (`ExecutionResult.problem_error`) and names the file and
 line, instead of failing every agent and turning into Regression failures at the next checkpoint.
 
@@ -138,14 +139,32 @@ def problem_fault(record: RawRecord, places: Places) -> str | None:
 
 
 def problem_faults(records: Iterable[RawRecord], places: Places) -> list[str]:
-    """`problem_fault` of every collection error among `records` that is the problem's."""
+    """`problem_fault` of every collection error among `records` that is the problem's, and of
+    every test whose setup missed one of the problem's own files."""
     return [
         fault
         for record in records
-        if record.collection_error
-        and record.raw_status in LOAD_FAILURES
+        if (
+            (record.collection_error and record.raw_status in LOAD_FAILURES)
+            or _setup_missed_a_problem_file(record, places)
+        )
         and (fault := problem_fault(record, places)) is not None
     ]
+
+
+def _setup_missed_a_problem_file(record: RawRecord, places: Places) -> bool:
+    """A test that errored in its setup (a fixture) because a file of the problem's own is not
+    there (`orders.csv.gz` read by a conftest fixture): the problem's data is missing, whoever
+    runs it. Setup only: a test's body may read a file named after the submission's output, and
+    a wrong output is then the submission's failure. The file must be the problem's (the tests'
+    tree is read-only to the submission, which cannot have removed it), and `problem_fault`
+    still rules a frame of the submission's, or a run of it, the submission's."""
+    if record.status != "error" or not (record.message or "").startswith("[setup]"):
+        return False
+    text = "\n".join(filter(None, (record.message, record.traceback)))
+    if not re.search(r"\bFileNotFoundError\b", text):
+        return False
+    return any(places.owner(found["path"]) == "problem" for found in _MISSING_FILE.finditer(text))
 
 
 def problem_reason(faults: list[str]) -> str | None:
@@ -170,9 +189,13 @@ def _submission_could_provide(facts: LoadError, places: Places) -> bool:
 
 # ---- facts from an error's text ------------------------------------------------------------------
 
-# pytest: `tests/test_a.py:4: in <module>`, `File "/x/y.py", line 3`; JavaScript stacks:
+# pytest: `tests/test_a.py:4: in <module>` (short), `tests/test_a.py:7: ` and `sub/calc.py:2:
+# FileNotFoundError` (long, a test's failure), `File "/x/y.py", line 3`; JavaScript stacks:
 # `at fn (/x/y.js:3:7)`, `at /x/y.js:3:7`, `❯ tests/a.test.js:3:7`, `file:///x/y.mjs:3:7`.
-_PY_FRAME = re.compile(r"^(?P<path>[^\s:][^:\n]*\.py):(?P<line>\d+): in ", re.MULTILINE)
+_PY_FRAME = re.compile(
+    r"^(?P<path>[^\s:][^:\n]*\.py):(?P<line>\d+): (?:in |[A-Za-z_][\w.]*[ \t]*$|[ \t]*$)",
+    re.MULTILINE,
+)
 _PY_FILE = re.compile(r'File "(?P<path>[^"\n]+)", line (?P<line>\d+)')
 _JS_FRAME = re.compile(
     r"(?:\bat (?:[^\n(]*\()?|❯ |(?<=\s)|^)(?:file://)?(?P<path>[^\s():'\"]+\.(?:[cm]?[jt]sx?|vue|svelte))"

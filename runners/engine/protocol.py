@@ -314,10 +314,7 @@ def start_quality(
     thread while the tests run; None when the environment turns them off."""
     if not runner.environment.quality:
         return None
-    order = runner.problem.ordered_checkpoints()
-    names = [cp.name for cp in order]
-    index = names.index(runner.checkpoint.name) if runner.checkpoint.name in names else 0
-    before = names[index - 1] if index > 0 else None
+    before = runner.problem.checkpoint_before(runner.checkpoint.name)
     if previous is None:
         previous = previous_submission(submission, runner.checkpoint.name, before)
     elif before is None:

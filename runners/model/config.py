@@ -332,6 +332,12 @@ class ProblemConfig(_Strict):
     def ordered_checkpoints(self) -> list[CheckpointConfig]:
         return sorted(self.checkpoints.values(), key=lambda c: (c.order or 0, c.name))
 
+    def checkpoint_before(self, name: str) -> str | None:
+        """The name of the checkpoint before `name` in order (None: the first, or unknown)."""
+        names = [cp.name for cp in self.ordered_checkpoints()]
+        index = names.index(name) if name in names else 0
+        return names[index - 1] if index > 0 else None
+
     def checkpoint(self, name: str, where: str = "") -> CheckpointConfig:
         """The checkpoint `name`; a UserInputError naming `where` (who asked: `option
         --checkpoint`) when the problem has none of that name: the config is not at fault."""

@@ -315,7 +315,13 @@ class _PythonVisitor(ast.NodeVisitor):
             for element in target.elts:
                 self._target(element, node)
             return
-        if isinstance(target, ast.Attribute):
+        if isinstance(target, ast.Name) and target.id == "__tracebackhide__":
+            self.add(
+                node,
+                "__tracebackhide__: hides its frames from pytest's tracebacks, so that a failure "
+                "it causes can look like the problem's (runners.engine.blame)",
+            )
+        elif isinstance(target, ast.Attribute):
             name = _dotted(target)
             if name in IMPORT_HOOKS:
                 self.add(node, f"replaces {name}: can replace what the tests import")

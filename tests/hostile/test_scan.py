@@ -94,6 +94,11 @@ FLAGGED = [
         ],
     ),
     (
+        {"calc.py": "def load():\n    __tracebackhide__ = True\n    return open('x').read()\n"},
+        "main",
+        ["calc.py:2 __tracebackhide__: hides its frames from pytest's tracebacks"],
+    ),
+    (
         {"calc.py": "import sys\nsys._getframe(1).f_globals['EXPECTED'] = 5\n"},
         "main",
         ["calc.py:2 rewrites a frame's module globals (.f_globals)"],
