@@ -31,9 +31,10 @@ lint: setup
 test: setup lint
 	$(UV) run --no-sync pytest
 
-# Fast feedback: no dockerd, no network, no npm, no real framework runs (tests/conftest.py).
+# Fast feedback: no dockerd, no network, no npm, no real framework runs (tests/conftest.py), no
+# test over about a second (`slow`); one pytest-xdist worker per CPU.
 test-fast: setup
-	$(UV) run --no-sync pytest -q -m "not docker and not node and not slow and not toolchain"
+	$(UV) run --no-sync pytest -q -n auto -m "not docker and not node and not slow and not toolchain"
 
 bench: setup
 	$(UV) run --no-sync python -m bench

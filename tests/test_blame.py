@@ -182,35 +182,51 @@ def test_a_failing_hook_is_never_the_problems():
     [
         # a fixture read one of the problem's files, and it is not there: the problem's
         (
-            "[setup] FileNotFoundError: [Errno 2] No such file or directory: "
-            "'/harness/tests/data/orders.csv.gz'",
-            "tests/conftest.py:9: in orders\nE   FileNotFoundError: [Errno 2] No such file or "
-            "directory: '/harness/tests/data/orders.csv.gz'",
+            (
+                "[setup] FileNotFoundError: [Errno 2] No such file or directory: "
+                "'/harness/tests/data/orders.csv.gz'"
+            ),
+            (
+                "tests/conftest.py:9: in orders\nE   FileNotFoundError: [Errno 2] No such file or "
+                "directory: '/harness/tests/data/orders.csv.gz'"
+            ),
             True,
         ),
         # the same file missed in a test's body: it may be named after the submission's output
         (
-            "FileNotFoundError: [Errno 2] No such file or directory: "
-            "'/harness/tests/data/orders.csv.gz'",
-            "tests/test_a.py:9: in test_a\nE   FileNotFoundError: [Errno 2] No such file or "
-            "directory: '/harness/tests/data/orders.csv.gz'",
+            (
+                "FileNotFoundError: [Errno 2] No such file or directory: "
+                "'/harness/tests/data/orders.csv.gz'"
+            ),
+            (
+                "tests/test_a.py:9: in test_a\nE   FileNotFoundError: [Errno 2] No such file or "
+                "directory: '/harness/tests/data/orders.csv.gz'"
+            ),
             False,
         ),
         # a fixture that ran the submission and found no file it was to write: the submission's
         (
-            "[setup] FileNotFoundError: [Errno 2] No such file or directory: "
-            "'/tmp/pytest-0/out.json'",
-            "tests/conftest.py:9: in report\nE   FileNotFoundError: [Errno 2] No such file or "
-            "directory: '/tmp/pytest-0/out.json'",
+            (
+                "[setup] FileNotFoundError: [Errno 2] No such file or directory: "
+                "'/tmp/pytest-0/out.json'"
+            ),
+            (
+                "tests/conftest.py:9: in report\nE   FileNotFoundError: [Errno 2] No such file or "
+                "directory: '/tmp/pytest-0/out.json'"
+            ),
             False,
         ),
         # the submission's own code (a library problem) missed the problem's file: its failure
         (
-            "[setup] FileNotFoundError: [Errno 2] No such file or directory: "
-            "'/harness/tests/data/orders.csv.gz'",
-            "tests/conftest.py:9: in orders\n/workspace/calc.py:3: in load\nE   "
-            "FileNotFoundError: [Errno 2] No such file or directory: "
-            "'/harness/tests/data/orders.csv.gz'",
+            (
+                "[setup] FileNotFoundError: [Errno 2] No such file or directory: "
+                "'/harness/tests/data/orders.csv.gz'"
+            ),
+            (
+                "tests/conftest.py:9: in orders\n/workspace/calc.py:3: in load\nE   "
+                "FileNotFoundError: [Errno 2] No such file or directory: "
+                "'/harness/tests/data/orders.csv.gz'"
+            ),
             False,
         ),
     ],

@@ -92,6 +92,7 @@ def echo(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("script", ["loader.py", "verifier.py"])
+@pytest.mark.slow
 def test_a_script_with_a_syntax_error_shows_its_line_not_the_import_machinery(
     tmp_path, echo, script
 ):
@@ -111,6 +112,7 @@ def test_a_script_with_a_syntax_error_shows_its_line_not_the_import_machinery(
     )
 
 
+@pytest.mark.slow
 def test_a_loader_failing_on_a_malformed_case_file_shows_where_in_the_loader(tmp_path, echo):
     problem = problem_with(
         tmp_path,
@@ -147,6 +149,7 @@ def test_a_loader_failing_on_a_malformed_case_file_shows_where_in_the_loader(tmp
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_loader_that_gives_nothing_is_refused_naming_it_and_the_group(
     tmp_path, echo, body, words
 ):
@@ -264,6 +267,7 @@ def test_config_mistakes_name_the_field(tmp_path, config, words):
         ({"type": "cli", "command": ["node", "{submission}/{entry_file}.js"]}, "main.js"),
     ],
 )
+@pytest.mark.slow
 def test_a_submission_without_its_entry_file_is_graded_with_a_note(tmp_path, adapter, missing):
     problem = problem_with(tmp_path, {"checkpoint_1/core/a.yaml": GOOD_CASE}, adapter=adapter)
     (tmp_path / "empty").mkdir()
@@ -272,6 +276,7 @@ def test_a_submission_without_its_entry_file_is_graded_with_a_note(tmp_path, ada
     assert f"note: the submission has no {missing}, which the problem's command runs" in out.stdout
 
 
+@pytest.mark.slow
 def test_a_crashing_cli_shows_the_end_of_its_stderr_in_the_table(tmp_path):
     problem = problem_with(tmp_path, {"checkpoint_1/core/a.yaml": GOOD_CASE})
     write_files(tmp_path / "sub", {"main.py": "import json\njson.loads('{')\n"})

@@ -171,6 +171,7 @@ def test_reference_solutions_get_full_marks(problem, checkpoint):
     assert result.flags == []
 
 
+@pytest.mark.slow
 def test_scbench_style_scripts_import_its_environment_and_the_solution_runs_on_312():
     """SCBench's own problems: loaders and verifiers import structlog, jinja2, numpy and pandas
     (its environment had them), reference solutions use 3.12 syntax with no `python` in the

@@ -50,6 +50,7 @@ def trickler() -> Iterator[int]:
     server.close()
 
 
+@pytest.mark.slow
 def test_a_trickled_answer_times_out_at_the_deadline_of_the_whole_request(trickler):
     started = time.monotonic()
     conn = DeadlineConnection("127.0.0.1", trickler, deadline=started + 1.0)
@@ -60,6 +61,7 @@ def test_a_trickled_answer_times_out_at_the_deadline_of_the_whole_request(trickl
     conn.close()
 
 
+@pytest.mark.slow
 def test_an_answer_within_the_deadline_is_read_whole(trickler):
     conn = DeadlineConnection("127.0.0.1", trickler, deadline=time.monotonic() + 30)
     conn.request("GET", "/")

@@ -76,6 +76,7 @@ def test_an_archive_answer_s_members_become_files_and_its_name_is_read():
     assert download_name(None) is None and download_name("inline") is None
 
 
+@pytest.mark.slow
 def test_an_archive_bomb_costs_a_bounded_amount():
     import io
     import zipfile

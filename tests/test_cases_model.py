@@ -324,6 +324,7 @@ def test_builtin_verifier_compares_what_a_scripted_loader_set():
 # ---- the submission's processes ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_run_feeds_stdin_caps_output_and_times_out(tmp_path):
     env = {"PATH": os.environ["PATH"]}
     done = run(
@@ -350,6 +351,7 @@ def test_run_feeds_stdin_caps_output_and_times_out(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_nothing_a_case_started_outlives_it(tmp_path):
     """A CLI that leaves a daemon (forked twice, own session) behind: the case program, a
     subreaper, kills it with the case. Run in a process of its own, as the case program is."""

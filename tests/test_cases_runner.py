@@ -310,6 +310,7 @@ def test_a_case_s_timeout_kills_it_and_the_run_goes_on(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_group_timeout_lengthens_the_checkpoint_s_but_never_shortens_it(tmp_path):
     """SCBench ignores group timeouts; its problems set them below the checkpoint's (10 s against
     30 s), so a group's shorter timeout must not kill a case the checkpoint gives time for."""

@@ -188,6 +188,7 @@ def pytest_addoption(parser):
 UNRECOGNIZED = "error: unrecognized arguments: --checkpoint=checkpoint_1"
 
 
+@pytest.mark.slow
 def test_infrastructure_failure_shows_the_tools_own_words(tmp_path):
     """pytest's usage error is in the table and the JSON, not only in stderr.txt."""
     need_sandbox("bubblewrap")
@@ -313,6 +314,7 @@ def test_evaluate_keeps_every_name_whole_piped_or_narrow(tmp_path, columns):
         assert max(len(line) for line in stdout.splitlines()) <= int(columns)
 
 
+@pytest.mark.slow
 def test_run_keeps_test_ids_and_messages_on_a_narrow_terminal(tmp_path, problem):
     sub = make_submission(tmp_path, {"main.py": MAIN})
     env = {**os.environ, "COLUMNS": "50"}

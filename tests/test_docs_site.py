@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +24,7 @@ def _nav_files(nav: list) -> list[str]:
     return files
 
 
+@pytest.mark.slow
 def test_the_site_builds_strict_with_every_page_in_the_nav(tmp_path: Path) -> None:
     site = tmp_path / "site"
     out = subprocess.run(

@@ -147,6 +147,7 @@ def test_misspelled_option_values_of_run_get_a_suggestion(world, args, message):
     assert message in text
 
 
+@pytest.mark.slow
 def test_misspelled_option_values_of_batch_get_a_suggestion(world, tmp_path):
     submissions = tmp_path / "subs"
     make_submission(submissions / "alpha" / "inventory", {"main.py": ""}, "checkpoint_1")

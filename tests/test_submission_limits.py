@@ -180,6 +180,7 @@ def test_a_sparse_file_within_the_limits_is_copied_sparse(tmp_path):
     assert skipped == ["pipe"] and not (copy / "pipe").exists()
 
 
+@pytest.mark.slow
 def test_many_small_files_and_a_deep_chain_are_copied_exactly(tmp_path):
     root = tmp_path / "sub"
     for i in range(2000):
@@ -207,6 +208,7 @@ def test_the_copy_stops_when_the_wall_clock_runs_out(tmp_path):
         copy_inventory(listed, tmp_path / "copy", deadline=time.monotonic() - 1)
 
 
+@pytest.mark.slow
 def test_the_limits_come_from_the_cli_and_the_problem(tmp_path, scratch):
     problem = make_problem(tmp_path, TESTS, limits={"submission_files": 3})
     sub = make_submission(tmp_path, {"main.py": MAIN, "a.txt": "a", "b.txt": "b", "c.txt": "c"})

@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from rich.text import Text
 from support import run_agents_batch, runners_cli, write_files
@@ -28,6 +29,7 @@ def _controls(text: str) -> list[str]:
     return [repr(c) for c in CONTROLS if c in text]
 
 
+@pytest.mark.slow
 def test_a_case_s_stderr_reaches_the_run_table_without_its_escapes(tmp_path):
     problem = tmp_path / "noisy"
     config = {
@@ -71,6 +73,7 @@ def test_a_case_s_stderr_reaches_the_run_table_without_its_escapes(tmp_path):
     assert "\x1b[2J" in case["stderr"] and "\x00boom" in case["stderr"]
 
 
+@pytest.mark.slow
 def test_an_agent_s_words_reach_the_batch_table_without_their_escapes(tmp_path):
     sys.path.insert(0, str(Path(__file__).parent / "agents"))
     from agent_support import answer_problem

@@ -272,6 +272,7 @@ def test_a_missing_specification_is_refused_before_any_agent_runs(tmp_path, comm
     assert not trail.exists() and not (tmp_path / "run" / "submissions").exists()
 
 
+@pytest.mark.slow
 def test_solve_says_up_front_which_passed_variables_are_not_set(tmp_path):
     sys.path.insert(0, str(Path(__file__).parent))
     from agent_support import answer_problem
@@ -297,6 +298,7 @@ def test_solve_says_up_front_which_passed_variables_are_not_set(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_batch_counts_a_failed_agent_step_as_not_solved_like_solve_and_promptfoo(tmp_path):
     """An agent that wrote the right files but then failed (exit 1; or timed out, or reported an
     error) does not solve the checkpoint: the batch's tables say so, as `solve` and the Promptfoo
@@ -381,6 +383,7 @@ def test_solve_refuses_an_agent_image_that_is_not_there(tmp_path):
 
 
 @pytest.mark.bubblewrap
+@pytest.mark.slow
 def test_solve_gives_a_case_based_problem_its_checkpoint_spec(tmp_path):
     """Case-based problems (SCBench's case format) keep each checkpoint's specification as
     `checkpoint_N/spec.md`, beside the hidden cases: the agent gets that file alone, as
@@ -416,6 +419,7 @@ def test_solve_gives_a_case_based_problem_its_checkpoint_spec(tmp_path):
 
 
 @pytest.mark.bubblewrap
+@pytest.mark.slow
 def test_an_agent_that_never_started_exits_2_from_solve_and_batch(tmp_path):
     """solve: bad input (2), nothing graded. batch --agents: the agents that work are graded, the
     one that never started is named, and the exit code is 2 (not 0: a config error, not a grade)."""

@@ -95,6 +95,7 @@ def test_a_stored_step_with_impossible_figures_is_refused_when_read_back(tmp_pat
     assert set(loaded.report.refused) == {"cost_usd", "total_tokens"}
 
 
+@pytest.mark.slow
 def test_the_batch_table_and_the_record_say_the_figures_were_refused(tmp_path):
     sys.path.insert(0, str(Path(__file__).parent))
     from agent_support import answer_problem

@@ -104,6 +104,7 @@ def test_a_failed_step_fails_the_row_whatever_the_tests_say(tmp_path):
     assert "cost" not in answer and "tokenUsage" not in answer
 
 
+@pytest.mark.slow
 def test_a_row_answers_from_the_steps_on_disk(tmp_path):
     answer_problem(tmp_path / "problems", checkpoints=2)
     first = PROVIDER.call_api("", options(tmp_path), context(checkpoint="checkpoint_2"))
@@ -125,6 +126,7 @@ def test_a_row_answers_from_the_steps_on_disk(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_another_eval_of_the_same_agent_reuses_its_stored_runs_and_a_changed_agent_runs_anew(
     tmp_path,
 ):
@@ -157,6 +159,7 @@ def test_another_eval_of_the_same_agent_reuses_its_stored_runs_and_a_changed_age
     assert Path(first["metadata"]["run_dir"]).is_dir()  # the earlier agent's runs are kept
 
 
+@pytest.mark.slow
 def test_promptfoo_repetitions_are_separate_agent_runs_and_agent_repeat_gives_pass_at_k(tmp_path):
     answer_problem(tmp_path / "problems", checkpoints=1)
     second = {

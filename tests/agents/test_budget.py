@@ -40,6 +40,7 @@ GREEDY = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("backend", ISOLATED)
+@pytest.mark.slow
 def test_a_token_cap_counted_by_the_proxy_stops_the_step_and_what_it_left_is_graded(
     tmp_path, backend
 ):
@@ -77,6 +78,7 @@ STREAMER = (
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.slow
 def test_a_token_cap_read_from_the_agents_stream_output_stops_the_step(tmp_path, backend):
     problem = answer_problem(tmp_path / "problems", checkpoints=1)
     layout = RunLayout(tmp_path / "run")
@@ -110,6 +112,7 @@ def claude_result(tokens: int, cost: float) -> str:
         ({"cost_usd": 0.4}, "the run's cost cap of $0.4 was reached ($0.5000 spent)"),
     ],
 )
+@pytest.mark.slow
 def test_a_run_cap_spent_skips_the_later_steps_whose_snapshot_is_the_last_work(tmp_path, cap, said):
     problem = answer_problem(tmp_path / "problems", checkpoints=2)
     layout = RunLayout(tmp_path / "run")
@@ -126,6 +129,7 @@ def test_a_run_cap_spent_skips_the_later_steps_whose_snapshot_is_the_last_work(t
     assert solved[1].result.total_counts == {"Core": 1, "Regression": 1}
 
 
+@pytest.mark.slow
 def test_a_run_time_cap_shortens_the_steps_clock(tmp_path):
     problem = answer_problem(tmp_path / "problems", checkpoints=2)
     layout = RunLayout(tmp_path / "run")

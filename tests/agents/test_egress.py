@@ -103,6 +103,7 @@ def probe_agent(tmp_path: Path, model: int, secret: int, claimed: int, **fields)
 
 
 @pytest.mark.parametrize("backend", ISOLATED)
+@pytest.mark.slow
 def test_an_allow_listed_agent_reaches_its_model_and_nothing_else(tmp_path, backend):
     problem = answer_problem(tmp_path / "problems", checkpoints=1)
     layout = RunLayout(tmp_path / "run")
@@ -151,6 +152,7 @@ def test_an_allow_listed_agent_reaches_its_model_and_nothing_else(tmp_path, back
 
 
 @pytest.mark.parametrize("backend", ISOLATED)
+@pytest.mark.slow
 def test_tokens_the_agent_claims_are_checked_against_the_proxy(tmp_path, backend):
     problem = answer_problem(tmp_path / "problems", checkpoints=1)
     layout = RunLayout(tmp_path / "run")
@@ -170,6 +172,7 @@ def test_tokens_the_agent_claims_are_checked_against_the_proxy(tmp_path, backend
 
 
 @pytest.mark.bubblewrap
+@pytest.mark.slow
 def test_the_whole_network_and_none_still_work_as_before(tmp_path):
     """`network: true` keeps the host's network (here: a server on the host's loopback)."""
     problem = answer_problem(tmp_path / "problems", checkpoints=1)

@@ -106,6 +106,7 @@ def test_an_agents_file_takes_presets_with_the_script_relative_to_it(tmp_path):
     assert codex.pass_env == ["CODEX_API_KEY"] and codex.dry_run is None
 
 
+@pytest.mark.slow
 def test_solve_refuses_a_preset_mistake_naming_the_option(tmp_path):
     for args, message in (
         (["--preset", "nope"], "option --preset: unknown preset 'nope'"),

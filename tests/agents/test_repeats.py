@@ -62,6 +62,7 @@ def test_repeats_give_the_mean_and_spread_of_each_group_and_a_plain_first_repeat
 
 
 @pytest.mark.bubblewrap
+@pytest.mark.slow
 def test_solve_repeat_runs_each_repeat_and_prints_pass_at_k(tmp_path):
     need_sandbox("bubblewrap")
     answer_problem(tmp_path / "problems", checkpoints=2)
@@ -106,6 +107,7 @@ def test_solve_repeat_runs_each_repeat_and_prints_pass_at_k(tmp_path):
 
 
 @pytest.mark.bubblewrap
+@pytest.mark.slow
 def test_batch_repeats_are_in_the_summary_and_the_tables_and_a_rerun_runs_no_agent(tmp_path):
     need_sandbox("bubblewrap")
     answer_problem(tmp_path / "problems", checkpoints=2)

@@ -166,6 +166,7 @@ print(" ".join(r.checkpoint for r in records))
 """
 
 
+@pytest.mark.slow
 def test_rows_in_any_order_and_processes_run_each_step_once_in_order(tmp_path):
     """Promptfoo may ask for checkpoint 3 first, from several worker processes at once: the
     chain's lock makes each step run once, in order, and nobody waits on a row that waits."""
@@ -195,6 +196,7 @@ def test_rows_in_any_order_and_processes_run_each_step_once_in_order(tmp_path):
 
 
 @pytest.mark.parametrize("leaves", ["nothing", "a link"])
+@pytest.mark.slow
 def test_an_agent_that_removes_its_workspace_leaves_an_empty_snapshot(tmp_path, leaves):
     """On `none` the agent can remove its own working directory, or put a link to a host
     directory in its place: the step is still recorded, its snapshot is empty (the link is not
@@ -301,6 +303,7 @@ def test_an_agent_that_fails_before_doing_anything_is_not_graded(tmp_path, backe
     assert worked[0].step.failed and not worked[0].step.not_started and worked[0].result.graded
 
 
+@pytest.mark.slow
 def test_a_resumed_run_reruns_steps_of_other_settings_or_a_harness_failure(tmp_path):
     """Resuming (`solve`/`batch --agents` with the same output): steps done with the same agent
     settings are kept; a step run with other settings (the command was fixed, the timeout raised)

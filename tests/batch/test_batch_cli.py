@@ -64,6 +64,7 @@ def test_bad_options_exit_2_without_traceback(tree, tmp_path, args, message):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_bad_paths_and_no_cells_exit_2(tree, tmp_path):
     problems, subs = tree
     missing = cli("--problems", str(tmp_path / "nope"), "--submissions", str(subs))

@@ -16,6 +16,7 @@ from runners.batch.cells import discover
 TESTS = {"test_checkpoint_1.py": "def test_ok(entrypoint_argv):\n    assert entrypoint_argv\n"}
 
 
+@pytest.mark.slow
 def test_a_submission_over_its_limits_is_a_cell_marked_bad_input(tmp_path):
     problems, submissions = tmp_path / "problems", tmp_path / "submissions"
     make_problem(problems, TESTS, name="demo")

@@ -189,6 +189,7 @@ def test_bad_sources_are_bad_input(tmp_path, setup, message):
     assert "Traceback" not in made.stderr
 
 
+@pytest.mark.slow
 def test_source_and_eval_are_one_or_the_other(tmp_path):
     neither = report()
     both = report(str(tmp_path), "--eval", "latest")

@@ -192,6 +192,7 @@ def test_fork_bomb_is_contained(sandbox, tmp_path):
     assert leftovers(marker) == ""
 
 
+@pytest.mark.slow
 def test_infinite_loop_is_killed_at_the_wall_clock_with_its_daemons(sandbox, tmp_path):
     marker = f"loop-{uuid.uuid4().hex}"
     started = time.monotonic()
