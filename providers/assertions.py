@@ -21,9 +21,9 @@ Returns a GradingResult:
   out. (The assertion has no `metric:` of its own: promptfoo would then average `tests` per row.)
 - `namedScores` also holds four code-quality figures of the submission where they were measured
   (docs/quality.md), as shares: `code_growth` (lines of code added since the previous checkpoint,
-  over its lines), `code_duplication` (duplicated lines over lines of code),
-  `code_complex_functions` (functions of cyclomatic complexity over 10, over functions),
-  `code_lint_per_line` (lint findings per line of code). They describe the code, not the grade:
+  over its lines), `code_dup` (duplicated lines over lines of code),
+  `code_complex` (functions of cyclomatic complexity over 10, over functions),
+  `code_lint` (lint findings per line of code). They describe the code, not the grade:
   `score` and `pass` never read them. Assertion `config: {quality: false}` leaves them out.
 
 A row of the agent provider (providers/agent_runner.py) whose agent step failed does not pass,
@@ -49,9 +49,9 @@ GROUP_SCORES = tuple(group.lower() for group in GROUPS)
 #: The code-quality named scores: name -> (figure, what it is divided by), from
 #: ExecutionResult.quality.metrics; `code_growth` divides the growth of `loc` by the previous `loc`.
 QUALITY = {
-    "code_duplication": ("duplicated_lines", "loc"),
-    "code_complex_functions": ("complex_functions", "functions"),
-    "code_lint_per_line": ("lint_findings", "loc"),
+    "code_dup": ("duplicated_lines", "loc"),
+    "code_complex": ("complex_functions", "functions"),
+    "code_lint": ("lint_findings", "loc"),
 }
 POLICIES = (
     "any",

@@ -157,8 +157,8 @@ def test_row_verdict_and_counts_match_the_cli(promptfoo_eval, cli_results, agent
     # Besides the groups', the code-quality figures of the submission (never the score).
     quality = meta["quality"]["metrics"]
     figures = {
-        "code_duplication": quality["duplicated_lines"] / quality["loc"],
-        "code_lint_per_line": quality["lint_findings"] / quality["loc"],
+        "code_dup": quality["duplicated_lines"] / quality["loc"],
+        "code_lint": quality["lint_findings"] / quality["loc"],
     }
     if checkpoint == "checkpoint_2":  # the growth since checkpoint_1's lines
         figures["code_growth"] = (

@@ -238,7 +238,7 @@ def test_provider_infrastructure_failure_is_a_normal_response(world, tmp_path):
         and "no tests collected" in grade["reason"]
     )
     # No group scores (no tests ran); the code's figures are still the code's.
-    assert set(grade["namedScores"]) == {"code_duplication", "code_lint_per_line"}
+    assert set(grade["namedScores"]) == {"code_dup", "code_lint"}
     assert "componentResults" not in grade
     # `any` passes even an infrastructure failure (the policy's definition), still with score 0.
     lax = assertions.get_assert("", {"metadata": meta, "config": {"pass_policy": "any"}})
@@ -490,7 +490,7 @@ def test_named_scores_carry_the_code_quality_figures_and_not_the_score(partial_c
     metrics = quality["metrics"]
     assert metrics["loc"] == 9 and metrics["functions"] == 0  # PARTIAL: a script of nine lines
     # No function: no share of complex ones; the same code as at checkpoint_1: no growth.
-    assert figures == {"code_duplication": 0.0, "code_lint_per_line": 0.0, "code_growth": 0.0}
+    assert figures == {"code_dup": 0.0, "code_lint": 0.0, "code_growth": 0.0}
     without = assertions.get_assert("", {"metadata": meta, "config": {"quality": False}})
     assert set(without["namedScores"]) == {"tests", "core", "error", "regression"}
     assert (without["score"], without["pass"]) == (grade["score"], grade["pass"])
@@ -509,14 +509,14 @@ def test_quality_shares_from_the_figures():
     }
     quality = {"metrics": metrics, "previous": {**metrics, "loc": 160}}
     assert assertions.quality_scores({"quality": quality}) == {
-        "code_duplication": 0.15,
-        "code_complex_functions": 0.25,
-        "code_lint_per_line": 0.025,
+        "code_dup": 0.15,
+        "code_complex": 0.25,
+        "code_lint": 0.025,
         "code_growth": 0.25,
     }
     unmeasured = {**metrics, "duplicated_lines": None, "lint_findings": None}
     assert assertions.quality_scores({"quality": {"metrics": unmeasured}}) == {
-        "code_complex_functions": 0.25
+        "code_complex": 0.25
     }
 
 

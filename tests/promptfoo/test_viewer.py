@@ -177,7 +177,7 @@ def test_viewer_shows_each_agent_with_per_group_scores(
         "functionality",
         "regression",
         "tests",
-        "code_duplication",
+        "code_dup",
         "mini · checkpoint_2: FAIL",
         "provider config `submissions`",
     ]
@@ -295,8 +295,10 @@ def test_viewer_shows_agents_run_then_graded_side_by_side(
 # Measured: 282 px here; the example comparison's 22 rows 258-321 px, a 6,706 px page (9,586
 # before).
 # Since then the code-quality named scores (four more pills per cell, issue 25) made rows taller
-# again: 321-361 px here with the figures' text line dropped from the cell (369-433 px with it).
-MAX_ROW_PX = 370
+# again: 369-433 px with their text line, 321-361 px without it, and 321 px since their names are
+# short (`code_dup`, `code_lint`: the pills take two lines, not three). 20 px of it is the
+# `flags: unsandboxed` line of this eval's `none` sandbox, which a sandboxed run does not have.
+MAX_ROW_PX = 330
 
 
 def test_viewer_rows_are_a_glance_at_1280_px(chromium_ready, promptfoo_eval, viewer, tmp_path):
