@@ -515,9 +515,7 @@ def test_quality_shares_from_the_figures():
         "code_growth": 0.25,
     }
     unmeasured = {**metrics, "duplicated_lines": None, "lint_findings": None}
-    assert assertions.quality_scores({"quality": {"metrics": unmeasured}}) == {
-        "code_complex": 0.25
-    }
+    assert assertions.quality_scores({"quality": {"metrics": unmeasured}}) == {"code_complex": 0.25}
 
 
 def test_the_row_links_its_line_on_the_evals_report_page(world, tmp_path):
