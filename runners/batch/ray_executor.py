@@ -7,12 +7,14 @@ the grace period.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import threading
 import time
+import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,8 @@ from runners.model.errors import InfrastructureError, UserInputError
 from runners.model.problem_loader import load_problem
 from runners.model.results import ExecutionResult
 from runners.quality.measure import previous_submission
+from runners.util import janitor
+from runners.util.janitor import RAY_OWNER_ENV
 
 
 def _import_ray() -> Any:
@@ -68,6 +72,7 @@ _connect_lock = threading.Lock()
 # each is shipped once however many cells use it.
 _problem_refs: dict[tuple[Path, str], Any] = {}
 RAY_TMP_MAX = 30  # longer temporary directories leave too little room for Ray's socket paths
+_owner: str | None = None  # the mark of the private Ray this process started (connect_ray)
 
 
 def connect_ray(address: str | None = None) -> tuple[Any, bool]:
@@ -86,15 +91,20 @@ def connect_ray(address: str | None = None) -> tuple[Any, bool]:
             # A new Ray keeps unix sockets under $TMPDIR/ray/session_<time>_<pid>/sockets/, and
             # their paths must fit in 107 bytes: a long $TMPDIR would make ray.init fail.
             options["_temp_dir"] = "/tmp/ray"
+        # Every process of a private Ray (its GCS and raylet, and the agents and workers the
+        # raylet starts) inherits this mark: the janitor kills them by it if the harness is
+        # killed (its agents outlived a SIGKILLed harness by hours); set only while Ray starts.
+        owner = f"{os.getpid()}-{uuid.uuid4().hex}" if target == "local" else None
         try:
-            ray.init(
-                address=target,
-                include_dashboard=False,
-                log_to_driver=False,
-                logging_level=logging.WARNING,
-                namespace="runners",
-                **options,
-            )
+            with _environment(RAY_OWNER_ENV, owner):
+                ray.init(
+                    address=target,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    logging_level=logging.WARNING,
+                    namespace="runners",
+                    **options,
+                )
         except Exception as exc:  # noqa: BLE001 - ConnectionError, RuntimeError, ValueError...
             where = (
                 "start a local Ray"
@@ -105,7 +115,37 @@ def connect_ray(address: str | None = None) -> tuple[Any, bool]:
                 f"cannot {where}: {type(exc).__name__}: {_first_line(str(exc))}"
             ) from None
         _problem_refs.clear()  # objects put in an earlier Ray session are gone with it
+        global _owner
+        _owner = owner
+        if owner is not None:
+            janitor.track("ray", owner)
         return ray, True
+
+
+def shutdown_ray(ray: Any) -> None:
+    """End the Ray this process started (`connect_ray`'s `started`); the janitor forgets it."""
+    global _owner
+    ray.shutdown()
+    if _owner is not None:
+        janitor.forget("ray", _owner)
+        _owner = None
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str | None) -> Iterator[None]:
+    """`name=value` in this process's environment for the block (nothing when value is None)."""
+    if value is None:
+        yield
+        return
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 def _ray_cell_task(
@@ -258,7 +298,7 @@ class RayExecutor:
 
     def close(self) -> None:
         if self._ray is not None and self._started:
-            self._ray.shutdown()
+            shutdown_ray(self._ray)
         self._ray = None
 
     def cluster(self) -> dict[str, Any]:

@@ -11,8 +11,11 @@ when the pipe closes, because the harness ended in any way at all, the janitor r
 and exits: containers first (they run the submission), then cgroups (their processes are
 killed), then workspaces. After a normal end nothing is left and it exits at once.
 
-Kinds: `container` (a container id, then its engine's URL when not the default), `cgroup` (a
-run's cgroup directory), `workspace` (a directory removed with its content). `RUNNERS_NO_JANITOR=1`
+Kinds: `ray` (the mark in the environment of every process of a private local Ray, which the
+harness's `batch --executor ray` started: its GCS and raylet end with the harness, but the agents
+and workers the raylet started would not), `container` (a container id, then its engine's URL when
+not the default), `cgroup` (a run's cgroup directory), `workspace` (a directory removed with its
+content). `RUNNERS_NO_JANITOR=1`
 starts none (the tests use it to show what a killed harness leaves without one). The janitor is one
 per harness process (a forked child starts its own); the sweeps at the next start (`sweep_orphans`,
 `sweep_stale`) stay as the backstop for a janitor that was killed too.
@@ -27,10 +30,14 @@ import threading
 from pathlib import Path
 
 KINDS = (
+    "ray",
     "container",
     "cgroup",
     "workspace",
 )  # the order things are removed in (runners.util.janitor_process)
+# The environment variable that marks every process of a private local Ray a harness started
+# (runners.batch.ray_executor.connect_ray); kind `ray`'s value is the mark.
+RAY_OWNER_ENV = "RUNNERS_RAY_OWNER"
 _lock = threading.Lock()
 _pipe: int | None = None  # the write end, in the process that started the janitor
 _owner: int | None = None  # that process's pid

@@ -21,6 +21,25 @@ def clean(pending: dict[str, list[str]]) -> None:
                 pass
 
 
+def _remove_ray(owner: str) -> None:
+    """Kill every process whose environment carries the private Ray's mark (not this one)."""
+    import signal
+
+    from runners.util.janitor import RAY_OWNER_ENV
+
+    mark = f"{RAY_OWNER_ENV}={owner}".encode()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as handle:
+                if mark not in handle.read().split(b"\0"):
+                    continue
+            os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue  # gone, or not ours to read
+
+
 def _remove_container(ref: str) -> None:
     import docker
 
@@ -48,6 +67,7 @@ def _remove_workspace(path: str) -> None:
 
 
 _REMOVERS = {
+    "ray": _remove_ray,
     "container": _remove_container,
     "cgroup": _remove_cgroup,
     "workspace": _remove_workspace,

@@ -356,9 +356,9 @@ SLOW = {"test_checkpoint_1.py": "import time\n\ndef test_slow():\n    time.sleep
 QUICK = {"test_checkpoint_1.py": "def test_ok(entrypoint_argv):\n    assert entrypoint_argv\n"}
 
 
-def test_private_local_ray_and_ctrl_c(tmp_path):
-    """No --address: the batch starts its own Ray (ray.init), and Ctrl-C cancels the running task,
-    keeps the finished cell and shuts that Ray down: nothing of it is left running."""
+def _ray_batch_running_its_slow_cell(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, dict]:
+    """A batch on its own private Ray (no --address), once its quick cell is done and its slow
+    cell's test runs: (the harness, its output directory, {pid: start time} of its processes)."""
     need(importlib.util.find_spec("ray") is not None, "ray is not installed")
     from support import make_problem, write_files
 
@@ -408,6 +408,27 @@ def test_private_local_ray_and_ctrl_c(tmp_path):
             for p in tree
             if Path(f"/proc/{p}/cmdline").exists()
         ), "no private Ray was started"
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
+    return proc, out, tree
+
+
+def _nothing_left(tree: dict) -> None:
+    deadline = time.monotonic() + 30  # Ray's own processes wind down after the driver exits
+    while (
+        left := [p for p, s in tree.items() if start_time(p) == s]
+    ) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not left, [Path(f"/proc/{p}/cmdline").read_text(errors="replace")[:120] for p in left]
+
+
+def test_private_local_ray_and_ctrl_c(tmp_path):
+    """No --address: the batch starts its own Ray (ray.init), and Ctrl-C cancels the running task,
+    keeps the finished cell and shuts that Ray down: nothing of it is left running."""
+    proc, out, tree = _ray_batch_running_its_slow_cell(tmp_path)
+    try:
         os.kill(proc.pid, signal.SIGINT)
         stdout, _ = proc.communicate(timeout=120)
     finally:
@@ -420,9 +441,19 @@ def test_private_local_ray_and_ctrl_c(tmp_path):
         "agent/slow/checkpoint_1"
     ]
     assert not (out / "cells" / "agent" / "slow" / "checkpoint_1" / "cell.json").exists()
-    deadline = time.monotonic() + 30  # Ray's own processes wind down after the driver exits
-    while (
-        left := [p for p, s in tree.items() if start_time(p) == s]
-    ) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not left, [Path(f"/proc/{p}/cmdline").read_text(errors="replace")[:120] for p in left]
+    _nothing_left(tree)
+
+
+def test_a_killed_batch_leaves_nothing_of_its_private_ray(tmp_path):
+    """SIGKILL to the harness alone: no `finally`, no ray.shutdown. Ray's GCS and raylet end
+    with their driver, but the agents and workers the raylet started did not (they outlived a
+    killed test run by two hours): the harness's janitor kills every process of its Ray."""
+    proc, _out, tree = _ray_batch_running_its_slow_cell(tmp_path)
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        _nothing_left(tree)
+    finally:
+        for pid, started in tree.items():  # what the test would otherwise leave behind
+            if start_time(pid) == started:
+                os.kill(pid, signal.SIGKILL)
