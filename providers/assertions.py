@@ -23,7 +23,8 @@ Returns a GradingResult:
   (docs/quality.md), as shares: `code_growth` (lines of code added since the previous checkpoint,
   over its lines), `code_dup` (duplicated lines over lines of code),
   `code_complex` (functions of cyclomatic complexity over 10, over functions),
-  `code_lint` (lint findings per line of code). They describe the code, not the grade:
+  `code_lint` (lint findings per line of code), each weighted by its divisor (the header then
+  adds whole lines and functions). They describe the code, not the grade:
   `score` and `pass` never read them. Assertion `config: {quality: false}` leaves them out.
 
 A row of the agent provider (providers/agent_runner.py) whose agent step failed does not pass,
@@ -93,24 +94,31 @@ def get_assert(output: Any, context: dict[str, Any]) -> dict[str, Any]:
     else:
         graded = with_agent_step(metadata, grade(metadata, policy, passed))
     if config.get("quality", True) is not False:
-        graded["namedScores"] = {**graded.get("namedScores", {}), **quality_scores(metadata)}
+        scores, weights = quality_scores(metadata)
+        graded["namedScores"] = {**graded.get("namedScores", {}), **scores}
+        graded["namedScoreWeights"] = {**graded.get("namedScoreWeights", {}), **weights}
     return graded
 
 
-def quality_scores(metadata: dict[str, Any]) -> dict[str, float]:
-    """The code-quality figures of the row's submission, as shares (named scores)."""
+def quality_scores(metadata: dict[str, Any]) -> tuple[dict[str, float], dict[str, float]]:
+    """The code-quality figures of the row's submission, as shares (named scores), and their
+    weights: each share's divisor (lines of code, functions, the previous checkpoint's lines), so
+    that a column header adds up whole counts (`code_dup 2.1% (30.00/1,400.00)`: duplicated lines
+    over lines, over the agent's rows), not a sum of per-row shares."""
     quality = metadata.get("quality")
     metrics = quality.get("metrics") if isinstance(quality, dict) else None
     if not isinstance(metrics, dict):
-        return {}
+        return {}, {}
     scores: dict[str, float] = {}
+    weights: dict[str, float] = {}
     for name, (part, whole) in QUALITY.items():
         if _number(metrics.get(part)) and _number(metrics.get(whole)) and metrics[whole] > 0:
-            scores[name] = metrics[part] / metrics[whole]
+            scores[name], weights[name] = metrics[part] / metrics[whole], metrics[whole]
     previous = quality.get("previous") if isinstance(quality.get("previous"), dict) else {}
     if _number(metrics.get("loc")) and _number(previous.get("loc")) and previous["loc"] > 0:
         scores["code_growth"] = (metrics["loc"] - previous["loc"]) / previous["loc"]
-    return scores
+        weights["code_growth"] = previous["loc"]
+    return scores, weights
 
 
 def _number(value: Any) -> bool:

@@ -463,7 +463,19 @@ def test_named_scores_and_reason_match_the_counts(partial_cp2):
         "tests": pytest.approx(4 / 6),
     }
     # Weighted by the number of tests, so promptfoo's column sums are counts of tests.
-    assert grade["namedScoreWeights"] == {"core": 2, "error": 1, "regression": 3, "tests": 6}
+    weights = grade["namedScoreWeights"]
+    assert {n: w for n, w in weights.items() if not n.startswith("code_")} == {
+        "core": 2,
+        "error": 1,
+        "regression": 3,
+        "tests": 6,
+    }
+    # ... and the code's figures by their divisors (nine lines, here and at checkpoint 1).
+    assert {n: w for n, w in weights.items() if n.startswith("code_")} == {
+        "code_dup": 9,
+        "code_lint": 9,
+        "code_growth": 9,
+    }
     assert grade["score"] == pytest.approx(rate) == pytest.approx(4 / 6)
     assert grade["pass"] is False and grade["pass"] == meta["passed"]
     assert (
@@ -508,14 +520,16 @@ def test_quality_shares_from_the_figures():
         "lint_findings": 5,
     }
     quality = {"metrics": metrics, "previous": {**metrics, "loc": 160}}
-    assert assertions.quality_scores({"quality": quality}) == {
-        "code_dup": 0.15,
-        "code_complex": 0.25,
-        "code_lint": 0.025,
-        "code_growth": 0.25,
-    }
+    assert assertions.quality_scores({"quality": quality}) == (
+        {"code_dup": 0.15, "code_complex": 0.25, "code_lint": 0.025, "code_growth": 0.25},
+        # each weighted by its divisor: a column header adds whole lines and functions
+        {"code_dup": 200, "code_complex": 8, "code_lint": 200, "code_growth": 160},
+    )
     unmeasured = {**metrics, "duplicated_lines": None, "lint_findings": None}
-    assert assertions.quality_scores({"quality": {"metrics": unmeasured}}) == {"code_complex": 0.25}
+    assert assertions.quality_scores({"quality": {"metrics": unmeasured}}) == (
+        {"code_complex": 0.25},
+        {"code_complex": 8},
+    )
 
 
 def test_the_row_links_its_line_on_the_evals_report_page(world, tmp_path):

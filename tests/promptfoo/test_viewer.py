@@ -197,7 +197,8 @@ def test_viewer_shows_each_agent_with_per_group_scores(
         and "tests\n66.67% (6.00/9.00)" in partial_header
     )
     assert "mean_pass_rate" not in header  # it repeated `tests`
-    # Every count in the header is a count of tests: no fraction of one.
+    # Every count in the header is a whole count (of tests; of lines or functions for the code):
+    # no fraction of one.
     assert not re.search(r"\((\d+\.(?!00)\d\d)/", header), header
 
     # The layout at 1600 px: the row is named once (its description, no var columns repeating
