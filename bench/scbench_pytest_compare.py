@@ -236,7 +236,15 @@ def missing_data(cp: Checkpoint) -> bool:
     return bool(cp.ours.get("problem_error") and cp.ours.get("missing_files"))
 
 
-def markdown(rows: list[Checkpoint], sandbox: str | None, busy: int) -> str:
+def stop_busy(processes: list[subprocess.Popen]) -> None:
+    for proc in processes:
+        proc.kill()
+        proc.wait()
+
+
+def markdown(
+    rows: list[Checkpoint], sandbox: str | None, busy: int, busy_both: bool = False
+) -> str:
     exact = sum(verdict(cp)[0] and not missing_data(cp) for cp in rows)
     missing = sum(missing_data(cp) for cp in rows)
     ran = (
@@ -255,7 +263,8 @@ def markdown(rows: list[Checkpoint], sandbox: str | None, busy: int) -> str:
         (
             f"SCBench {UPSTREAM} (`run_checkpoint_pytest`, local-py, Python 3.12) against "
             f"`runners run` ({'--sandbox ' + sandbox if sandbox else 'no options'}: ran on "
-            f"{ran}{f', {busy} busy processes beside' if busy else ''}): **{exact} of "
+            f"{ran}{f', {busy} busy processes beside' if busy else ''}"
+            f"{' each side' if busy and busy_both else ''}): **{exact} of "
             f"{len(rows) - missing} checkpoints exact**"
             + (
                 f", and {missing} whose data the checkout lacks an error naming the file"
@@ -306,6 +315,12 @@ def main(argv: list[str] | None = None) -> int:
         "--busy", type=int, default=0, help="CPU-bound processes to run beside our runs"
     )
     parser.add_argument(
+        "--busy-both",
+        action="store_true",
+        help="run the --busy processes beside SCBench's own evaluator too (graded afresh, not "
+        "from --cache): whether a test that fails here under load fails there as well",
+    )
+    parser.add_argument(
         "--retries",
         type=int,
         default=0,
@@ -347,19 +362,21 @@ def main(argv: list[str] | None = None) -> int:
         for cp in rows:
             for attempt in range(1 + args.retries):
                 cp.attempts = attempt + 1
-                cp.theirs = grade_theirs(
-                    args.source.resolve(),
-                    args.scbench_python,
-                    cp,
-                    args.cache if attempt == 0 else None,
-                )
+                beside = start_busy(args.busy) if args.busy_both else []
+                try:
+                    cp.theirs = grade_theirs(
+                        args.source.resolve(),
+                        args.scbench_python,
+                        cp,
+                        args.cache if attempt == 0 and not args.busy_both else None,
+                    )
+                finally:
+                    stop_busy(beside)
                 busy = start_busy(args.busy)
                 try:
                     cp.ours = grade_ours(args.source.resolve(), cp, args.sandbox, Path(tmp))
                 finally:
-                    for proc in busy:
-                        proc.kill()
-                        proc.wait()
+                    stop_busy(busy)
                 same, differ = verdict(cp)
                 if same:
                     break
@@ -401,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         + (f"; {missing} lack their data and are errors naming the file" if missing else "")
     )
     if args.markdown:
-        print("\n" + markdown(rows, args.sandbox, args.busy))
+        print("\n" + markdown(rows, args.sandbox, args.busy, args.busy_both))
     return 0 if exact + missing == len(rows) else 1
 
 
