@@ -50,6 +50,7 @@ from runners.model.results import ExecutionResult
 from runners.quality.measure import previous_submission
 from runners.util import janitor
 from runners.util.janitor import RAY_OWNER_ENV
+from runners.util.processes import process_tree
 
 
 def _import_ray() -> Any:
@@ -67,7 +68,7 @@ def _import_ray() -> Any:
     return ray
 
 
-_connect_lock = threading.Lock()
+_connect_lock = threading.RLock()  # re-entered: connect_ray tracks the processes it started
 # Packed problems already in the object store of the current Ray session, by (path, content hash):
 # each is shipped once however many cells use it.
 _problem_refs: dict[tuple[Path, str], Any] = {}
@@ -119,16 +120,41 @@ def connect_ray(address: str | None = None) -> tuple[Any, bool]:
         _owner = owner
         if owner is not None:
             janitor.track("ray", owner)
+            # The mark is not enough alone: an agent's new process title (`ray::DashboardAgent`)
+            # may overwrite its environment's memory, where /proc reads it. Its pid and start
+            # time are: the Ray processes below this one, now and once more when the agents
+            # have surely started.
+            _track_ray_processes()
+            timer = threading.Timer(5.0, _track_ray_processes)
+            timer.daemon = True
+            timer.start()
         return ray, True
+
+
+_tracked: set[str] = set()  # "pid start" of the private Ray's processes, told to the janitor
+
+
+def _track_ray_processes() -> None:
+    with _connect_lock:
+        if _owner is None:
+            return
+        for pid, started in process_tree(os.getpid()).items():
+            value = f"{pid} {started}"
+            if value not in _tracked:
+                _tracked.add(value)
+                janitor.track("ray", value)
 
 
 def shutdown_ray(ray: Any) -> None:
     """End the Ray this process started (`connect_ray`'s `started`); the janitor forgets it."""
     global _owner
     ray.shutdown()
-    if _owner is not None:
-        janitor.forget("ray", _owner)
+    with _connect_lock:
+        for value in [_owner, *_tracked]:
+            if value is not None:
+                janitor.forget("ray", value)
         _owner = None
+        _tracked.clear()
 
 
 @contextlib.contextmanager

@@ -13,9 +13,10 @@ killed), then workspaces. After a normal end nothing is left and it exits at onc
 
 Kinds: `ray` (the mark in the environment of every process of a private local Ray, which the
 harness's `batch --executor ray` started: its GCS and raylet end with the harness, but the agents
-and workers the raylet started would not), `container` (a container id, then its engine's URL when
-not the default), `cgroup` (a run's cgroup directory), `workspace` (a directory removed with its
-content). `RUNNERS_NO_JANITOR=1`
+and workers the raylet started would not; or `pid start` of one of its processes, since an
+agent's process title may overwrite the environment /proc shows), `container` (a container
+id, then its engine's URL when not the default), `cgroup` (a run's cgroup directory),
+`workspace` (a directory removed with its content). `RUNNERS_NO_JANITOR=1`
 starts none (the tests use it to show what a killed harness leaves without one). The janitor is one
 per harness process (a forked child starts its own); the sweeps at the next start (`sweep_orphans`,
 `sweep_stale`) stay as the backstop for a janitor that was killed too.

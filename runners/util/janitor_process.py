@@ -22,11 +22,21 @@ def clean(pending: dict[str, list[str]]) -> None:
 
 
 def _remove_ray(owner: str) -> None:
-    """Kill every process whose environment carries the private Ray's mark (not this one)."""
+    """Kill a process of the private Ray (`pid start`, if still that process), or every process
+    whose environment carries the private Ray's mark (not this one)."""
     import signal
 
     from runners.util.janitor import RAY_OWNER_ENV
+    from runners.util.processes import start_time
 
+    pid, _, started = owner.partition(" ")
+    if pid.isdigit() and started:
+        if int(pid) != os.getpid() and start_time(int(pid)) == started:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        return
     mark = f"{RAY_OWNER_ENV}={owner}".encode()
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
